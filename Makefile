@@ -1,0 +1,73 @@
+# proxima: the commands a newcomer needs. CMake does the building.
+#   make demo    build, then run the paper's experiment on the built-in models
+#   make test    build and run all tests: release, then ASan+UBSan, then fuzz smoke runs
+#   make bench   build with the peers (FCL, Bullet) and run the benchmarks
+# On a fresh Debian machine missing tools are installed with apt-get (needs root).
+
+BUILD     ?= build
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_TIME ?= 15
+CMAKE_FLAGS ?=
+
+SHELL := /bin/bash
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT  := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
+
+.PHONY: all demo test test-release test-asan test-fuzz bench deps deps-fuzz deps-peers clean
+
+all: $(BUILD)/release/proxima
+
+# Install what the build needs when it is missing.
+deps:
+	@command -v cmake >/dev/null && command -v cc >/dev/null && command -v make >/dev/null || \
+	  { echo "installing build tools with apt-get"; $(APT) update -qq && $(APT) install -y -qq cmake build-essential; }
+
+deps-fuzz:
+	@command -v clang >/dev/null && ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || \
+	  { echo "installing clang and libFuzzer with apt-get"; $(APT) update -qq && $(APT) install -y -qq clang libclang-rt-dev; }
+
+deps-peers:
+	@dpkg -s libfcl-dev libbullet-dev >/dev/null 2>&1 || \
+	  { echo "installing the peers (FCL, Bullet) with apt-get"; $(APT) update -qq && $(APT) install -y -qq g++ pkg-config libfcl-dev libbullet-dev libccd-dev; }
+
+$(BUILD)/release/proxima: deps FORCE
+	cmake -S . -B $(BUILD)/release -DCMAKE_BUILD_TYPE=Release -DPROX_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD)/release -j $(JOBS)
+FORCE:
+
+demo: $(BUILD)/release/proxima
+	$(BUILD)/release/proxima demo
+
+test: test-release test-asan test-fuzz
+
+test-release: $(BUILD)/release/proxima
+	cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS)
+
+# Sanitizers: fewer random placements (PROX_TEST_SCALE) keep the run short.
+test-asan: deps
+	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROX_SANITIZE=ON -DPROX_WERROR=ON -DPROX_BENCH=OFF >/dev/null
+	cmake --build $(BUILD)/asan -j $(JOBS)
+	cd $(BUILD)/asan && PROX_TEST_SCALE=0.2 ctest --output-on-failure -j $(JOBS)
+
+# libFuzzer smoke runs: every target for FUZZ_TIME seconds from its seed corpus.
+test-fuzz: deps deps-fuzz
+	CC=clang cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROX_FUZZ=ON -DPROX_WERROR=ON -DPROX_BENCH=OFF >/dev/null
+	cmake --build $(BUILD)/fuzz -j $(JOBS)
+	@set -e; for f in $(BUILD)/fuzz/fuzz/fuzz_*; do \
+	  [ -x "$$f" ] || continue; name=$$(basename $$f); corpus=fuzz/corpus/$${name#fuzz_}; \
+	  work=$$(mktemp -d); [ -d "$$corpus" ] && cp -r $$corpus/. $$work/ ; \
+	  echo "fuzz: $$name for $(FUZZ_TIME) s"; status=0; \
+	  $$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 $$work > $$work.log 2>&1 || status=$$?; \
+	  grep -E "stat::number_of_executed_units|ERROR|SUMMARY" $$work.log || true; \
+	  if [ "$$status" != 0 ]; then tail -40 $$work.log; rm -rf $$work $$work.log; echo "fuzz: $$name failed"; exit 1; fi; \
+	  rm -rf $$work $$work.log; \
+	done
+
+bench: deps deps-peers
+	cmake -S . -B $(BUILD)/bench -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD)/bench -j $(JOBS)
+	mkdir -p bench/results
+	$(BUILD)/bench/bench/vdb98 --csv bench/results/vdb98.csv | tee bench/results/vdb98.md
+
+clean:
+	rm -rf $(BUILD)

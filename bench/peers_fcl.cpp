@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+// Benchmark peer: FCL 0.7 (Flexible Collision Library), double precision.
+//
+// One variant per bounding-volume type FCL offers for triangle meshes. Every
+// variant is used exactly as the FCL documentation shows a user doing it:
+//
+//   build:   BVHModel<BV>::beginModel / addSubModel / endModel, then one
+//            CollisionObject<double> per body holding the shared geometry.
+//   query:   CollisionObject::setTransform(R, T) on both bodies, then
+//            fcl::collide(o1, o2, CollisionRequest(num_max_contacts = 1,
+//            enable_contact = false), result); answer = result.isCollision().
+//            No computeAABB(): that only refreshes the world-space AABB the
+//            broad phase reads, and fcl::collide on two objects is narrow phase
+//            only. CollisionRequest is built once; CollisionResult once per
+//            query (it is the output).
+//   refit:   beginReplaceModel / replaceVertex x n / endReplaceModel(refit =
+//            true, bottomup = true). See prox_fcl_refit for why "replace"
+//            rather than "update".
+//
+// What fcl::collide does inside, in 0.7 (narrowphase/detail/
+// collision_func_matrix-inl.h), matters for reading the timings:
+//   - OBB, OBBRSS and kIOS have oriented traversal nodes: the two hierarchies
+//     are traversed in place with the relative transform.
+//   - AABB, RSS, KDOP16/18/24 go through the generic BVHCollideImpl: each
+//     query deep-copies both BVHModels, transforms every vertex of each copy
+//     whose transform is not the identity into world space, and REBUILDS the
+//     copy's hierarchy from scratch (initialize() calls endReplaceModel with
+//     use_refit = false). Those variants cost O(n log n) per query whatever
+//     the placement. (RSS has an oriented traversal node in FCL, but 0.7's
+//     collision matrix does not route mesh-mesh RSS to it.)
+//   - That copy shares the original's bv_fitter / bv_splitter objects, so
+//     these variants must not be queried from several threads at once.
+//
+// FCL represents a placement as an Isometry3d (rotation + translation); the
+// benchmark's bases are pure rotations, which is what this adapter assumes
+// (a scaled basis would be taken as-is by FCL, whose oriented paths then
+// invert it as a rotation, i.e. wrongly).
+//
+// Build note: bench/CMakeLists.txt compiles this file without -march=native.
+// FCL's Eigen types are laid out for the distribution's baseline ISA (16-byte
+// alignment); AVX code in this translation unit would assume 32-byte aligned
+// Eigen members of objects created by libfcl, an ABI mismatch.
+
+#include "peers_internal.h"
+
+#include <fcl/fcl.h>
+
+#include <memory>
+#include <new>
+#include <vector>
+
+namespace {
+
+using Object = fcl::CollisionObject<double>;
+
+template <typename BV>
+struct FclModel {
+    std::shared_ptr<fcl::BVHModel<BV>> geometry;
+    // One body per placement. `twin` shares the geometry and is used as the
+    // second body when a model is collided with itself (a == b), as a user
+    // with two instances of one mesh would do.
+    std::unique_ptr<Object> object;
+    std::unique_ptr<Object> twin;
+};
+
+// One request for every query: boolean answer, first contact ends the search.
+const fcl::CollisionRequest<double> kRequest(1 /*num_max_contacts*/, false /*enable_contact*/);
+
+// prox_transform: row-major basis.m[row][col], x -> basis x + origin.
+// Eigen's operator()(row, col) is (row, col) whatever the storage order, so
+// the elements copy straight across (no transpose).
+void place(Object& object, const prox_transform* x) {
+    if (!x) {
+        object.setTransform(fcl::Matrix3d::Identity(), fcl::Vector3d::Zero());
+        return;
+    }
+    fcl::Matrix3d rotation;
+    for (int row = 0; row < 3; ++row) {
+        for (int col = 0; col < 3; ++col) {
+            rotation(row, col) = x->basis.m[row][col];
+        }
+    }
+    object.setTransform(rotation, fcl::Vector3d(x->origin.x, x->origin.y, x->origin.z));
+}
+
+bool mesh_ok(const prox_mesh* mesh) {
+    if (!mesh || mesh->vertex_count <= 0 || mesh->triangle_count <= 0 || !mesh->vertices || !mesh->indices) {
+        return false;
+    }
+    const long long n = 3LL * mesh->triangle_count;
+    for (long long i = 0; i < n; ++i) {
+        if (mesh->indices[i] >= static_cast<uint32_t>(mesh->vertex_count)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+template <typename BV>
+void* fcl_build(const prox_mesh* mesh) {
+    if (!mesh_ok(mesh)) {
+        return nullptr;
+    }
+    try {
+        std::vector<fcl::Vector3d> points;
+        points.reserve(static_cast<size_t>(mesh->vertex_count));
+        for (int i = 0; i < mesh->vertex_count; ++i) {
+            const prox_vec3& v = mesh->vertices[i];
+            points.emplace_back(v.x, v.y, v.z);
+        }
+        std::vector<fcl::Triangle> triangles;
+        triangles.reserve(static_cast<size_t>(mesh->triangle_count));
+        for (int t = 0; t < mesh->triangle_count; ++t) {
+            const uint32_t* corner = mesh->indices + 3 * t;
+            triangles.emplace_back(corner[0], corner[1], corner[2]);
+        }
+
+        auto geometry = std::make_shared<fcl::BVHModel<BV>>();
+        if (geometry->beginModel(mesh->triangle_count, mesh->vertex_count) != fcl::BVH_OK ||
+            geometry->addSubModel(points, triangles) != fcl::BVH_OK || geometry->endModel() != fcl::BVH_OK) {
+            return nullptr;
+        }
+        geometry->computeLocalAABB();
+
+        auto model = std::make_unique<FclModel<BV>>();
+        model->geometry = geometry;
+        model->object = std::make_unique<Object>(geometry);
+        model->twin = std::make_unique<Object>(geometry);
+        return model.release();
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+template <typename BV>
+int fcl_collide(void* a, const prox_transform* xa, void* b, const prox_transform* xb) {
+    FclModel<BV>* ma = static_cast<FclModel<BV>*>(a);
+    FclModel<BV>* mb = static_cast<FclModel<BV>*>(b);
+    Object* oa = ma->object.get();
+    Object* ob = mb == ma ? mb->twin.get() : mb->object.get();
+    place(*oa, xa);
+    place(*ob, xb);
+    fcl::CollisionResult<double> result;
+    fcl::collide(oa, ob, kRequest, result);
+    return result.isCollision() ? 1 : 0;
+}
+
+// Refit: FCL has two ways to give a built model new vertex positions and refit
+// its hierarchy without rebuilding it.
+//   beginUpdateModel / updateVertex / endUpdateModel(true, true) keeps the
+//   previous positions (prev_vertices) and fits every leaf around the old AND
+//   new triangle (a swept volume for continuous collision): twice the points
+//   per leaf and looser volumes. It also leaves the model in the UPDATED
+//   state, after which the generic collide path (AABB, RSS, KDOP) cannot
+//   beginReplaceModel on its per-query copy: it prints "BVH Error!" and then
+//   tests untransformed vertices, i.e. gives wrong answers.
+//   beginReplaceModel / replaceVertex / endReplaceModel(true, true) drops the
+//   previous positions and refits bottom-up around the current ones only: the
+//   discrete-collision equivalent of prox_bvh_refit, and the cheaper one.
+// So this adapter uses "replace". Both refit with the same recursive
+// bottom-up sweep (leaf volumes fitted to their triangle, parents merged).
+// The model's local AABB (aabb_local, read only by the broad phase) is not
+// refreshed: fcl::collide on two objects does not read it.
+template <typename BV>
+int fcl_refit(void* model, const prox_vec3* vertices, int vertex_count) {
+    FclModel<BV>* m = static_cast<FclModel<BV>*>(model);
+    fcl::BVHModel<BV>& g = *m->geometry;
+    if (!vertices || vertex_count != g.num_vertices) {
+        return 0;
+    }
+    if (g.beginReplaceModel() != fcl::BVH_OK) {
+        return 0;
+    }
+    for (int i = 0; i < vertex_count; ++i) {
+        g.replaceVertex(fcl::Vector3d(vertices[i].x, vertices[i].y, vertices[i].z));
+    }
+    return g.endReplaceModel(true /*refit*/, true /*bottomup*/) == fcl::BVH_OK ? 1 : 0;
+}
+
+template <typename BV>
+void fcl_destroy(void* model) {
+    delete static_cast<FclModel<BV>*>(model);
+}
+
+template <typename BV>
+constexpr prox_peer_variant variant(const char* name) {
+    return prox_peer_variant{name, &fcl_build<BV>, &fcl_collide<BV>, &fcl_refit<BV>, &fcl_destroy<BV>};
+}
+
+const prox_peer_variant kVariants[] = {
+    variant<fcl::AABB<double>>("fcl-aabb"),
+    variant<fcl::OBB<double>>("fcl-obb"),
+    variant<fcl::RSS<double>>("fcl-rss"),
+    variant<fcl::OBBRSS<double>>("fcl-obbrss"),
+    variant<fcl::KDOP<double, 16>>("fcl-kdop16"),
+    variant<fcl::KDOP<double, 18>>("fcl-kdop18"),
+    variant<fcl::KDOP<double, 24>>("fcl-kdop24"),
+    variant<fcl::kIOS<double>>("fcl-kios"),
+};
+
+} // namespace
+
+const prox_peer_variant* prox_peers_fcl(int* count) {
+    *count = static_cast<int>(sizeof kVariants / sizeof kVariants[0]);
+    return kVariants;
+}

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: MIT */
+/* vdb98: the experiment of van den Bergen 1998 (sec. 5), with the peers a
+ * user would otherwise pick timed in the same run on the same placements.
+ *
+ * Two copies of a model, each with a uniformly random rotation (Shoemake)
+ * and its origin uniformly random in a cube whose side is tuned so that
+ * about 60% of the placements collide. For every model: the paper's columns
+ * (Nb, Cb, Tb, Np, Cp, Tp, Ttotal) for SAT and SAT lite, with the paper's
+ * median split and with binned SAH; FCL's and Bullet's boolean queries on the
+ * same placements, with ratios; Table 3 (build, refit, test); the query cost
+ * after refit vs rebuild for a smooth and a radical deformation; and refit
+ * throughput on a 100k-triangle mesh against the memory-bandwidth floor.
+ *
+ *   vdb98 [--placements N] [--models torus,teapot,...] [--no-peers] [--csv FILE] [--seed S]
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <proxima/io.h>
+#include <proxima/query.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment.h"
+#include "peers.h"
+
+#ifndef PROX_SOURCE_DIR
+#define PROX_SOURCE_DIR "."
+#endif
+
+static FILE* csv;
+
+static bool load_model(const char* name, prox_mesh_data* out) {
+    memset(out, 0, sizeof *out);
+    if (strcmp(name, "torus") == 0) return prox_mesh_torus(1.0, 0.25, 50, 50, out) == PROX_OK;
+    if (strcmp(name, "teapot") == 0) return prox_mesh_teapot(8, out) == PROX_OK;
+    static const struct {
+        const char* name;
+        const char* path;
+    } files[] = {{"xwing", "xwing/xwing.obj"},
+                 {"bunny", "stanford_bunny/stanford-bunny.obj"},
+                 {"buddha", "happy_buddha/buddha.obj"},
+                 {"teapot-obj", "utah_teapot/teapot.obj"}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
+        if (strcmp(name, files[i].name) != 0) continue;
+        char path[1024];
+        const char* env = getenv("PROXIMA_DATA");
+        if (env && *env) snprintf(path, sizeof path, "%s/%s", env, files[i].path);
+        else snprintf(path, sizeof path, "%s/../shared/data/meshes/%s", PROX_SOURCE_DIR, files[i].path);
+        prox_io_error error;
+        if (prox_mesh_load(path, PROX_FORMAT_AUTO, out, &error) != PROX_OK) {
+            fprintf(stderr, "vdb98: skipping %s: %s\n", name, error.message);
+            return false;
+        }
+        /* centre on the bounding box, so the rotations spin the model in place */
+        prox_vec3 lo = out->vertices[0], hi = lo;
+        for (int v = 1; v < out->vertex_count; ++v) {
+            prox_vec3 p = out->vertices[v];
+            lo = prox_vec3_make(fmin(lo.x, p.x), fmin(lo.y, p.y), fmin(lo.z, p.z));
+            hi = prox_vec3_make(fmax(hi.x, p.x), fmax(hi.y, p.y), fmax(hi.z, p.z));
+        }
+        prox_vec3 c = prox_vec3_scale(prox_vec3_add(lo, hi), 0.5);
+        for (int v = 0; v < out->vertex_count; ++v) out->vertices[v] = prox_vec3_sub(out->vertices[v], c);
+        return true;
+    }
+    fprintf(stderr, "vdb98: unknown model %s\n", name);
+    return false;
+}
+
+static prox_bvh* build(const prox_mesh* mesh, prox_split split, int leaf, double* seconds) {
+    prox_bvh_def def = prox_default_bvh_def();
+    def.split = split;
+    def.leaf_size = leaf;
+    prox_bvh* bvh = NULL;
+    char message[256];
+    double best = 1e30;
+    /* best of three builds (the first one also warms the caches) */
+    for (int r = 0; r < 3; ++r) {
+        if (bvh) prox_bvh_destroy(bvh);
+        double t0 = experiment_now();
+        if (prox_bvh_create(&def, mesh, &bvh, message, sizeof message) != PROX_OK) {
+            fprintf(stderr, "vdb98: %s\n", message);
+            exit(1);
+        }
+        best = fmin(best, experiment_now() - t0);
+    }
+    if (seconds) *seconds = best;
+    return bvh;
+}
+
+typedef struct variant {
+    const char* name;
+    prox_split split;
+    int leaf;
+} variant;
+
+static const variant variants[] = {
+    {"median", PROX_SPLIT_MEDIAN, 1},
+    {"sah", PROX_SPLIT_SAH, 1},
+    {"median-leaf4", PROX_SPLIT_MEDIAN, 4},
+};
+enum { VARIANT_COUNT = sizeof variants / sizeof variants[0] };
+
+typedef struct model_result {
+    const char* name;
+    int triangles;
+    double best_proxima_us; /* fastest proxima configuration, mean per query */
+    const char* best_proxima;
+} model_result;
+
+/* Per-query times of a peer on the placements (after one warm-up pass). */
+static void time_peer(int peer, void* model, const experiment_placement* p, int count, const uint8_t* reference,
+                      double* out_mean_us, double* out_median_us, int* out_disagree, int* out_hits) {
+    double* t = malloc(sizeof(double) * (size_t)count);
+    int disagree = 0, hits = 0;
+    double start = experiment_now();
+    for (int i = 0; i < count; ++i) {
+        double t0 = experiment_now();
+        int hit = prox_peer_collide(peer, model, &p[i].a, model, &p[i].b);
+        t[i] = experiment_now() - t0;
+        hits += hit != 0;
+        disagree += (hit != 0) != (reference[i] != 0);
+    }
+    double total = experiment_now() - start;
+    *out_mean_us = 1e6 * total / count;
+    *out_median_us = 1e6 * experiment_median(t, count);
+    *out_disagree = disagree;
+    *out_hits = hits;
+    free(t);
+}
+
+/* Smooth deformation that keeps adjacency: a twist about z plus a bend. */
+static void deform_smooth(const prox_mesh* mesh, double radius, prox_vec3* out) {
+    for (int i = 0; i < mesh->vertex_count; ++i) {
+        prox_vec3 p = mesh->vertices[i];
+        double a = 0.8 * p.z / radius;
+        double c = cos(a), s = sin(a);
+        prox_vec3 q = {c * p.x - s * p.y, s * p.x + c * p.y, p.z};
+        q.z += 0.2 * radius * sin(2.0 * q.x / radius);
+        out[i] = q;
+    }
+}
+
+/* Radical deformation: every vertex moves to a random point of the model's
+ * bounding ball, so triangles are torn apart and stretched across the model. */
+static void deform_radical(const prox_mesh* mesh, double radius, prox_vec3* out, uint64_t seed) {
+    prox_rng rng = prox_rng_seed(seed);
+    for (int i = 0; i < mesh->vertex_count; ++i) {
+        prox_vec3 p;
+        do {
+            p = prox_vec3_make(2 * prox_rng_uniform(&rng) - 1, 2 * prox_rng_uniform(&rng) - 1,
+                               2 * prox_rng_uniform(&rng) - 1);
+        } while (prox_vec3_dot(p, p) > 1);
+        /* mix: half the vertices keep their place, half fly off */
+        out[i] = (i % 2) ? prox_vec3_scale(p, radius) : mesh->vertices[i];
+    }
+}
+
+static double mesh_radius(const prox_mesh* mesh) {
+    double r = 0;
+    for (int i = 0; i < mesh->vertex_count; ++i) r = fmax(r, prox_vec3_length(mesh->vertices[i]));
+    return r;
+}
+
+static void deformation_experiment(const char* name, const prox_mesh* mesh, int count, uint64_t seed) {
+    double radius = mesh_radius(mesh);
+    prox_vec3* moved = malloc(sizeof(prox_vec3) * (size_t)mesh->vertex_count);
+    for (int kind = 0; kind < 2; ++kind) {
+        if (kind == 0) deform_smooth(mesh, radius, moved);
+        else deform_radical(mesh, radius, moved, seed);
+        prox_bvh* refitted = build(mesh, PROX_SPLIT_MEDIAN, 1, NULL);
+        double t0 = experiment_now();
+        prox_bvh_refit(refitted, moved, mesh->vertex_count);
+        double refit_s = experiment_now() - t0;
+        prox_mesh dm = {moved, mesh->vertex_count, mesh->indices, mesh->triangle_count};
+        double rebuild_s;
+        prox_bvh* rebuilt = build(&dm, PROX_SPLIT_MEDIAN, 1, &rebuild_s);
+        double side = experiment_calibrate_side(rebuilt, rebuilt, 0.6, 1000, seed + 3);
+        experiment_placement* p = malloc(sizeof *p * (size_t)count);
+        experiment_make_placements(seed + 4, side, count, p);
+        experiment_timing ta, tb;
+        uint8_t* ans_a = malloc((size_t)count);
+        uint8_t* ans_b = malloc((size_t)count);
+        experiment_time_proxima(refitted, refitted, p, count, PROX_SAT_FULL, ans_a, &ta);
+        experiment_time_proxima(rebuilt, rebuilt, p, count, PROX_SAT_FULL, ans_b, &tb);
+        int disagree = 0;
+        for (int i = 0; i < count; ++i) disagree += ans_a[i] != ans_b[i];
+        const char* kind_name = kind == 0 ? "smooth (twist + bend)" : "radical (half the vertices scattered)";
+        printf("| %s | %s | refit %.3f ms, rebuild %.3f ms | %.1f / %.1f | %.1f / %.1f | %.2f / %.2f | %d |\n", name,
+               kind_name, 1e3 * refit_s, 1e3 * rebuild_s, (double)ta.volume_tests / count,
+               (double)tb.volume_tests / count, (double)ta.triangle_tests / count, (double)tb.triangle_tests / count,
+               1e6 * ta.total_seconds / count, 1e6 * tb.total_seconds / count, disagree);
+        if (csv)
+            fprintf(csv, "deform,%s,%s,%.9g,%.9g,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%d\n", name, kind == 0 ? "smooth" : "radical",
+                    refit_s, rebuild_s, (double)ta.volume_tests / count, (double)tb.volume_tests / count,
+                    (double)ta.triangle_tests / count, (double)tb.triangle_tests / count,
+                    1e6 * ta.total_seconds / count, 1e6 * tb.total_seconds / count, disagree);
+        free(ans_a);
+        free(ans_b);
+        free(p);
+        prox_bvh_destroy(refitted);
+        prox_bvh_destroy(rebuilt);
+    }
+    free(moved);
+}
+
+/* One-core streaming bandwidth, measured here: read a source, write a
+ * destination (as the refit reads the caller's vertices and writes nodes). */
+static double measure_copy_bandwidth(void) {
+    size_t bytes = (size_t)256 << 20;
+    char* a = malloc(bytes);
+    char* b = malloc(bytes);
+    memset(a, 1, bytes);
+    memset(b, 2, bytes);
+    double best = 1e30;
+    for (int r = 0; r < 5; ++r) {
+        double t0 = experiment_now();
+        memcpy(b, a, bytes);
+        best = fmin(best, experiment_now() - t0);
+        a[r] = b[bytes - 1 - (size_t)r];
+    }
+    free(a);
+    free(b);
+    return 2.0 * (double)bytes / best; /* bytes read + bytes written per second */
+}
+
+static void refit_experiment(bool use_peers) {
+    /* a 100k-triangle torus (250 x 200 quads) and the bunny */
+    const char* names[] = {"torus-100k", "bunny"};
+    double bandwidth = measure_copy_bandwidth();
+    printf("\nMeasured copy bandwidth (one core, 256 MiB memcpy, read + write): %.1f GB/s\n\n", 1e-9 * bandwidth);
+    printf("| mesh | triangles | leaf | refit (ms, median of 21) | ns per triangle | traffic floor (bytes) | floor (ms) | ratio to floor |");
+    int peer_count = use_peers ? prox_peer_count() : 0;
+    for (int p = 0; p < peer_count; ++p)
+        if (strcmp(prox_peer_name(p), "fcl-aabb") == 0) printf(" FCL AABB refit (ns/tri) |");
+    printf("\n|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (int p = 0; p < peer_count; ++p)
+        if (strcmp(prox_peer_name(p), "fcl-aabb") == 0) printf("---:|");
+    printf("\n");
+    for (int m = 0; m < 2; ++m) {
+        prox_mesh_data data;
+        if (m == 0) {
+            if (prox_mesh_torus(1.0, 0.25, 250, 200, &data) != PROX_OK) continue;
+        } else if (!load_model("bunny", &data)) {
+            continue;
+        }
+        prox_mesh mesh = prox_mesh_data_view(&data);
+        prox_vec3* moved = malloc(sizeof(prox_vec3) * (size_t)mesh.vertex_count);
+        deform_smooth(&mesh, mesh_radius(&mesh), moved);
+        for (int leaf = 1; leaf <= 4; leaf *= 4) {
+            prox_bvh* bvh = build(&mesh, PROX_SPLIT_MEDIAN, leaf, NULL);
+            prox_bvh_stats s = prox_bvh_get_stats(bvh);
+            double t[21];
+            for (int r = 0; r < 21; ++r) {
+                const prox_vec3* v = (r % 2) ? moved : mesh.vertices;
+                double t0 = experiment_now();
+                prox_bvh_refit(bvh, v, mesh.vertex_count);
+                t[r] = experiment_now() - t0;
+            }
+            double median = experiment_median(t, 21);
+            /* The least traffic this layout allows: read the caller's
+             * vertices, write the hierarchy's copy, read the leaf index
+             * triples, write every node once (children are re-read from
+             * cache). */
+            double floor_bytes = 24.0 * mesh.vertex_count * 2 + 12.0 * mesh.triangle_count + 32.0 * s.node_count;
+            double floor_s = floor_bytes / bandwidth;
+            printf("| %s | %d | %d | %.3f | %.2f | %.0f | %.3f | %.2f |", names[m], mesh.triangle_count, leaf,
+                   1e3 * median, 1e9 * median / mesh.triangle_count, floor_bytes, 1e3 * floor_s, median / floor_s);
+            if (csv)
+                fprintf(csv, "refit,%s,%d,%d,%.9g,%.4f,%.0f,%.9g\n", names[m], mesh.triangle_count, leaf, median,
+                        1e9 * median / mesh.triangle_count, floor_bytes, floor_s);
+            for (int p = 0; p < peer_count; ++p) {
+                if (strcmp(prox_peer_name(p), "fcl-aabb") != 0) continue;
+                if (leaf != 1) {
+                    printf(" |");
+                    continue;
+                }
+                void* model = prox_peer_build(p, &mesh);
+                double pt[7];
+                for (int r = 0; r < 7; ++r) {
+                    const prox_vec3* v = (r % 2) ? moved : mesh.vertices;
+                    double t0 = experiment_now();
+                    prox_peer_refit(p, model, v, mesh.vertex_count);
+                    pt[r] = experiment_now() - t0;
+                }
+                double pm = experiment_median(pt, 7);
+                printf(" %.1f (%.0fx) |", 1e9 * pm / mesh.triangle_count, pm / median);
+                prox_peer_destroy(p, model);
+            }
+            printf("\n");
+            prox_bvh_destroy(bvh);
+        }
+        free(moved);
+        prox_mesh_data_free(&data);
+    }
+}
+
+int main(int argc, char** argv) {
+    int count = 100000;
+    uint64_t seed = 1998;
+    bool use_peers = true;
+    const char* model_list = "torus,teapot,xwing,bunny,buddha";
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--placements") == 0 && i + 1 < argc) count = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--models") == 0 && i + 1 < argc) model_list = argv[++i];
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--no-peers") == 0) use_peers = false;
+        else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
+            csv = fopen(argv[++i], "w");
+            if (!csv) {
+                fprintf(stderr, "vdb98: cannot write %s\n", argv[i]);
+                return 1;
+            }
+        } else {
+            fprintf(stderr, "usage: vdb98 [--placements N] [--models a,b,...] [--seed S] [--no-peers] [--csv FILE]\n");
+            return 2;
+        }
+    }
+    if (count < 1) count = 1;
+    int peer_count = use_peers ? prox_peer_count() : 0;
+    printf("# vdb98: %d placements per model, seed %llu, ~60%% collision probability\n\n", count,
+           (unsigned long long)seed);
+    printf("Peers compiled in:");
+    for (int p = 0; p < peer_count; ++p) printf(" %s", prox_peer_name(p));
+    printf("%s\n\n", peer_count ? "" : " none");
+    if (csv) fprintf(csv, "section,model,config,sat,placements,hits,nb,np,total_s,median_ns,cb_ns,cp_ns\n");
+
+    char list[1024];
+    snprintf(list, sizeof list, "%s", model_list);
+    model_result results[16];
+    int result_count = 0;
+    double table3[16][6];
+    for (char* name = strtok(list, ","); name && result_count < 16; name = strtok(NULL, ",")) {
+        prox_mesh_data data;
+        if (!load_model(name, &data)) continue;
+        prox_mesh mesh = prox_mesh_data_view(&data);
+        model_result* res = &results[result_count];
+        res->name = name;
+        res->triangles = mesh.triangle_count;
+        res->best_proxima_us = 1e30;
+        double build_s[VARIANT_COUNT];
+        prox_bvh* trees[VARIANT_COUNT];
+        for (int v = 0; v < VARIANT_COUNT; ++v) trees[v] = build(&mesh, variants[v].split, variants[v].leaf, &build_s[v]);
+        double side = experiment_calibrate_side(trees[0], trees[0], 0.6, 2000, seed + 1);
+        experiment_placement* p = malloc(sizeof *p * (size_t)count);
+        uint8_t* answers = malloc((size_t)count);
+        experiment_make_placements(seed, side, count, p);
+        printf("## %s (%d triangles, cube side %.4g)\n\n", name, mesh.triangle_count, side);
+        printf("| tree | SAT | hits | Nb | Cb (ns) | Tb (s) | Np | Cp (ns) | Tp (s) | Ttotal (s) | per query (us, mean / median) |\n");
+        printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        double test_us[2] = {0, 0};
+        for (int v = 0; v < VARIANT_COUNT; ++v) {
+            for (int s = 0; s < 2; ++s) {
+                experiment_timing t;
+                uint8_t* ans = (v == 0 && s == 0) ? answers : NULL;
+                experiment_time_proxima(trees[v], trees[v], p, count, s ? PROX_SAT_LITE : PROX_SAT_FULL, ans, &t);
+                double mean_us = 1e6 * t.total_seconds / count;
+                printf("| %s | %s | %d | %lld | %.2f | %.4f | %lld | %.1f | %.4f | %.4f | %.3f / %.3f |\n",
+                       variants[v].name, s ? "lite" : "full", t.hits, (long long)t.volume_tests, t.cb_ns,
+                       1e-9 * t.cb_ns * (double)t.volume_tests, (long long)t.triangle_tests, t.cp_ns,
+                       1e-9 * t.cp_ns * (double)t.triangle_tests, t.total_seconds, mean_us, 1e-3 * t.median_ns);
+                if (csv)
+                    fprintf(csv, "proxima,%s,%s,%s,%d,%d,%lld,%lld,%.9g,%.1f,%.3f,%.3f\n", name, variants[v].name,
+                            s ? "lite" : "full", count, t.hits, (long long)t.volume_tests,
+                            (long long)t.triangle_tests, t.total_seconds, t.median_ns, t.cb_ns, t.cp_ns);
+                if (mean_us < res->best_proxima_us) {
+                    res->best_proxima_us = mean_us;
+                    res->best_proxima = s ? (v == 0 ? "median, lite" : v == 1 ? "sah, lite" : "median-leaf4, lite")
+                                          : (v == 0 ? "median, full" : v == 1 ? "sah, full" : "median-leaf4, full");
+                }
+                if (v == 0) test_us[s] = mean_us;
+            }
+        }
+        printf("\n");
+        /* Table 3 material */
+        double t0 = experiment_now();
+        prox_bvh_refit(trees[0], mesh.vertices, mesh.vertex_count);
+        double refit_s = experiment_now() - t0;
+        table3[result_count][0] = build_s[0];
+        table3[result_count][1] = build_s[1];
+        table3[result_count][2] = refit_s;
+        table3[result_count][3] = test_us[0];
+        table3[result_count][4] = test_us[1];
+        table3[result_count][5] = 0;
+
+        if (peer_count) {
+            printf("| peer | hits | disagreements with proxima | build (ms) | per query (us, mean / median) | proxima's speedup (mean / median) |\n");
+            printf("|---|---:|---:|---:|---:|---:|\n");
+            for (int q = 0; q < peer_count; ++q) {
+                double b0 = experiment_now();
+                void* model = prox_peer_build(q, &mesh);
+                double build_ms = 1e3 * (experiment_now() - b0);
+                if (!model) {
+                    printf("| %s | build failed | | | | |\n", prox_peer_name(q));
+                    continue;
+                }
+                double mean_us, median_us;
+                int disagree, hits;
+                /* warm-up on a slice, then the measured pass */
+                int warm = count < 1000 ? count : 1000;
+                for (int i = 0; i < warm; ++i) prox_peer_collide(q, model, &p[i].a, model, &p[i].b);
+                time_peer(q, model, p, count, answers, &mean_us, &median_us, &disagree, &hits);
+                printf("| %s | %d | %d | %.2f | %.3f / %.3f | %.1fx / %.1fx |\n", prox_peer_name(q), hits, disagree,
+                       build_ms, mean_us, median_us, mean_us / res->best_proxima_us, median_us / test_us[0]);
+                if (csv)
+                    fprintf(csv, "peer,%s,%s,,%d,%d,,,%.9g,%.1f,,\n", name, prox_peer_name(q), count, hits,
+                            1e-6 * mean_us * count, 1e3 * median_us);
+                prox_peer_destroy(q, model);
+            }
+            printf("\nproxima's fastest configuration here: %s, %.3f us per query (mean).\n\n", res->best_proxima,
+                   res->best_proxima_us);
+        }
+        for (int v = 0; v < VARIANT_COUNT; ++v) prox_bvh_destroy(trees[v]);
+        free(p);
+        free(answers);
+        prox_mesh_data_free(&data);
+        result_count++;
+    }
+
+    printf("## Table 3: build, refit, test a pair\n\n| operation |");
+    for (int m = 0; m < result_count; ++m) printf(" %s |", results[m].name);
+    printf("\n|---|");
+    for (int m = 0; m < result_count; ++m) printf("---:|");
+    const char* rows[] = {"build an AABB tree, median split (ms)", "build an AABB tree, binned SAH (ms)",
+                          "refit an AABB tree (ms)", "test a pair, SAT (us)", "test a pair, SAT lite (us)"};
+    for (int r = 0; r < 5; ++r) {
+        printf("\n| %s |", rows[r]);
+        for (int m = 0; m < result_count; ++m)
+            printf(" %.3f |", r < 3 ? 1e3 * table3[m][r] : table3[m][r]);
+    }
+    printf("\n\n## Query cost after refit vs after rebuild (median split, SAT)\n\n");
+    printf("| model | deformation | update time | Nb per query (refit / rebuild) | Np per query | us per query | answers that differ |\n");
+    printf("|---|---|---|---:|---:|---:|---:|\n");
+    int deform_count = count < 20000 ? count : 20000;
+    for (int m = 0; m < result_count; ++m) {
+        prox_mesh_data data;
+        if (!load_model(results[m].name, &data)) continue;
+        prox_mesh mesh = prox_mesh_data_view(&data);
+        deformation_experiment(results[m].name, &mesh, deform_count, seed + 10);
+        prox_mesh_data_free(&data);
+    }
+    printf("\n## Refit throughput\n");
+    refit_experiment(use_peers);
+    if (csv) fclose(csv);
+    return 0;
+}

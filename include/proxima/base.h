@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* proxima: base definitions shared by every public header: export macro,
+ * version, result codes, allocator hook. */
+#ifndef PROXIMA_BASE_H
+#define PROXIMA_BASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(PROXIMA_SHARED) && defined(_WIN32)
+#if defined(PROXIMA_BUILDING)
+#define PROX_EXPORT __declspec(dllexport)
+#else
+#define PROX_EXPORT __declspec(dllimport)
+#endif
+#elif defined(PROXIMA_SHARED)
+#define PROX_EXPORT __attribute__((visibility("default")))
+#else
+#define PROX_EXPORT
+#endif
+
+#ifdef __cplusplus
+#define PROX_API extern "C" PROX_EXPORT
+#else
+#define PROX_API extern PROX_EXPORT
+#endif
+
+#define PROX_VERSION_MAJOR 0
+#define PROX_VERSION_MINOR 1
+#define PROX_VERSION_PATCH 0
+
+/// Version of the library actually linked, as "major.minor.patch".
+PROX_API const char* prox_version_string(void);
+
+/// Result of an operation that can legitimately fail. Queries cannot fail and
+/// return result structs instead.
+typedef enum prox_result {
+    PROX_OK = 0,
+    PROX_ERROR_OUT_OF_MEMORY,    ///< an allocation failed; nothing was changed
+    PROX_ERROR_INVALID_ARGUMENT, ///< a NULL pointer, a negative count, a bad enum value
+    PROX_ERROR_INVALID_MESH,     ///< bad index, non-finite coordinate, empty mesh
+    PROX_ERROR_IO,               ///< a file could not be opened or read
+    PROX_ERROR_PARSE,            ///< a file was read but is malformed
+    PROX_ERROR_UNSUPPORTED,      ///< a valid request this build cannot serve
+} prox_result;
+
+/// A short, static, English description of a result code.
+PROX_API const char* prox_result_string(prox_result result);
+
+/// Allocation hooks. All-zero means malloc/free. `free` receives the size that
+/// was allocated, so arena and pool allocators work without headers.
+typedef struct prox_allocator {
+    void* (*alloc)(size_t size, void* user);
+    void (*free)(void* pointer, size_t size, void* user);
+    void* user;
+} prox_allocator;
+
+#endif

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/* Hierarchy lifetime: create, destroy, refit, rebuild, validate, statistics. */
+#include <float.h>
+#include <stdlib.h>
+
+#include <proxima/bvh.h>
+
+#include "bvh_internal.h"
+
+prox_bvh_def prox_default_bvh_def(void) {
+    prox_bvh_def def;
+    memset(&def, 0, sizeof def);
+    def.volume = PROX_VOLUME_AABB;
+    def.split = PROX_SPLIT_MEDIAN;
+    def.leaf_size = 1;
+    def.internal_cookie = PROX_BVH_COOKIE;
+    return def;
+}
+
+const char* prox_volume_name(prox_volume volume) {
+    switch (volume) {
+    case PROX_VOLUME_AABB: return "aabb";
+    }
+    return "unknown";
+}
+
+bool prox_volume_from_name(const char* name, prox_volume* out_volume) {
+    if (name && strcmp(name, "aabb") == 0) {
+        *out_volume = PROX_VOLUME_AABB;
+        return true;
+    }
+    return false;
+}
+
+static size_t bvh_bytes(const prox_bvh* bvh) {
+    size_t n = (size_t)bvh->triangle_count;
+    size_t max_nodes = 2 * n; /* at most 2n - 1 */
+    return sizeof(prox_bvh) + max_nodes * sizeof(prox_node) + (size_t)bvh->vertex_count * sizeof(prox_vec3) +
+           n * (3 * sizeof(uint32_t) + sizeof(int32_t) + 3 * sizeof(uint32_t));
+}
+
+static void bvh_free_arrays(prox_bvh* bvh) {
+    const prox_allocator* a = &bvh->def.allocator;
+    size_t n = (size_t)bvh->triangle_count;
+    prox_free(a, bvh->nodes, 2 * n * sizeof(prox_node));
+    prox_free(a, bvh->vertices, (size_t)bvh->vertex_count * sizeof(prox_vec3));
+    prox_free(a, bvh->slot_indices, 3 * n * sizeof(uint32_t));
+    prox_free(a, bvh->slot_triangle, n * sizeof(int32_t));
+    prox_free(a, bvh->mesh_indices, 3 * n * sizeof(uint32_t));
+}
+
+prox_result prox_bvh_create(const prox_bvh_def* def, const prox_mesh* mesh, prox_bvh** out_bvh, char* message,
+                            size_t message_size) {
+    if (!out_bvh) {
+        prox_message(message, message_size, "out_bvh is NULL");
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    *out_bvh = NULL;
+    if (!def || def->internal_cookie != PROX_BVH_COOKIE) {
+        prox_message(message, message_size, "definition not made by prox_default_bvh_def()");
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    if (def->volume != PROX_VOLUME_AABB) {
+        prox_message(message, message_size, "unknown volume kind %d", (int)def->volume);
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    if (def->split != PROX_SPLIT_MEDIAN && def->split != PROX_SPLIT_SAH) {
+        prox_message(message, message_size, "unknown split rule %d", (int)def->split);
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    if (def->leaf_size < 1 || def->leaf_size > PROX_MAX_LEAF_SIZE) {
+        prox_message(message, message_size, "leaf_size %d outside 1..%d", def->leaf_size, PROX_MAX_LEAF_SIZE);
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    prox_result r = prox_mesh_validate(mesh, NULL, message, message_size);
+    if (r != PROX_OK) return r;
+
+    const prox_allocator* a = &def->allocator;
+    prox_bvh* bvh = prox_alloc(a, sizeof *bvh);
+    if (!bvh) return PROX_ERROR_OUT_OF_MEMORY;
+    memset(bvh, 0, sizeof *bvh);
+    bvh->def = *def;
+    bvh->vertex_count = mesh->vertex_count;
+    bvh->triangle_count = mesh->triangle_count;
+    size_t n = (size_t)mesh->triangle_count;
+    bvh->nodes = prox_alloc(a, 2 * n * sizeof(prox_node));
+    bvh->vertices = prox_alloc(a, (size_t)mesh->vertex_count * sizeof(prox_vec3));
+    bvh->slot_indices = prox_alloc(a, 3 * n * sizeof(uint32_t));
+    bvh->slot_triangle = prox_alloc(a, n * sizeof(int32_t));
+    bvh->mesh_indices = prox_alloc(a, 3 * n * sizeof(uint32_t));
+    if (!bvh->nodes || !bvh->vertices || !bvh->slot_indices || !bvh->slot_triangle || !bvh->mesh_indices) {
+        bvh_free_arrays(bvh);
+        prox_free(a, bvh, sizeof *bvh);
+        prox_message(message, message_size, "out of memory for %d triangles", mesh->triangle_count);
+        return PROX_ERROR_OUT_OF_MEMORY;
+    }
+    memcpy(bvh->vertices, mesh->vertices, (size_t)mesh->vertex_count * sizeof(prox_vec3));
+    memcpy(bvh->mesh_indices, mesh->indices, 3 * n * sizeof(uint32_t));
+    r = prox_bvh_build_tree(bvh);
+    if (r != PROX_OK) {
+        bvh_free_arrays(bvh);
+        prox_free(a, bvh, sizeof *bvh);
+        prox_message(message, message_size, "out of memory while building");
+        return r;
+    }
+    *out_bvh = bvh;
+    return PROX_OK;
+}
+
+void prox_bvh_destroy(prox_bvh* bvh) {
+    if (!bvh) return;
+    prox_allocator a = bvh->def.allocator;
+    bvh_free_arrays(bvh);
+    prox_free(&a, bvh, sizeof *bvh);
+}
+
+static prox_result check_new_vertices(const prox_bvh* bvh, const prox_vec3* vertices, int vertex_count) {
+    if (!bvh || !vertices || vertex_count != bvh->vertex_count) return PROX_ERROR_INVALID_ARGUMENT;
+    for (int i = 0; i < vertex_count; ++i)
+        if (!prox_vec3_is_finite(vertices[i])) return PROX_ERROR_INVALID_MESH;
+    return PROX_OK;
+}
+
+prox_result prox_bvh_refit(prox_bvh* bvh, const prox_vec3* vertices, int vertex_count) {
+    prox_result r = check_new_vertices(bvh, vertices, vertex_count);
+    if (r != PROX_OK) return r;
+    memcpy(bvh->vertices, vertices, (size_t)vertex_count * sizeof(prox_vec3));
+    prox_bvh_refit_boxes(bvh);
+    return PROX_OK;
+}
+
+prox_result prox_bvh_rebuild(prox_bvh* bvh, const prox_vec3* vertices, int vertex_count) {
+    prox_result r = check_new_vertices(bvh, vertices, vertex_count);
+    if (r != PROX_OK) return r;
+    memcpy(bvh->vertices, vertices, (size_t)vertex_count * sizeof(prox_vec3));
+    r = prox_bvh_build_tree(bvh);
+    if (r != PROX_OK) prox_bvh_refit_boxes(bvh); /* keep the old tree, fitted to the new vertices */
+    return r;
+}
+
+static bool box_contains(const prox_node* n, const double lo[3], const double hi[3]) {
+    for (int k = 0; k < 3; ++k) {
+        /* exact comparison against the float box's true bounds */
+        double c = n->center[k], e = n->extent[k];
+        if (!(lo[k] >= c - e) && !((long double)lo[k] >= (long double)c - (long double)e)) return false;
+        if (!(hi[k] <= c + e) && !((long double)hi[k] <= (long double)c + (long double)e)) return false;
+    }
+    return true;
+}
+
+bool prox_bvh_validate(const prox_bvh* bvh, char* message, size_t message_size) {
+    if (!bvh) {
+        prox_message(message, message_size, "bvh is NULL");
+        return false;
+    }
+    const int n = bvh->triangle_count;
+    if (bvh->node_count < 1 || bvh->node_count > 2 * n - 1) {
+        prox_message(message, message_size, "node count %d for %d triangles", bvh->node_count, n);
+        return false;
+    }
+    int covered = 0;
+    for (int i = 0; i < bvh->node_count; ++i) {
+        const prox_node* node = &bvh->nodes[i];
+        for (int k = 0; k < 3; ++k)
+            if (!(node->extent[k] >= 0)) {
+                prox_message(message, message_size, "node %d has a negative or NaN extent", i);
+                return false;
+            }
+        if (prox_node_is_leaf(node)) {
+            if (node->count > bvh->def.leaf_size || node->index < 0 || node->index + node->count > n) {
+                prox_message(message, message_size, "leaf %d has bad slots [%d, +%d)", i, node->index, node->count);
+                return false;
+            }
+            covered += node->count;
+            for (int s = node->index; s < node->index + node->count; ++s) {
+                const uint32_t* idx = bvh->slot_indices + 3 * (size_t)s;
+                for (int c = 0; c < 3; ++c) {
+                    prox_vec3 p = bvh->vertices[idx[c]];
+                    double lo[3] = {p.x, p.y, p.z};
+                    if (!box_contains(node, lo, lo)) {
+                        prox_message(message, message_size,
+                                     "leaf %d does not contain vertex %u of triangle %d (%.17g, %.17g, %.17g)", i,
+                                     idx[c], bvh->slot_triangle[s], p.x, p.y, p.z);
+                        return false;
+                    }
+                }
+            }
+        } else {
+            int c = node->index;
+            if (c <= i || c + 1 >= bvh->node_count) {
+                prox_message(message, message_size, "node %d has child index %d (must exceed it and exist)", i, c);
+                return false;
+            }
+            for (int j = c; j <= c + 1; ++j) {
+                double lo[3], hi[3];
+                const prox_node* child = &bvh->nodes[j];
+                for (int k = 0; k < 3; ++k) {
+                    lo[k] = (double)child->center[k] - (double)child->extent[k];
+                    hi[k] = (double)child->center[k] + (double)child->extent[k];
+                }
+                if (!box_contains(node, lo, hi)) {
+                    prox_message(message, message_size, "node %d does not contain its child %d", i, j);
+                    return false;
+                }
+            }
+        }
+    }
+    /* every triangle in exactly one slot */
+    if (covered != n) {
+        prox_message(message, message_size, "leaves hold %d triangle slots, mesh has %d", covered, n);
+        return false;
+    }
+    const prox_allocator* a = &bvh->def.allocator;
+    unsigned char* seen = prox_alloc(a, (size_t)n);
+    if (!seen) {
+        prox_message(message, message_size, "out of memory while validating");
+        return false;
+    }
+    memset(seen, 0, (size_t)n);
+    bool ok = true;
+    for (int s = 0; s < n && ok; ++s) {
+        int32_t t = bvh->slot_triangle[s];
+        if (t < 0 || t >= n || seen[t]) {
+            prox_message(message, message_size, "slot %d holds triangle %d (out of range or repeated)", s, t);
+            ok = false;
+        } else {
+            seen[t] = 1;
+            if (memcmp(&bvh->slot_indices[3 * (size_t)s], &bvh->mesh_indices[3 * (size_t)t], 3 * sizeof(uint32_t))) {
+                prox_message(message, message_size, "slot %d indices differ from triangle %d", s, t);
+                ok = false;
+            }
+        }
+    }
+    prox_free(a, seen, (size_t)n);
+    return ok;
+}
+
+prox_bvh_stats prox_bvh_get_stats(const prox_bvh* bvh) {
+    prox_bvh_stats s;
+    memset(&s, 0, sizeof s);
+    if (!bvh) return s;
+    s.volume = bvh->def.volume;
+    s.triangle_count = bvh->triangle_count;
+    s.vertex_count = bvh->vertex_count;
+    s.node_count = bvh->node_count;
+    s.depth = bvh->depth;
+    s.bytes = bvh_bytes(bvh);
+    /* depths by one forward sweep: children come after parents */
+    int* depth = malloc(sizeof(int) * (size_t)bvh->node_count);
+    if (depth) {
+        double sum = 0;
+        depth[0] = 0;
+        for (int i = 0; i < bvh->node_count; ++i) {
+            const prox_node* node = &bvh->nodes[i];
+            if (prox_node_is_leaf(node)) {
+                s.leaf_count++;
+                sum += depth[i];
+            } else {
+                depth[node->index] = depth[node->index + 1] = depth[i] + 1;
+            }
+        }
+        s.mean_leaf_depth = s.leaf_count ? sum / s.leaf_count : 0;
+        free(depth);
+    }
+    return s;
+}
+
+prox_mesh prox_bvh_mesh(const prox_bvh* bvh) {
+    prox_mesh m = {bvh->vertices, bvh->vertex_count, bvh->mesh_indices, bvh->triangle_count};
+    return m;
+}
+
+void prox_bvh_bounds(const prox_bvh* bvh, prox_vec3* out_min, prox_vec3* out_max) {
+    double lo[3], hi[3];
+    prox_node_get_bounds(&bvh->nodes[0], lo, hi);
+    if (out_min) *out_min = prox_vec3_make(lo[0], lo[1], lo[2]);
+    if (out_max) *out_max = prox_vec3_make(hi[0], hi[1], hi[2]);
+}

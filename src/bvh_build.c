@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/* Top-down hierarchy construction (van den Bergen 1998, sec. 2), plus a binned
+ * SAH split as an option (Wald 2007, "On fast construction of SAH-based
+ * bounding volume hierarchies"). */
+#include <float.h>
+#include <stdlib.h>
+
+#include "bvh_internal.h"
+
+typedef struct build_triangle {
+    double lo[3], hi[3];
+    double mid[3]; /* midpoint of the triangle's projection on each axis */
+} build_triangle;
+
+typedef struct build_task {
+    int node, begin, end, depth;
+} build_task;
+
+typedef struct builder {
+    const prox_bvh* bvh;
+    build_triangle* tris; /* indexed by original triangle id */
+    int32_t* order;       /* triangle ids; each node owns a contiguous range */
+} builder;
+
+static int ceil_log2(int n) {
+    int k = 0;
+    while ((1 << k) < n && k < 31) ++k;
+    return k;
+}
+
+static void range_bounds(const builder* b, int begin, int end, double lo[3], double hi[3]) {
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = DBL_MAX;
+        hi[k] = -DBL_MAX;
+    }
+    for (int i = begin; i < end; ++i) {
+        const build_triangle* t = &b->tris[b->order[i]];
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = PROX_MIN(lo[k], t->lo[k]);
+            hi[k] = PROX_MAX(hi[k], t->hi[k]);
+        }
+    }
+}
+
+static int longest_axis(const double lo[3], const double hi[3]) {
+    double dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
+    return dx >= dy && dx >= dz ? 0 : dy >= dz ? 1 : 2;
+}
+
+static void swap_ids(int32_t* a, int32_t* b) {
+    int32_t t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Rearranges order[begin, end) so that the element at `nth` is the one a full
+ * sort by midpoint on `axis` would put there, smaller ones before it. Used for
+ * the equal-size split: halves that stay spatially coherent. */
+static void select_nth(builder* b, int begin, int end, int nth, int axis) {
+    int32_t* o = b->order;
+    while (end - begin > 1) {
+        int mid = begin + (end - begin) / 2;
+        /* median of three as pivot */
+        double x0 = b->tris[o[begin]].mid[axis], x1 = b->tris[o[mid]].mid[axis], x2 = b->tris[o[end - 1]].mid[axis];
+        double pivot = x0 < x1 ? (x1 < x2 ? x1 : (x0 < x2 ? x2 : x0)) : (x0 < x2 ? x0 : (x1 < x2 ? x2 : x1));
+        /* three-way partition: [< pivot | == pivot | > pivot] */
+        int lt = begin, i = begin, gt = end;
+        while (i < gt) {
+            double x = b->tris[o[i]].mid[axis];
+            if (x < pivot) swap_ids(&o[lt++], &o[i++]);
+            else if (x > pivot) swap_ids(&o[i], &o[--gt]);
+            else ++i;
+        }
+        if (nth < lt) end = lt;
+        else if (nth >= gt) begin = gt;
+        else return;
+    }
+}
+
+/* The paper's rule: the plane orthogonal to the longest axis through the box
+ * centre; a triangle goes to the positive side when the midpoint of its
+ * projection lies beyond the plane. Returns the split position, or -1 when
+ * every triangle falls on one side. */
+static int split_median(builder* b, int begin, int end, const double lo[3], const double hi[3]) {
+    int axis = longest_axis(lo, hi);
+    double delta = 0.5 * (lo[axis] + hi[axis]);
+    int32_t* o = b->order;
+    int i = begin, j = end - 1;
+    while (i <= j) {
+        if (b->tris[o[i]].mid[axis] > delta) swap_ids(&o[i], &o[j--]);
+        else ++i;
+    }
+    return (i == begin || i == end) ? -1 : i;
+}
+
+static double half_area(const double lo[3], const double hi[3]) {
+    double dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
+    return dx * dy + dy * dz + dz * dx;
+}
+
+enum { SAH_BINS = 16 };
+
+/* Binned SAH over triangle midpoints: for each axis, 16 bins across the
+ * midpoints' extent; the plane between bins with the least
+ * area(left) * count(left) + area(right) * count(right) wins. */
+static int split_sah(builder* b, int begin, int end) {
+    double clo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, chi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+    for (int i = begin; i < end; ++i)
+        for (int k = 0; k < 3; ++k) {
+            double m = b->tris[b->order[i]].mid[k];
+            clo[k] = PROX_MIN(clo[k], m);
+            chi[k] = PROX_MAX(chi[k], m);
+        }
+    double best_cost = DBL_MAX;
+    int best_axis = -1, best_bin = -1;
+    for (int axis = 0; axis < 3; ++axis) {
+        double extent = chi[axis] - clo[axis];
+        if (!(extent > 0)) continue;
+        double scale = SAH_BINS / extent;
+        int count[SAH_BINS] = {0};
+        double blo[SAH_BINS][3], bhi[SAH_BINS][3];
+        for (int i = 0; i < SAH_BINS; ++i)
+            for (int k = 0; k < 3; ++k) {
+                blo[i][k] = DBL_MAX;
+                bhi[i][k] = -DBL_MAX;
+            }
+        for (int i = begin; i < end; ++i) {
+            const build_triangle* t = &b->tris[b->order[i]];
+            int bin = (int)((t->mid[axis] - clo[axis]) * scale);
+            bin = bin < 0 ? 0 : bin >= SAH_BINS ? SAH_BINS - 1 : bin;
+            count[bin]++;
+            for (int k = 0; k < 3; ++k) {
+                blo[bin][k] = PROX_MIN(blo[bin][k], t->lo[k]);
+                bhi[bin][k] = PROX_MAX(bhi[bin][k], t->hi[k]);
+            }
+        }
+        /* sweep from the right to get suffix areas, then from the left */
+        double right_area[SAH_BINS];
+        int right_count[SAH_BINS];
+        double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+        int n = 0;
+        for (int i = SAH_BINS - 1; i > 0; --i) {
+            n += count[i];
+            for (int k = 0; k < 3; ++k) {
+                lo[k] = PROX_MIN(lo[k], blo[i][k]);
+                hi[k] = PROX_MAX(hi[k], bhi[i][k]);
+            }
+            right_area[i] = n ? half_area(lo, hi) : 0;
+            right_count[i] = n;
+        }
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = DBL_MAX;
+            hi[k] = -DBL_MAX;
+        }
+        n = 0;
+        for (int i = 0; i < SAH_BINS - 1; ++i) {
+            n += count[i];
+            for (int k = 0; k < 3; ++k) {
+                lo[k] = PROX_MIN(lo[k], blo[i][k]);
+                hi[k] = PROX_MAX(hi[k], bhi[i][k]);
+            }
+            if (n == 0 || right_count[i + 1] == 0) continue;
+            double cost = half_area(lo, hi) * n + right_area[i + 1] * right_count[i + 1];
+            if (cost < best_cost) {
+                best_cost = cost;
+                best_axis = axis;
+                best_bin = i;
+            }
+        }
+    }
+    if (best_axis < 0) return -1;
+    double scale = SAH_BINS / (chi[best_axis] - clo[best_axis]);
+    int32_t* o = b->order;
+    int i = begin, j = end - 1;
+    while (i <= j) {
+        int bin = (int)((b->tris[o[i]].mid[best_axis] - clo[best_axis]) * scale);
+        bin = bin < 0 ? 0 : bin >= SAH_BINS ? SAH_BINS - 1 : bin;
+        if (bin > best_bin) swap_ids(&o[i], &o[j--]);
+        else ++i;
+    }
+    return (i == begin || i == end) ? -1 : i;
+}
+
+prox_result prox_bvh_build_tree(prox_bvh* bvh) {
+    const int n = bvh->triangle_count;
+    const prox_allocator* alloc = &bvh->def.allocator;
+    builder b = {bvh, NULL, NULL};
+    size_t tris_bytes = sizeof(build_triangle) * (size_t)n;
+    size_t order_bytes = sizeof(int32_t) * (size_t)n;
+    b.tris = prox_alloc(alloc, tris_bytes);
+    b.order = prox_alloc(alloc, order_bytes);
+    if (!b.tris || !b.order) {
+        prox_free(alloc, b.tris, tris_bytes);
+        prox_free(alloc, b.order, order_bytes);
+        return PROX_ERROR_OUT_OF_MEMORY;
+    }
+    for (int t = 0; t < n; ++t) {
+        const uint32_t* idx = bvh->mesh_indices + 3 * (size_t)t;
+        build_triangle* bt = &b.tris[t];
+        for (int k = 0; k < 3; ++k) {
+            double v0 = prox_vec3_get(bvh->vertices[idx[0]], k);
+            double v1 = prox_vec3_get(bvh->vertices[idx[1]], k);
+            double v2 = prox_vec3_get(bvh->vertices[idx[2]], k);
+            bt->lo[k] = PROX_MIN(v0, PROX_MIN(v1, v2));
+            bt->hi[k] = PROX_MAX(v0, PROX_MAX(v1, v2));
+            bt->mid[k] = 0.5 * bt->lo[k] + 0.5 * bt->hi[k];
+        }
+        b.order[t] = t;
+    }
+
+    const int leaf_size = bvh->def.leaf_size;
+    build_task stack[PROX_MAX_DEPTH + 2];
+    int top = 0;
+    bvh->node_count = 1;
+    bvh->depth = 0;
+    stack[top++] = (build_task){0, 0, n, 0};
+    while (top > 0) {
+        build_task task = stack[--top];
+        prox_node* node = &bvh->nodes[task.node];
+        double lo[3], hi[3];
+        range_bounds(&b, task.begin, task.end, lo, hi);
+        prox_node_set_bounds(node, lo, hi);
+        int count = task.end - task.begin;
+        if (task.depth > bvh->depth) bvh->depth = task.depth;
+        if (count <= leaf_size) {
+            node->index = task.begin;
+            node->count = count;
+            continue;
+        }
+        /* Near the depth cap only equal halves are allowed, which bound the
+         * remaining depth by log2 of the leaf count. */
+        bool must_balance = task.depth + ceil_log2((count + leaf_size - 1) / leaf_size) >= PROX_MAX_DEPTH - 1;
+        int split = -1;
+        if (!must_balance)
+            split = bvh->def.split == PROX_SPLIT_SAH ? split_sah(&b, task.begin, task.end)
+                                                     : split_median(&b, task.begin, task.end, lo, hi);
+        if (split < 0) {
+            /* Everything on one side (the paper's fallback): equal halves. */
+            split = task.begin + count / 2;
+            select_nth(&b, task.begin, task.end, split, longest_axis(lo, hi));
+        }
+        int child = bvh->node_count;
+        bvh->node_count += 2;
+        node->index = child;
+        node->count = 0;
+        /* the left child is processed first, so it sits right after its parent's subtree start */
+        stack[top++] = (build_task){child + 1, split, task.end, task.depth + 1};
+        stack[top++] = (build_task){child, task.begin, split, task.depth + 1};
+    }
+
+    for (int s = 0; s < n; ++s) {
+        int32_t t = b.order[s];
+        bvh->slot_triangle[s] = t;
+        memcpy(&bvh->slot_indices[3 * (size_t)s], &bvh->mesh_indices[3 * (size_t)t], 3 * sizeof(uint32_t));
+    }
+    prox_free(alloc, b.tris, tris_bytes);
+    prox_free(alloc, b.order, order_bytes);
+    /* The boxes above were fitted to the triangles for the split decisions.
+     * Refit them bottom-up so each parent also contains its children's
+     * outward-rounded float boxes, exactly as after prox_bvh_refit. */
+    prox_bvh_refit_boxes(bvh);
+    return PROX_OK;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+#include "models.h"
+
+#include <proxima/io.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+double test_scale(void) {
+    const char* s = getenv("PROX_TEST_SCALE");
+    double v = s && *s ? atof(s) : 1.0;
+    return v > 0 ? v : 1.0;
+}
+
+double test_model_radius(const prox_mesh* mesh) {
+    double r = 0;
+    for (int i = 0; i < mesh->vertex_count; ++i) r = fmax(r, prox_vec3_length(mesh->vertices[i]));
+    return r;
+}
+
+bool test_model(const char* name, prox_mesh_data* out) {
+    memset(out, 0, sizeof *out);
+    if (strcmp(name, "torus") == 0) return prox_mesh_torus(1.0, 0.25, 50, 50, out) == PROX_OK;
+    if (strcmp(name, "teapot") == 0) return prox_mesh_teapot(8, out) == PROX_OK;
+    if (strcmp(name, "sphere") == 0) return prox_mesh_sphere(1.0, 12, 16, out) == PROX_OK;
+    if (strcmp(name, "box") == 0) return prox_mesh_box(prox_vec3_make(1, 0.5, 0.25), out) == PROX_OK;
+    static const struct {
+        const char* name;
+        const char* path;
+    } files[] = {
+        {"xwing", "xwing/xwing.obj"},
+        {"bunny", "stanford_bunny/stanford-bunny.obj"},
+        {"bunny-res2", "stanford_bunny/bun_zipper_res2.ply"},
+        {"buddha", "happy_buddha/buddha.obj"},
+        {"teapot-obj", "utah_teapot/teapot.obj"},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
+        if (strcmp(name, files[i].name) != 0) continue;
+        char buffer[1024];
+        const char* path = prox_test_data_path(files[i].path, buffer, sizeof buffer);
+        if (!path) return false;
+        prox_io_error error;
+        if (prox_mesh_load(path, PROX_FORMAT_AUTO, out, &error) != PROX_OK) {
+            prox_test_fail(__FILE__, __LINE__, error.message);
+            return false;
+        }
+        /* centre on the bounding box, so random rotations about the origin
+         * keep the model near its placement point */
+        prox_vec3 lo = out->vertices[0], hi = lo;
+        for (int v = 1; v < out->vertex_count; ++v) {
+            prox_vec3 p = out->vertices[v];
+            lo = prox_vec3_make(fmin(lo.x, p.x), fmin(lo.y, p.y), fmin(lo.z, p.z));
+            hi = prox_vec3_make(fmax(hi.x, p.x), fmax(hi.y, p.y), fmax(hi.z, p.z));
+        }
+        prox_vec3 c = prox_vec3_scale(prox_vec3_add(lo, hi), 0.5);
+        for (int v = 0; v < out->vertex_count; ++v) out->vertices[v] = prox_vec3_sub(out->vertices[v], c);
+        return true;
+    }
+    prox_test_fail(__FILE__, __LINE__, "unknown test model");
+    return false;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* Brute-force references for the accelerated queries. */
+#ifndef PROX_TEST_ORACLE_H
+#define PROX_TEST_ORACLE_H
+
+#include <proxima/query.h>
+
+typedef struct oracle_pairs {
+    prox_tri_pair* pairs;
+    size_t count, capacity;
+} oracle_pairs;
+
+void oracle_pairs_free(oracle_pairs* p);
+/// Sorts by (triangle_a, triangle_b).
+void oracle_pairs_sort(prox_tri_pair* pairs, size_t count);
+
+/// All contacting triangle pairs of the two placed meshes, in double
+/// precision: every vertex is placed in world coordinates with
+/// prox_transform_point, then every pair of triangles whose exact world-space
+/// boxes touch is tested with the exact triangle test. (A pair whose boxes are
+/// disjoint cannot touch, so this is the all-pairs answer; the sweep over
+/// sorted box minima only avoids looking at pairs that are far apart.)
+/// Returns the number of pairs; stops after the first when `first_only`.
+size_t oracle_collide(const prox_mesh* a, const prox_transform* xa, const prox_mesh* b, const prox_transform* xb,
+                      bool first_only, oracle_pairs* out);
+
+/// The same without any culling: every triangle of a against every triangle
+/// of b. Quadratic; for small meshes and for checking oracle_collide itself.
+size_t oracle_collide_quadratic(const prox_mesh* a, const prox_transform* xa, const prox_mesh* b,
+                                const prox_transform* xb, oracle_pairs* out);
+
+#endif

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/* Hierarchy construction, refit and rebuild: invariants, degenerate input,
+ * error reporting, and queries on refitted trees against the oracle. */
+#include <proxima/query.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models.h"
+#include "oracle.h"
+#include "test.h"
+
+static prox_bvh* build(const prox_mesh* mesh, prox_split split, int leaf) {
+    prox_bvh_def def = prox_default_bvh_def();
+    def.split = split;
+    def.leaf_size = leaf;
+    prox_bvh* bvh = NULL;
+    char message[256];
+    prox_result r = prox_bvh_create(&def, mesh, &bvh, message, sizeof message);
+    CHECK_MSG(r == PROX_OK, "build failed: %s", message);
+    return bvh;
+}
+
+static void check_valid(const prox_bvh* bvh, const char* what) {
+    char message[256] = "";
+    CHECK_MSG(prox_bvh_validate(bvh, message, sizeof message), "%s: %s", what, message);
+}
+
+PROX_TEST(bvh, builds_valid_trees_for_every_split_and_leaf_size) {
+    const char* names[] = {"torus", "teapot", "sphere", "box", "xwing", "bunny-res2"};
+    for (size_t m = 0; m < sizeof names / sizeof names[0]; ++m) {
+        prox_mesh_data data;
+        if (!test_model(names[m], &data)) continue;
+        prox_mesh mesh = prox_mesh_data_view(&data);
+        for (int split = 0; split < 2; ++split) {
+            for (int leaf = 1; leaf <= 16; leaf *= 2) {
+                prox_bvh* bvh = build(&mesh, split ? PROX_SPLIT_SAH : PROX_SPLIT_MEDIAN, leaf);
+                if (!bvh) continue;
+                check_valid(bvh, names[m]);
+                prox_bvh_stats s = prox_bvh_get_stats(bvh);
+                CHECK(s.triangle_count == mesh.triangle_count);
+                CHECK(s.node_count == 2 * s.leaf_count - 1); /* a full binary tree */
+                CHECK(s.leaf_count >= (mesh.triangle_count + leaf - 1) / leaf);
+                CHECK(s.depth < 64 && (s.depth >= 1 || mesh.triangle_count <= leaf));
+                CHECK(s.mean_leaf_depth <= s.depth);
+                CHECK(s.bytes > (size_t)mesh.triangle_count * 12);
+                /* the root box holds every vertex */
+                prox_vec3 lo, hi;
+                prox_bvh_bounds(bvh, &lo, &hi);
+                for (int v = 0; v < mesh.vertex_count; ++v) {
+                    prox_vec3 p = mesh.vertices[v];
+                    CHECK(p.x >= lo.x && p.y >= lo.y && p.z >= lo.z && p.x <= hi.x && p.y <= hi.y && p.z <= hi.z);
+                }
+                prox_bvh_destroy(bvh);
+            }
+        }
+        prox_mesh_data_free(&data);
+    }
+}
+
+/* The paper's split with one triangle per leaf on a regular mesh: a balanced
+ * tree, depth about log2(n). */
+PROX_TEST(bvh, median_split_is_balanced_on_the_torus) {
+    prox_mesh_data data;
+    REQUIRE(test_model("torus", &data));
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh* bvh = build(&mesh, PROX_SPLIT_MEDIAN, 1);
+    prox_bvh_stats s = prox_bvh_get_stats(bvh);
+    CHECK(s.leaf_count == 5000);
+    CHECK(s.node_count == 9999);
+    CHECK(s.depth <= 20);
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+}
+
+static void smooth_deform(const prox_mesh* mesh, double amount, prox_vec3* out) {
+    for (int i = 0; i < mesh->vertex_count; ++i) {
+        prox_vec3 p = mesh->vertices[i];
+        double a = amount * p.z;
+        out[i] = prox_vec3_make(cos(a) * p.x - sin(a) * p.y, sin(a) * p.x + cos(a) * p.y,
+                                p.z + 0.3 * amount * sin(3 * p.x));
+    }
+}
+
+static void radical_deform(const prox_mesh* mesh, prox_rng* rng, double radius, prox_vec3* out) {
+    for (int i = 0; i < mesh->vertex_count; ++i) {
+        if (prox_rng_uniform(rng) < 0.02)
+            out[i] = prox_vec3_make(radius * (2 * prox_rng_uniform(rng) - 1), radius * (2 * prox_rng_uniform(rng) - 1),
+                                    radius * (2 * prox_rng_uniform(rng) - 1));
+        else
+            out[i] = mesh->vertices[i];
+    }
+}
+
+/* After refit the tree must still hold everything, and queries at random,
+ * non-identity poses (rotated, translated, scaled) must equal brute force on
+ * the deformed mesh. */
+PROX_TEST(bvh, refit_after_deformation_validates_and_queries_match_oracle) {
+    const char* names[] = {"torus", "teapot", "xwing"};
+    prox_rng rng = prox_rng_seed(prox_test_seed(11));
+    int placements = (int)(150 * test_scale()) + 1;
+    long checked = 0;
+    for (size_t m = 0; m < sizeof names / sizeof names[0]; ++m) {
+        prox_mesh_data data;
+        if (!test_model(names[m], &data)) continue;
+        prox_mesh mesh = prox_mesh_data_view(&data);
+        double radius = test_model_radius(&mesh);
+        prox_vec3* moved = malloc(sizeof(prox_vec3) * (size_t)mesh.vertex_count);
+        for (int leaf = 1; leaf <= 4; leaf *= 4) {
+            prox_bvh* bvh = build(&mesh, PROX_SPLIT_MEDIAN, leaf);
+            for (int round = 0; round < 4; ++round) {
+                if (round % 2 == 0) smooth_deform(&mesh, (0.5 + round) / radius, moved);
+                else radical_deform(&mesh, &rng, radius, moved);
+                REQUIRE(prox_bvh_refit(bvh, moved, mesh.vertex_count) == PROX_OK);
+                check_valid(bvh, "after refit");
+                prox_mesh deformed = {moved, mesh.vertex_count, mesh.indices, mesh.triangle_count};
+                /* radical rounds make long triangles across the model: near
+                 * brute force for the oracle, so fewer placements there */
+                int round_placements = round % 2 ? placements / 4 + 1 : placements;
+                for (int i = 0; i < round_placements; ++i) {
+                    double side = radius * (1 + (i % 3));
+                    prox_transform x[2];
+                    for (int k = 0; k < 2; ++k) {
+                        prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng),
+                                                       prox_rng_uniform(&rng));
+                        prox_vec3 scale = {1, 1, 1};
+                        if (i % 4 == 3) scale = prox_vec3_make(0.5, 1.5, 1.1);
+                        x[k] = prox_transform_make(q, scale,
+                                                   prox_vec3_make(side * (prox_rng_uniform(&rng) - 0.5),
+                                                                  side * (prox_rng_uniform(&rng) - 0.5),
+                                                                  side * (prox_rng_uniform(&rng) - 0.5)));
+                    }
+                    oracle_pairs expected = {0};
+                    size_t n = oracle_collide(&deformed, &x[0], &deformed, &x[1], false, &expected);
+                    prox_collide_def def = prox_default_collide_def();
+                    def.sat = i % 2 ? PROX_SAT_LITE : PROX_SAT_FULL;
+                    def.all_pairs = true;
+                    prox_collide_result r = prox_collide(bvh, &x[0], bvh, &x[1], &def);
+                    CHECK_MSG(r.pair_count == (int64_t)n, "%s refit round %d placement %d: %lld pairs, oracle %zu",
+                              names[m], round, i, (long long)r.pair_count, n);
+                    CHECK(prox_overlap(bvh, &x[0], bvh, &x[1], def.sat) == (n > 0));
+                    oracle_pairs_free(&expected);
+                    checked++;
+                }
+            }
+            prox_bvh_destroy(bvh);
+        }
+        free(moved);
+        prox_mesh_data_free(&data);
+    }
+    CHECK(checked > 0);
+}
+
+/* Rebuild after a deformation gives a valid tree with the same answers as a
+ * fresh build over the deformed mesh. */
+PROX_TEST(bvh, rebuild_matches_fresh_build) {
+    prox_mesh_data data;
+    REQUIRE(test_model("teapot", &data));
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_vec3* moved = malloc(sizeof(prox_vec3) * (size_t)mesh.vertex_count);
+    smooth_deform(&mesh, 1.0, moved);
+    prox_bvh* a = build(&mesh, PROX_SPLIT_SAH, 2);
+    REQUIRE(prox_bvh_rebuild(a, moved, mesh.vertex_count) == PROX_OK);
+    check_valid(a, "rebuilt");
+    prox_mesh deformed = {moved, mesh.vertex_count, mesh.indices, mesh.triangle_count};
+    prox_bvh* b = build(&deformed, PROX_SPLIT_SAH, 2);
+    prox_bvh_stats sa = prox_bvh_get_stats(a), sb = prox_bvh_get_stats(b);
+    CHECK(sa.node_count == sb.node_count && sa.depth == sb.depth);
+    prox_rng rng = prox_rng_seed(prox_test_seed(12));
+    for (int i = 0; i < 300; ++i) {
+        prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        prox_transform x = prox_transform_make(q, prox_vec3_make(1, 1, 1),
+                                               prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), 0));
+        prox_collide_def def = prox_default_collide_def();
+        def.all_pairs = true;
+        CHECK(prox_collide(a, NULL, a, &x, &def).pair_count == prox_collide(b, NULL, b, &x, &def).pair_count);
+    }
+    prox_bvh_destroy(a);
+    prox_bvh_destroy(b);
+    free(moved);
+    prox_mesh_data_free(&data);
+}
+
+/* Degenerate geometry: coincident, zero-area and exponentially spaced
+ * triangles; huge and tiny coordinates. Trees stay valid and shallow enough,
+ * and queries still equal brute force. */
+PROX_TEST(bvh, degenerate_meshes) {
+    enum { N = 200 };
+    static prox_vec3 v[3 * N];
+    static uint32_t idx[3 * N];
+    prox_rng rng = prox_rng_seed(prox_test_seed(13));
+    for (int kind = 0; kind < 6; ++kind) {
+        for (int t = 0; t < N; ++t) {
+            for (int c = 0; c < 3; ++c) {
+                prox_vec3 p;
+                switch (kind) {
+                case 0: /* every triangle the same */
+                    p = prox_vec3_make(c == 1, c == 2, 0);
+                    break;
+                case 1: /* segments and points: zero area */
+                    p = prox_vec3_make(t % 7 == 0 ? 0.5 : 0.01 * t + 0.3 * c, t % 7 == 0 ? 0.5 : 0.02 * t, 0);
+                    break;
+                case 2: /* exponentially spaced: the median split peels one triangle at a time */
+                    p = prox_vec3_make(ldexp(1.0, t % 200) + c, c == 2, 0);
+                    break;
+                case 3: /* huge coordinates */
+                    p = prox_vec3_make(1e30 * prox_rng_uniform(&rng), 1e30 * prox_rng_uniform(&rng),
+                                       1e30 * prox_rng_uniform(&rng));
+                    break;
+                case 4: /* tiny coordinates */
+                    p = prox_vec3_make(1e-30 * prox_rng_uniform(&rng), 1e-30 * prox_rng_uniform(&rng),
+                                       1e-30 * prox_rng_uniform(&rng));
+                    break;
+                default: /* a flat sheet of random triangles in z = 0 */
+                    p = prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), 0);
+                    break;
+                }
+                v[3 * t + c] = p;
+                idx[3 * t + c] = (uint32_t)(3 * t + c);
+            }
+        }
+        prox_mesh mesh = {v, 3 * N, idx, N};
+        prox_mesh_report report;
+        CHECK(prox_mesh_validate(&mesh, &report, NULL, 0) == PROX_OK);
+        if (kind == 1) CHECK(report.zero_area_triangles == N);
+        for (int split = 0; split < 2; ++split) {
+            prox_bvh* bvh = build(&mesh, split ? PROX_SPLIT_SAH : PROX_SPLIT_MEDIAN, 1 + kind % 3);
+            if (!bvh) continue;
+            check_valid(bvh, "degenerate");
+            CHECK(prox_bvh_get_stats(bvh).depth < 64);
+            double scale = kind == 3 ? 1e30 : kind == 4 ? 1e-30 : kind == 2 ? 1e60 : 1;
+            for (int i = 0; i < 30; ++i) {
+                prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+                prox_transform x = prox_transform_make(
+                    q, prox_vec3_make(1, 1, 1),
+                    prox_vec3_make(scale * (prox_rng_uniform(&rng) - 0.5), scale * (prox_rng_uniform(&rng) - 0.5),
+                                   0.2 * scale * (prox_rng_uniform(&rng) - 0.5)));
+                if (i % 5 == 0) x = prox_transform_identity();
+                size_t n = oracle_collide(&mesh, NULL, &mesh, &x, false, NULL);
+                prox_collide_def def = prox_default_collide_def();
+                def.all_pairs = true;
+                def.sat = i % 2 ? PROX_SAT_LITE : PROX_SAT_FULL;
+                prox_collide_result r = prox_collide(bvh, NULL, bvh, &x, &def);
+                CHECK_MSG(r.pair_count == (int64_t)n, "kind %d placement %d: %lld pairs, oracle %zu", kind, i,
+                          (long long)r.pair_count, n);
+            }
+            prox_bvh_destroy(bvh);
+        }
+    }
+}
+
+/* Invalid input is refused with a message, never crashes, and the caller's
+ * arrays are not modified. */
+PROX_TEST(bvh, invalid_input_is_reported) {
+    prox_vec3 v[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+    prox_vec3 v_copy[4];
+    uint32_t idx_copy[6];
+    memcpy(v_copy, v, sizeof v);
+    memcpy(idx_copy, idx, sizeof idx);
+    prox_bvh_def def = prox_default_bvh_def();
+    prox_bvh* bvh = (prox_bvh*)&def; /* must be reset to NULL on failure */
+    char message[256];
+
+    prox_mesh empty = {v, 4, idx, 0};
+    CHECK(prox_bvh_create(&def, &empty, &bvh, message, sizeof message) == PROX_ERROR_INVALID_MESH);
+    CHECK(bvh == NULL);
+    CHECK(strstr(message, "no triangles") != NULL);
+
+    uint32_t bad_idx[6] = {0, 1, 2, 0, 2, 7};
+    prox_mesh out_of_range = {v, 4, bad_idx, 2};
+    CHECK(prox_bvh_create(&def, &out_of_range, &bvh, message, sizeof message) == PROX_ERROR_INVALID_MESH);
+    CHECK_MSG(strstr(message, "triangle 1") && strstr(message, "7"), "message: %s", message);
+
+    prox_vec3 nan_v[4] = {{0, 0, 0}, {1, 0, 0}, {0, NAN, 0}, {0, 0, INFINITY}};
+    prox_mesh nonfinite = {nan_v, 4, idx, 2};
+    prox_mesh_report report;
+    CHECK(prox_mesh_validate(&nonfinite, &report, message, sizeof message) == PROX_ERROR_INVALID_MESH);
+    CHECK(report.nonfinite_vertices == 2 && report.first_nonfinite_vertex == 2);
+    CHECK_MSG(strstr(message, "vertex 2") != NULL, "message: %s", message);
+    CHECK(prox_bvh_create(&def, &nonfinite, &bvh, message, sizeof message) == PROX_ERROR_INVALID_MESH);
+
+    prox_mesh null_arrays = {NULL, 4, NULL, 2};
+    CHECK(prox_bvh_create(&def, &null_arrays, &bvh, message, sizeof message) == PROX_ERROR_INVALID_MESH);
+    prox_mesh negative = {v, -1, idx, 2};
+    CHECK(prox_bvh_create(&def, &negative, &bvh, message, sizeof message) == PROX_ERROR_INVALID_MESH);
+    CHECK(prox_bvh_create(&def, NULL, &bvh, message, sizeof message) == PROX_ERROR_INVALID_ARGUMENT);
+
+    prox_mesh good = {v, 4, idx, 2};
+    prox_bvh_def bad_def = def;
+    bad_def.leaf_size = 0;
+    CHECK(prox_bvh_create(&bad_def, &good, &bvh, message, sizeof message) == PROX_ERROR_INVALID_ARGUMENT);
+    bad_def = def;
+    bad_def.internal_cookie = 0;
+    CHECK(prox_bvh_create(&bad_def, &good, &bvh, message, sizeof message) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_bvh_create(&def, &good, NULL, message, sizeof message) == PROX_ERROR_INVALID_ARGUMENT);
+
+    REQUIRE(prox_bvh_create(&def, &good, &bvh, message, sizeof message) == PROX_OK);
+    /* refit with bad vertices changes nothing */
+    CHECK(prox_bvh_refit(bvh, nan_v, 4) == PROX_ERROR_INVALID_MESH);
+    CHECK(prox_bvh_refit(bvh, v, 3) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_bvh_rebuild(bvh, NULL, 4) == PROX_ERROR_INVALID_ARGUMENT);
+    check_valid(bvh, "after refused refit");
+    prox_mesh kept = prox_bvh_mesh(bvh);
+    CHECK(kept.vertices[2].y == 1.0);
+    prox_bvh_destroy(bvh);
+    prox_bvh_destroy(NULL);
+    CHECK(memcmp(v, v_copy, sizeof v) == 0);
+    CHECK(memcmp(idx, idx_copy, sizeof idx) == 0);
+}
+
+/* A caller-supplied allocator sees every allocation freed with its size. */
+typedef struct counting_allocator {
+    long live_blocks;
+    long long live_bytes;
+} counting_allocator;
+
+static void* counting_alloc(size_t size, void* user) {
+    counting_allocator* c = user;
+    c->live_blocks++;
+    c->live_bytes += (long long)size;
+    return malloc(size);
+}
+
+static void counting_free(void* p, size_t size, void* user) {
+    counting_allocator* c = user;
+    c->live_blocks--;
+    c->live_bytes -= (long long)size;
+    free(p);
+}
+
+PROX_TEST(bvh, custom_allocator_balances) {
+    prox_mesh_data data;
+    REQUIRE(test_model("sphere", &data));
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    counting_allocator counter = {0, 0};
+    prox_bvh_def def = prox_default_bvh_def();
+    def.allocator.alloc = counting_alloc;
+    def.allocator.free = counting_free;
+    def.allocator.user = &counter;
+    prox_bvh* bvh;
+    REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+    CHECK(counter.live_blocks > 0);
+    CHECK(prox_bvh_rebuild(bvh, mesh.vertices, mesh.vertex_count) == PROX_OK);
+    CHECK(prox_bvh_validate(bvh, NULL, 0));
+    prox_bvh_destroy(bvh);
+    CHECK(counter.live_blocks == 0);
+    CHECK(counter.live_bytes == 0);
+    prox_mesh_data_free(&data);
+}

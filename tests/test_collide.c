@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/* Collision queries against the brute-force oracle: boolean answers and the
+ * full set of contacting triangle pairs, for both SAT variants, over seeded
+ * random placements (rigid and nonuniformly scaled), touching placements
+ * found by bisection, and exactly touching boxes. */
+#include <proxima/query.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models.h"
+#include "oracle.h"
+#include "test.h"
+
+static long total_placements;
+
+typedef struct model {
+    prox_mesh_data data;
+    prox_mesh mesh;
+    prox_bvh* bvh;
+    double radius;
+} model;
+
+static bool model_open(const char* name, prox_split split, int leaf_size, model* m) {
+    memset(m, 0, sizeof *m);
+    if (!test_model(name, &m->data)) return false;
+    m->mesh = prox_mesh_data_view(&m->data);
+    prox_bvh_def def = prox_default_bvh_def();
+    def.split = split;
+    def.leaf_size = leaf_size;
+    char message[256];
+    if (prox_bvh_create(&def, &m->mesh, &m->bvh, message, sizeof message) != PROX_OK) {
+        prox_test_fail(__FILE__, __LINE__, message);
+        prox_mesh_data_free(&m->data);
+        return false;
+    }
+    m->radius = test_model_radius(&m->mesh);
+    return true;
+}
+
+static void model_close(model* m) {
+    prox_bvh_destroy(m->bvh);
+    prox_mesh_data_free(&m->data);
+}
+
+static prox_transform random_placement(prox_rng* rng, double side, bool scaled) {
+    prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    prox_vec3 scale = {1, 1, 1};
+    if (scaled) {
+        scale = prox_vec3_make(0.4 + 1.2 * prox_rng_uniform(rng), 0.4 + 1.2 * prox_rng_uniform(rng),
+                               0.4 + 1.2 * prox_rng_uniform(rng));
+        if (prox_rng_uniform(rng) < 0.25) scale.y = -scale.y; /* a mirror, too */
+    }
+    prox_vec3 origin = {side * (prox_rng_uniform(rng) - 0.5), side * (prox_rng_uniform(rng) - 0.5),
+                        side * (prox_rng_uniform(rng) - 0.5)};
+    return prox_transform_make(q, scale, origin);
+}
+
+typedef struct pair_buffer {
+    prox_tri_pair* pairs;
+    int capacity;
+} pair_buffer;
+
+/* Compares every query mode with the oracle at one placement. Returns the
+ * oracle's answer. */
+static bool check_placement(const model* a, const prox_transform* xa, const model* b, const prox_transform* xb,
+                            pair_buffer* buffer, const char* what) {
+    oracle_pairs expected = {0};
+    size_t n = oracle_collide(&a->mesh, xa, &b->mesh, xb, false, &expected);
+    oracle_pairs_sort(expected.pairs, expected.count);
+    for (int s = 0; s < 2; ++s) {
+        prox_sat sat = s ? PROX_SAT_LITE : PROX_SAT_FULL;
+        prox_collide_def def = prox_default_collide_def();
+        def.sat = sat;
+        prox_collide_result first = prox_collide(a->bvh, xa, b->bvh, xb, &def);
+        CHECK_MSG(first.colliding == (n > 0), "%s sat=%d: boolean %d, oracle %zu pairs", what, s, first.colliding, n);
+        CHECK(!first.invalid_transform);
+        CHECK(first.volume_tests >= 1);
+        CHECK(first.pair_count == (first.colliding ? 1 : 0));
+        if ((size_t)buffer->capacity < n + 1) {
+            buffer->capacity = (int)(2 * n + 16);
+            buffer->pairs = realloc(buffer->pairs, sizeof(prox_tri_pair) * (size_t)buffer->capacity);
+        }
+        def.all_pairs = true;
+        def.pairs = buffer->pairs;
+        def.capacity = buffer->capacity;
+        prox_collide_result all = prox_collide(a->bvh, xa, b->bvh, xb, &def);
+        CHECK_MSG(all.pair_count == (int64_t)n, "%s sat=%d: %lld pairs, oracle %zu", what, s, (long long)all.pair_count,
+                  n);
+        CHECK(all.triangle_tests >= all.pair_count);
+        if (all.pair_count == (int64_t)n) {
+            oracle_pairs_sort(buffer->pairs, n);
+            CHECK_MSG(n == 0 || memcmp(buffer->pairs, expected.pairs, n * sizeof(prox_tri_pair)) == 0,
+                      "%s sat=%d: pair sets differ", what, s);
+        }
+    }
+    oracle_pairs_free(&expected);
+    total_placements++;
+    return n > 0;
+}
+
+static void random_placements(const char* name, int count, bool scaled, prox_split split, int leaf_size) {
+    model a, b;
+    if (!model_open(name, split, leaf_size, &a)) {
+        prox_test_skip("model file not found (set PROXIMA_DATA)");
+        return;
+    }
+    b = a; /* two copies of the same model, as in the paper */
+    prox_rng rng = prox_rng_seed(prox_test_seed(1000 + (unsigned long long)count + (unsigned long long)leaf_size));
+    pair_buffer buffer = {0};
+    int hits = 0;
+    count = (int)(count * test_scale());
+    for (int i = 0; i < count; ++i) {
+        /* cube sides from "mostly overlapping" to "mostly apart" */
+        double side = a.radius * (i % 3 == 0 ? 1.0 : i % 3 == 1 ? 2.0 : 3.0);
+        prox_transform xa = random_placement(&rng, side, scaled);
+        prox_transform xb = random_placement(&rng, side, scaled);
+        char what[96];
+        snprintf(what, sizeof what, "%s placement %d", name, i);
+        hits += check_placement(&a, &xa, &b, &xb, &buffer, what);
+    }
+    /* the placements must exercise both answers */
+    CHECK_MSG(hits > count / 10 && hits < count - count / 10, "%s: %d of %d placements collide", name, hits, count);
+    free(buffer.pairs);
+    model_close(&a);
+}
+
+/* Moves B along a line from far away into A and bisects the distance down
+ * to adjacent doubles around the first contact. Both sides of the boundary
+ * are checked: the touching placement and the one just apart. */
+static void touching_placements(const char* name, int count, bool scaled) {
+    model a;
+    if (!model_open(name, PROX_SPLIT_MEDIAN, 1, &a)) {
+        prox_test_skip("model file not found (set PROXIMA_DATA)");
+        return;
+    }
+    prox_rng rng = prox_rng_seed(prox_test_seed(77));
+    pair_buffer buffer = {0};
+    count = (int)(count * test_scale()) + 1;
+    int touching = 0;
+    for (int i = 0; i < count; ++i) {
+        prox_transform xa = random_placement(&rng, 0, scaled);
+        prox_transform xb = random_placement(&rng, 0, scaled);
+        prox_vec3 dir = {prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5};
+        dir = prox_vec3_scale(dir, 1.0 / prox_vec3_length(dir));
+        double near = 0, far = 4 * a.radius; /* at 0 the origins coincide: colliding for these models */
+        prox_transform probe = xb;
+        for (int step = 0; step < 200 && far - near > 0; ++step) {
+            double mid = near + 0.5 * (far - near);
+            if (mid == near || mid == far) break;
+            probe.origin = prox_vec3_add(xb.origin, prox_vec3_scale(dir, mid));
+            if (oracle_collide(&a.mesh, &xa, &a.mesh, &probe, true, NULL)) near = mid;
+            else far = mid;
+        }
+        probe.origin = prox_vec3_add(xb.origin, prox_vec3_scale(dir, near));
+        touching += check_placement(&a, &xa, &a, &probe, &buffer, "touching");
+        probe.origin = prox_vec3_add(xb.origin, prox_vec3_scale(dir, far));
+        check_placement(&a, &xa, &a, &probe, &buffer, "just apart");
+    }
+    CHECK(touching > 0);
+    free(buffer.pairs);
+    model_close(&a);
+}
+
+PROX_TEST(collide, oracle_agrees_with_quadratic_reference) {
+    model a;
+    REQUIRE(model_open("sphere", PROX_SPLIT_MEDIAN, 1, &a));
+    model b;
+    REQUIRE(model_open("box", PROX_SPLIT_MEDIAN, 1, &b));
+    prox_rng rng = prox_rng_seed(prox_test_seed(5));
+    int hits = 0;
+    for (int i = 0; i < 300; ++i) {
+        prox_transform xa = random_placement(&rng, 2.5, i % 2);
+        prox_transform xb = random_placement(&rng, 2.5, i % 3 == 0);
+        const model* other = i % 2 ? &b : &a;
+        oracle_pairs fast = {0}, slow = {0};
+        size_t n = oracle_collide(&a.mesh, &xa, &other->mesh, &xb, false, &fast);
+        size_t m = oracle_collide_quadratic(&a.mesh, &xa, &other->mesh, &xb, &slow);
+        CHECK(n == m);
+        if (n == m && n) {
+            oracle_pairs_sort(fast.pairs, n);
+            oracle_pairs_sort(slow.pairs, n);
+            CHECK(memcmp(fast.pairs, slow.pairs, n * sizeof(prox_tri_pair)) == 0);
+        }
+        hits += n > 0;
+        oracle_pairs_free(&fast);
+        oracle_pairs_free(&slow);
+    }
+    CHECK(hits > 30 && hits < 270);
+    model_close(&a);
+    model_close(&b);
+}
+
+PROX_TEST(collide, torus_random) { random_placements("torus", 4000, false, PROX_SPLIT_MEDIAN, 1); }
+PROX_TEST(collide, torus_scaled) { random_placements("torus", 1500, true, PROX_SPLIT_MEDIAN, 1); }
+PROX_TEST(collide, torus_sah_leaf4) { random_placements("torus", 1000, false, PROX_SPLIT_SAH, 4); }
+PROX_TEST(collide, teapot_random) { random_placements("teapot", 3000, false, PROX_SPLIT_MEDIAN, 1); }
+PROX_TEST(collide, teapot_scaled) { random_placements("teapot", 1500, true, PROX_SPLIT_SAH, 2); }
+PROX_TEST(collide, sphere_random) { random_placements("sphere", 2000, true, PROX_SPLIT_MEDIAN, 3); }
+PROX_TEST(collide, xwing_random) { random_placements("xwing", 3000, false, PROX_SPLIT_MEDIAN, 1); }
+PROX_TEST(collide, teapot_obj_random) { random_placements("teapot-obj", 1500, false, PROX_SPLIT_MEDIAN, 1); }
+PROX_TEST(collide, bunny_random) { random_placements("bunny", 800, false, PROX_SPLIT_MEDIAN, 1); }
+PROX_TEST(collide, bunny_scaled) { random_placements("bunny", 300, true, PROX_SPLIT_SAH, 4); }
+PROX_TEST(collide, buddha_random) { random_placements("buddha", 800, false, PROX_SPLIT_MEDIAN, 1); }
+PROX_TEST(collide, torus_touching) { touching_placements("torus", 150, false); }
+PROX_TEST(collide, teapot_touching) { touching_placements("teapot", 150, true); }
+PROX_TEST(collide, xwing_touching) { touching_placements("xwing", 100, false); }
+PROX_TEST(collide, bunny_touching) { touching_placements("bunny", 40, true); }
+
+/* Boxes placed with exact arithmetic (identity rotations, dyadic offsets):
+ * face, edge and vertex contact exactly at the boundary, and one ulp apart. */
+PROX_TEST(collide, exactly_touching_boxes) {
+    model box;
+    REQUIRE(model_open("box", PROX_SPLIT_MEDIAN, 1, &box)); /* half extents 1, 0.5, 0.25 */
+    pair_buffer buffer = {0};
+    const prox_vec3 offsets[] = {
+        {2, 0, 0}, {0, 1, 0}, {0, 0, 0.5}, {2, 1, 0}, {2, 1, 0.5}, {-2, -1, -0.5}, {2, 0.25, 0.125}, {1.5, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; ++i) {
+        prox_transform xa = prox_transform_identity();
+        prox_transform xb = prox_transform_identity();
+        xb.origin = offsets[i];
+        CHECK(check_placement(&box, &xa, &box, &xb, &buffer, "exact touch"));
+        CHECK(prox_overlap(box.bvh, &xa, box.bvh, &xb, PROX_SAT_FULL));
+        /* one ulp further out along the contact direction */
+        prox_vec3 o = offsets[i];
+        xb.origin = prox_vec3_make(nextafter(o.x, o.x > 0 ? 10 : o.x < 0 ? -10 : 0),
+                                   nextafter(o.y, o.y > 0 ? 10 : o.y < 0 ? -10 : 0),
+                                   nextafter(o.z, o.z > 0 ? 10 : o.z < 0 ? -10 : 0));
+        bool expect_apart = true;
+        CHECK(check_placement(&box, &xa, &box, &xb, &buffer, "one ulp apart") != expect_apart);
+        CHECK(!prox_overlap(box.bvh, &xa, box.bvh, &xb, PROX_SAT_LITE));
+    }
+    /* rotated by exact quarter turns and mirrored: still exact arithmetic */
+    prox_transform xa = prox_transform_identity();
+    prox_transform xb = prox_transform_identity();
+    prox_mat3 quarter = {{{0, -1, 0}, {1, 0, 0}, {0, 0, -1}}};
+    xb.basis = quarter;
+    xb.origin = prox_vec3_make(1.5, 0, 0); /* B's y half extent (1) now along x: 1 + 0.5 */
+    CHECK(check_placement(&box, &xa, &box, &xb, &buffer, "quarter turn touch"));
+    free(buffer.pairs);
+    model_close(&box);
+}
+
+static bool stop_after_three(prox_tri_pair pair, void* context) {
+    (void)pair;
+    int* seen = context;
+    return ++*seen < 3;
+}
+
+PROX_TEST(collide, callback_buffer_and_invalid_transforms) {
+    model a;
+    REQUIRE(model_open("torus", PROX_SPLIT_MEDIAN, 1, &a));
+    prox_transform xa = prox_transform_identity();
+    prox_transform xb = prox_transform_make(prox_quat_identity(), prox_vec3_make(1, 1, 1), prox_vec3_make(0.3, 0, 0));
+    oracle_pairs expected = {0};
+    size_t n = oracle_collide(&a.mesh, &xa, &a.mesh, &xb, false, &expected);
+    REQUIRE(n > 10);
+    /* a small buffer holds the first pairs; the count is the total */
+    prox_tri_pair small[4];
+    prox_collide_def def = prox_default_collide_def();
+    def.all_pairs = true;
+    def.pairs = small;
+    def.capacity = 4;
+    prox_collide_result r = prox_collide(a.bvh, &xa, a.bvh, &xb, &def);
+    CHECK(r.pair_count == (int64_t)n);
+    CHECK(!r.stopped);
+    /* a callback that stops after three pairs */
+    int seen = 0;
+    def.pairs = NULL;
+    def.capacity = 0;
+    def.context = &seen;
+    def.callback = stop_after_three;
+    r = prox_collide(a.bvh, &xa, a.bvh, &xb, &def);
+    CHECK(r.stopped);
+    CHECK(seen == 3);
+    CHECK(r.pair_count == 3);
+    /* NULL transforms mean identity */
+    CHECK(prox_overlap(a.bvh, NULL, a.bvh, NULL, PROX_SAT_FULL));
+    /* singular and non-finite transforms are refused, not guessed */
+    prox_transform bad = prox_transform_identity();
+    bad.basis.m[1][1] = 0;
+    r = prox_collide(a.bvh, &xa, a.bvh, &bad, NULL);
+    CHECK(r.invalid_transform && !r.colliding);
+    bad = prox_transform_identity();
+    bad.origin.x = NAN;
+    r = prox_collide(a.bvh, &bad, a.bvh, &xb, NULL);
+    CHECK(r.invalid_transform && !r.colliding);
+    oracle_pairs_free(&expected);
+    model_close(&a);
+}
+
+PROX_TEST(collide, zz_placement_count) {
+    /* Runs last in its suite (tests run in name order) when the whole suite runs. */
+    printf("  %ld placements checked against the oracle in this run\n", total_placements);
+    /* The issue asks for at least 20,000 placements in total. That holds for
+     * a full run of the suite at scale 1 with the shared meshes present. */
+    char buffer[1024];
+    bool have_files = prox_test_data_path("stanford_bunny/stanford-bunny.obj", buffer, sizeof buffer) != NULL;
+    if (total_placements > 1000 && test_scale() >= 1 && have_files) CHECK(total_placements >= 20000);
+}

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/* proxima: command-line front end.
+ *
+ *   proxima info FILE [--split median|sah] [--leaf N]
+ *   proxima collide A B [--bv aabb] [--sat full|lite] [--all] [--stats]
+ *                       [--pose-a "12 numbers"] [--pose-b "12 numbers"] [--placements FILE]
+ *   proxima demo [--placements N]
+ *
+ * A model is a mesh file (OBJ, STL, PLY, OFF) or a built-in model:
+ * builtin:torus, builtin:teapot, builtin:sphere, builtin:box. */
+#define _POSIX_C_SOURCE 200809L
+#include <proxima/io.h>
+#include <proxima/query.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment.h"
+
+static void usage(FILE* f) {
+    fputs("usage:\n"
+          "  proxima info MODEL [--split median|sah] [--leaf N]\n"
+          "  proxima collide A B [--bv aabb] [--sat full|lite] [--all] [--stats]\n"
+          "                      [--split median|sah] [--leaf N]\n"
+          "                      [--pose-a \"R00 R01 R02 R10 R11 R12 R20 R21 R22 TX TY TZ\"] [--pose-b ...]\n"
+          "                      [--placements FILE]\n"
+          "  proxima demo [--placements N]\n"
+          "\n"
+          "MODEL is a mesh file (.obj .stl .ply .off) or builtin:torus, builtin:teapot,\n"
+          "builtin:sphere, builtin:box. A pose is a row-major 3x3 basis (rotation, may\n"
+          "scale) and a translation: x -> R x + T. A placements file has one placement per\n"
+          "line: 24 numbers, A's pose then B's pose; '#' starts a comment. collide prints\n"
+          "1 (touching) or 0 per placement; with --all, the contacting triangle pairs follow.\n",
+          f);
+}
+
+static int fail(const char* format, const char* detail) {
+    fprintf(stderr, "proxima: ");
+    fprintf(stderr, format, detail);
+    fputc('\n', stderr);
+    return 1;
+}
+
+/* Loads a model from a file or a built-in generator. */
+static bool load_model(const char* name, prox_mesh_data* out) {
+    prox_result r = PROX_OK;
+    if (strncmp(name, "builtin:", 8) == 0) {
+        const char* b = name + 8;
+        if (strcmp(b, "torus") == 0) r = prox_mesh_torus(1.0, 0.25, 50, 50, out);
+        else if (strcmp(b, "teapot") == 0) r = prox_mesh_teapot(8, out);
+        else if (strcmp(b, "sphere") == 0) r = prox_mesh_sphere(1.0, 24, 32, out);
+        else if (strcmp(b, "box") == 0) r = prox_mesh_box(prox_vec3_make(1, 1, 1), out);
+        else {
+            fail("unknown built-in model '%s' (torus, teapot, sphere, box)", b);
+            return false;
+        }
+        if (r != PROX_OK) fail("cannot make built-in model: %s", prox_result_string(r));
+        return r == PROX_OK;
+    }
+    prox_io_error error;
+    r = prox_mesh_load(name, PROX_FORMAT_AUTO, out, &error);
+    if (r != PROX_OK) {
+        fprintf(stderr, "proxima: %s\n", error.message);
+        return false;
+    }
+    return true;
+}
+
+typedef struct options {
+    prox_bvh_def bvh;
+    prox_sat sat;
+    bool all;
+    bool stats;
+    bool have_pose[2];
+    prox_transform pose[2];
+    const char* placements;
+    int demo_count;
+    const char* positional[2];
+    int positional_count;
+} options;
+
+/* Parses exactly `count` finite numbers from `text`; false otherwise. */
+static bool parse_numbers(const char* text, double* out, int count, const char** error) {
+    const char* p = text;
+    for (int i = 0; i < count; ++i) {
+        char* end;
+        errno = 0;
+        out[i] = strtod(p, &end);
+        if (end == p) {
+            *error = i == 0 ? "no numbers" : "too few numbers";
+            return false;
+        }
+        if (errno == ERANGE || !isfinite(out[i])) {
+            *error = "a number is out of range or not finite";
+            return false;
+        }
+        p = end;
+        while (*p == ' ' || *p == '\t' || *p == ',' || *p == '\r' || *p == '\n') ++p;
+    }
+    if (*p != '\0' && *p != '#') {
+        *error = "too many numbers or trailing text";
+        return false;
+    }
+    return true;
+}
+
+static bool pose_from_numbers(const double* v, prox_transform* out) {
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) out->basis.m[i][j] = v[3 * i + j];
+    out->origin = prox_vec3_make(v[9], v[10], v[11]);
+    return prox_transform_is_valid(out);
+}
+
+static int parse_options(int argc, char** argv, int first, options* o) {
+    o->bvh = prox_default_bvh_def();
+    o->sat = PROX_SAT_FULL;
+    o->demo_count = 10000;
+    for (int i = first; i < argc; ++i) {
+        const char* a = argv[i];
+        const char* value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--all") == 0) o->all = true;
+        else if (strcmp(a, "--stats") == 0) o->stats = true;
+        else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (a[0] == '-' && a[1] == '-') {
+            if (!value) return fail("option %s needs a value", a);
+            ++i;
+            if (strcmp(a, "--bv") == 0) {
+                if (!prox_volume_from_name(value, &o->bvh.volume)) return fail("unknown volume '%s' (aabb)", value);
+            } else if (strcmp(a, "--sat") == 0) {
+                if (strcmp(value, "full") == 0) o->sat = PROX_SAT_FULL;
+                else if (strcmp(value, "lite") == 0) o->sat = PROX_SAT_LITE;
+                else return fail("--sat takes full or lite, not '%s'", value);
+            } else if (strcmp(a, "--split") == 0) {
+                if (strcmp(value, "median") == 0) o->bvh.split = PROX_SPLIT_MEDIAN;
+                else if (strcmp(value, "sah") == 0) o->bvh.split = PROX_SPLIT_SAH;
+                else return fail("--split takes median or sah, not '%s'", value);
+            } else if (strcmp(a, "--leaf") == 0) {
+                char* end;
+                long n = strtol(value, &end, 10);
+                if (*end || n < 1 || n > 16) return fail("--leaf takes 1..16, not '%s'", value);
+                o->bvh.leaf_size = (int)n;
+            } else if (strcmp(a, "--pose-a") == 0 || strcmp(a, "--pose-b") == 0) {
+                int k = a[7] == 'b';
+                double v[12];
+                const char* error = "";
+                if (!parse_numbers(value, v, 12, &error)) {
+                    fprintf(stderr, "proxima: %s: %s (want 12 numbers: 3x3 row-major basis, then translation)\n", a,
+                            error);
+                    return 1;
+                }
+                if (!pose_from_numbers(v, &o->pose[k])) return fail("%s: the basis is singular", a);
+                o->have_pose[k] = true;
+            } else if (strcmp(a, "--placements") == 0) {
+                o->placements = value;
+                char* end;
+                long n = strtol(value, &end, 10);
+                o->demo_count = (*end == '\0' && n > 0 && n <= 10000000) ? (int)n : -1;
+            } else {
+                return fail("unknown option %s", a);
+            }
+        } else {
+            if (o->positional_count == 2) return fail("unexpected argument '%s'", a);
+            o->positional[o->positional_count++] = a;
+        }
+    }
+    return 0;
+}
+
+static int command_info(const options* o) {
+    if (o->positional_count != 1) {
+        usage(stderr);
+        return 2;
+    }
+    const char* name = o->positional[0];
+    prox_mesh_data data;
+    if (!load_model(name, &data)) return 1;
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_mesh_report report;
+    char message[512] = "";
+    prox_result r = prox_mesh_validate(&mesh, &report, message, sizeof message);
+    printf("model       %s\n", name);
+    printf("vertices    %d\n", mesh.vertex_count);
+    printf("triangles   %d\n", mesh.triangle_count);
+    if (mesh.vertex_count > 0) {
+        prox_vec3 lo = mesh.vertices[0], hi = lo;
+        for (int i = 1; i < mesh.vertex_count; ++i) {
+            prox_vec3 p = mesh.vertices[i];
+            lo = prox_vec3_make(fmin(lo.x, p.x), fmin(lo.y, p.y), fmin(lo.z, p.z));
+            hi = prox_vec3_make(fmax(hi.x, p.x), fmax(hi.y, p.y), fmax(hi.z, p.z));
+        }
+        printf("bounds      [%.9g, %.9g] x [%.9g, %.9g] x [%.9g, %.9g]\n", lo.x, hi.x, lo.y, hi.y, lo.z, hi.z);
+    }
+    printf("validation  %s\n", r == PROX_OK ? "ok" : message);
+    printf("  non-finite vertices     %d\n", report.nonfinite_vertices);
+    printf("  out-of-range indices    %d\n", report.out_of_range_indices);
+    printf("  zero-area triangles     %d", report.zero_area_triangles);
+    if (report.first_zero_area_triangle >= 0) printf(" (first: triangle %d)", report.first_zero_area_triangle);
+    printf("\n");
+    if (r == PROX_OK) {
+        prox_bvh* bvh;
+        double t0 = experiment_now();
+        r = prox_bvh_create(&o->bvh, &mesh, &bvh, message, sizeof message);
+        double seconds = experiment_now() - t0;
+        if (r != PROX_OK) {
+            fprintf(stderr, "proxima: %s: %s\n", name, message);
+            prox_mesh_data_free(&data);
+            return 1;
+        }
+        prox_bvh_stats s = prox_bvh_get_stats(bvh);
+        printf("tree        %s, %s split, leaf size %d\n", prox_volume_name(s.volume),
+               o->bvh.split == PROX_SPLIT_SAH ? "sah" : "median", o->bvh.leaf_size);
+        printf("  nodes                   %d (%d leaves)\n", s.node_count, s.leaf_count);
+        printf("  depth                   %d (mean leaf depth %.1f)\n", s.depth, s.mean_leaf_depth);
+        printf("  bytes                   %zu (%.1f per triangle)\n", s.bytes, (double)s.bytes / s.triangle_count);
+        printf("  build time              %.3f ms\n", 1e3 * seconds);
+        printf("  valid                   %s\n", prox_bvh_validate(bvh, message, sizeof message) ? "yes" : message);
+        prox_bvh_destroy(bvh);
+    }
+    prox_mesh_data_free(&data);
+    return r == PROX_OK ? 0 : 1;
+}
+
+static bool print_pair(prox_tri_pair pair, void* context) {
+    (void)context;
+    printf("%d %d\n", pair.triangle_a, pair.triangle_b);
+    return true;
+}
+
+static void run_one(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
+                    const options* o, prox_collide_result* totals) {
+    prox_collide_def def = prox_default_collide_def();
+    def.sat = o->sat;
+    def.all_pairs = o->all;
+    prox_collide_result r = prox_collide(a, xa, b, xb, &def);
+    printf("%d\n", r.colliding ? 1 : 0);
+    if (o->all && r.colliding) {
+        def.callback = print_pair;
+        prox_collide(a, xa, b, xb, &def);
+        printf("\n");
+    }
+    totals->volume_tests += r.volume_tests;
+    totals->triangle_tests += r.triangle_tests;
+    totals->pair_count += r.pair_count;
+}
+
+static int command_collide(const options* o) {
+    if (o->positional_count != 2) {
+        usage(stderr);
+        return 2;
+    }
+    prox_mesh_data data[2] = {{0}};
+    prox_bvh* bvh[2] = {NULL, NULL};
+    int status = 1;
+    for (int k = 0; k < 2; ++k) {
+        if (!load_model(o->positional[k], &data[k])) goto done;
+        prox_mesh mesh = prox_mesh_data_view(&data[k]);
+        char message[512];
+        if (prox_bvh_create(&o->bvh, &mesh, &bvh[k], message, sizeof message) != PROX_OK) {
+            fprintf(stderr, "proxima: %s: %s\n", o->positional[k], message);
+            goto done;
+        }
+    }
+    prox_collide_result totals = {0};
+    long queries = 0;
+    if (o->placements) {
+        FILE* f = strcmp(o->placements, "-") == 0 ? stdin : fopen(o->placements, "r");
+        if (!f) {
+            fprintf(stderr, "proxima: cannot open placements file %s: %s\n", o->placements, strerror(errno));
+            goto done;
+        }
+        char* line = NULL;
+        size_t cap = 0;
+        long number = 0;
+        status = 0;
+        while (getline(&line, &cap, f) != -1) {
+            ++number;
+            char* hash = strchr(line, '#');
+            if (hash) *hash = '\0';
+            const char* p = line;
+            while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
+            if (*p == '\0') continue;
+            double v[24];
+            const char* error = "";
+            prox_transform xa, xb;
+            if (!parse_numbers(p, v, 24, &error)) {
+                fprintf(stderr, "proxima: %s:%ld: %s (want 24 numbers per placement)\n", o->placements, number, error);
+                status = 1;
+                break;
+            }
+            if (!pose_from_numbers(v, &xa) || !pose_from_numbers(v + 12, &xb)) {
+                fprintf(stderr, "proxima: %s:%ld: singular basis\n", o->placements, number);
+                status = 1;
+                break;
+            }
+            run_one(bvh[0], &xa, bvh[1], &xb, o, &totals);
+            queries++;
+        }
+        free(line);
+        if (f != stdin) fclose(f);
+    } else {
+        prox_transform id = prox_transform_identity();
+        run_one(bvh[0], o->have_pose[0] ? &o->pose[0] : &id, bvh[1], o->have_pose[1] ? &o->pose[1] : &id, o,
+                &totals);
+        queries = 1;
+        status = 0;
+    }
+    if (o->stats)
+        fprintf(stderr, "queries %ld  box tests %lld  triangle tests %lld  pairs %lld\n", queries,
+                (long long)totals.volume_tests, (long long)totals.triangle_tests, (long long)totals.pair_count);
+done:
+    for (int k = 0; k < 2; ++k) {
+        prox_bvh_destroy(bvh[k]);
+        prox_mesh_data_free(&data[k]);
+    }
+    return status;
+}
+
+/* The paper's experiment at a small size on the built-in models. */
+static int command_demo(const options* o) {
+    int count = o->demo_count;
+    if (count <= 0) return fail("--placements takes a positive count for demo%s", "");
+    const char* models[] = {"builtin:torus", "builtin:teapot"};
+    printf("proxima %s: van den Bergen 1998, sec. 5, at %d random placements per model\n", prox_version_string(),
+           count);
+    printf("(two copies of a model, uniform random rotations, origins uniform in a cube tuned for ~60%% hits;\n"
+           " times on this machine; Cb and Cp are least-squares fits of per-query times)\n\n");
+    printf("| model | triangles | SAT | hits | Nb | Cb (ns) | Tb (ms) | Np | Cp (ns) | Tp (ms) | Ttotal (ms) | per query (us) |\n");
+    printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    double table3[2][5];
+    for (size_t m = 0; m < 2; ++m) {
+        prox_mesh_data data;
+        if (!load_model(models[m], &data)) return 1;
+        prox_mesh mesh = prox_mesh_data_view(&data);
+        prox_bvh* bvh;
+        char message[256];
+        double t0 = experiment_now();
+        if (prox_bvh_create(&o->bvh, &mesh, &bvh, message, sizeof message) != PROX_OK) {
+            prox_mesh_data_free(&data);
+            return fail("%s", message);
+        }
+        table3[m][0] = experiment_now() - t0;
+        t0 = experiment_now();
+        prox_bvh_refit(bvh, mesh.vertices, mesh.vertex_count);
+        table3[m][1] = experiment_now() - t0;
+        double side = experiment_calibrate_side(bvh, bvh, 0.6, 1000, 7);
+        experiment_placement* p = malloc(sizeof *p * (size_t)count);
+        if (!p) return fail("out of memory%s", "");
+        experiment_make_placements(2026, side, count, p);
+        for (int s = 0; s < 2; ++s) {
+            experiment_timing t;
+            experiment_time_proxima(bvh, bvh, p, count, s ? PROX_SAT_LITE : PROX_SAT_FULL, NULL, &t);
+            printf("| %s | %d | %s | %d | %lld | %.1f | %.2f | %lld | %.1f | %.2f | %.2f | %.2f |\n", models[m] + 8,
+                   mesh.triangle_count, s ? "lite" : "full", t.hits, (long long)t.volume_tests, t.cb_ns,
+                   1e-6 * t.cb_ns * (double)t.volume_tests, (long long)t.triangle_tests, t.cp_ns,
+                   1e-6 * t.cp_ns * (double)t.triangle_tests, 1e3 * t.total_seconds, 1e6 * t.total_seconds / count);
+            table3[m][2 + s] = t.total_seconds / count;
+        }
+        free(p);
+        prox_bvh_destroy(bvh);
+        prox_mesh_data_free(&data);
+    }
+    printf("\nTable 3 (build, refit, test a pair):\n\n");
+    printf("| operation | torus | teapot |\n|---|---:|---:|\n");
+    printf("| build an AABB tree | %.3f ms | %.3f ms |\n", 1e3 * table3[0][0], 1e3 * table3[1][0]);
+    printf("| refit an AABB tree | %.3f ms | %.3f ms |\n", 1e3 * table3[0][1], 1e3 * table3[1][1]);
+    printf("| test a pair (SAT) | %.2f us | %.2f us |\n", 1e6 * table3[0][2], 1e6 * table3[1][2]);
+    printf("| test a pair (SAT lite) | %.2f us | %.2f us |\n", 1e6 * table3[0][3], 1e6 * table3[1][3]);
+    printf("\nThe full benchmark with peers and all models: make bench (see BENCHMARKS.md).\n");
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char* command = argv[1];
+    if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 || strcmp(command, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(command, "--version") == 0) {
+        printf("proxima %s\n", prox_version_string());
+        return 0;
+    }
+    options o;
+    memset(&o, 0, sizeof o);
+    int r = parse_options(argc, argv, 2, &o);
+    if (r) return r;
+    if (strcmp(command, "info") == 0) return command_info(&o);
+    if (strcmp(command, "collide") == 0) return command_collide(&o);
+    if (strcmp(command, "demo") == 0) return command_demo(&o);
+    fprintf(stderr, "proxima: unknown command '%s'\n", command);
+    usage(stderr);
+    return 2;
+}
