@@ -34,15 +34,18 @@ bool prox_volume_from_name(const char* name, prox_volume* out_volume) {
 
 static size_t bvh_bytes(const prox_bvh* bvh) {
     size_t n = (size_t)bvh->triangle_count;
-    size_t max_nodes = 2 * n; /* at most 2n - 1 */
-    return sizeof(prox_bvh) + max_nodes * sizeof(prox_node) + (size_t)bvh->vertex_count * sizeof(prox_vec3) +
-           n * (3 * sizeof(uint32_t) + sizeof(int32_t) + 3 * sizeof(uint32_t));
+    return sizeof(prox_bvh) + (size_t)bvh->node_count * sizeof(prox_node4) +
+           sizeof(uint32_t) * (size_t)(bvh->leaf_lane_count + bvh->internal_lane_count) +
+           (size_t)bvh->vertex_count * sizeof(prox_vec3) + n * (3 * sizeof(uint32_t) + sizeof(int32_t) + 3 * sizeof(uint32_t));
 }
 
 static void bvh_free_arrays(prox_bvh* bvh) {
     const prox_allocator* a = &bvh->def.allocator;
     size_t n = (size_t)bvh->triangle_count;
-    prox_free(a, bvh->nodes, 2 * n * sizeof(prox_node));
+    prox_free(a, bvh->nodes, (size_t)bvh->node_count * sizeof(prox_node4));
+    prox_free(a, bvh->leaf_lanes, sizeof(uint32_t) * (size_t)(bvh->leaf_lane_count ? bvh->leaf_lane_count : 1));
+    prox_free(a, bvh->internal_lanes,
+              sizeof(uint32_t) * (size_t)(bvh->internal_lane_count ? bvh->internal_lane_count : 1));
     prox_free(a, bvh->vertices, (size_t)bvh->vertex_count * sizeof(prox_vec3));
     prox_free(a, bvh->slot_indices, 3 * n * sizeof(uint32_t));
     prox_free(a, bvh->slot_triangle, n * sizeof(int32_t));
@@ -83,12 +86,11 @@ prox_result prox_bvh_create(const prox_bvh_def* def, const prox_mesh* mesh, prox
     bvh->vertex_count = mesh->vertex_count;
     bvh->triangle_count = mesh->triangle_count;
     size_t n = (size_t)mesh->triangle_count;
-    bvh->nodes = prox_alloc(a, 2 * n * sizeof(prox_node));
     bvh->vertices = prox_alloc(a, (size_t)mesh->vertex_count * sizeof(prox_vec3));
     bvh->slot_indices = prox_alloc(a, 3 * n * sizeof(uint32_t));
     bvh->slot_triangle = prox_alloc(a, n * sizeof(int32_t));
     bvh->mesh_indices = prox_alloc(a, 3 * n * sizeof(uint32_t));
-    if (!bvh->nodes || !bvh->vertices || !bvh->slot_indices || !bvh->slot_triangle || !bvh->mesh_indices) {
+    if (!bvh->vertices || !bvh->slot_indices || !bvh->slot_triangle || !bvh->mesh_indices) {
         bvh_free_arrays(bvh);
         prox_free(a, bvh, sizeof *bvh);
         prox_message(message, message_size, "out of memory for %d triangles", mesh->triangle_count);
@@ -116,9 +118,12 @@ void prox_bvh_destroy(prox_bvh* bvh) {
 
 static prox_result check_new_vertices(const prox_bvh* bvh, const prox_vec3* vertices, int vertex_count) {
     if (!bvh || !vertices || vertex_count != bvh->vertex_count) return PROX_ERROR_INVALID_ARGUMENT;
+    /* x - x is 0 for finite x and NaN for NaN and infinities: one
+     * branch-free sum checks every coordinate */
+    double sum = 0;
     for (int i = 0; i < vertex_count; ++i)
-        if (!prox_vec3_is_finite(vertices[i])) return PROX_ERROR_INVALID_MESH;
-    return PROX_OK;
+        sum += (vertices[i].x - vertices[i].x) + (vertices[i].y - vertices[i].y) + (vertices[i].z - vertices[i].z);
+    return sum == 0 ? PROX_OK : PROX_ERROR_INVALID_MESH;
 }
 
 prox_result prox_bvh_refit(prox_bvh* bvh, const prox_vec3* vertices, int vertex_count) {
@@ -138,14 +143,18 @@ prox_result prox_bvh_rebuild(prox_bvh* bvh, const prox_vec3* vertices, int verte
     return r;
 }
 
-static bool box_contains(const prox_node* n, const double lo[3], const double hi[3]) {
-    for (int k = 0; k < 3; ++k) {
-        /* exact comparison against the float box's true bounds */
-        double c = n->center[k], e = n->extent[k];
-        if (!(lo[k] >= c - e) && !((long double)lo[k] >= (long double)c - (long double)e)) return false;
-        if (!(hi[k] <= c + e) && !((long double)hi[k] <= (long double)c + (long double)e)) return false;
-    }
+/* Does the float box [blo, bhi] (with stride) contain [lo, hi]? */
+static bool box_contains(const float* blo, const float* bhi, int stride, const double lo[3], const double hi[3]) {
+    for (int k = 0; k < 3; ++k)
+        if (!(lo[k] >= (double)blo[k * stride]) || !(hi[k] <= (double)bhi[k * stride])) return false;
     return true;
+}
+
+static void lane_get(const prox_node4* n, int lane, double lo[3], double hi[3]) {
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = n->lo[k][lane];
+        hi[k] = n->hi[k][lane];
+    }
 }
 
 bool prox_bvh_validate(const prox_bvh* bvh, char* message, size_t message_size) {
@@ -154,55 +163,76 @@ bool prox_bvh_validate(const prox_bvh* bvh, char* message, size_t message_size) 
         return false;
     }
     const int n = bvh->triangle_count;
-    if (bvh->node_count < 1 || bvh->node_count > 2 * n - 1) {
+    if (bvh->node_count < 1 || bvh->node_count > (n > 1 ? n - 1 : 1)) {
         prox_message(message, message_size, "node count %d for %d triangles", bvh->node_count, n);
         return false;
     }
     int covered = 0;
     for (int i = 0; i < bvh->node_count; ++i) {
-        const prox_node* node = &bvh->nodes[i];
-        for (int k = 0; k < 3; ++k)
-            if (!(node->extent[k] >= 0)) {
-                prox_message(message, message_size, "node %d has a negative or NaN extent", i);
-                return false;
+        const prox_node4* node = &bvh->nodes[i];
+        for (int lane = 0; lane < PROX_LANES; ++lane) {
+            int count = node->count[lane];
+            if (count < 0) {
+                for (int k = 0; k < 3; ++k)
+                    if (!(node->lo[k][lane] == INFINITY && node->hi[k][lane] == -INFINITY)) {
+                        prox_message(message, message_size, "empty node %d lane %d is not the empty box", i, lane);
+                        return false;
+                    }
+                continue;
             }
-        if (prox_node_is_leaf(node)) {
-            if (node->count > bvh->def.leaf_size || node->index < 0 || node->index + node->count > n) {
-                prox_message(message, message_size, "leaf %d has bad slots [%d, +%d)", i, node->index, node->count);
-                return false;
-            }
-            covered += node->count;
-            for (int s = node->index; s < node->index + node->count; ++s) {
-                const uint32_t* idx = bvh->slot_indices + 3 * (size_t)s;
-                for (int c = 0; c < 3; ++c) {
-                    prox_vec3 p = bvh->vertices[idx[c]];
-                    double lo[3] = {p.x, p.y, p.z};
-                    if (!box_contains(node, lo, lo)) {
-                        prox_message(message, message_size,
-                                     "leaf %d does not contain vertex %u of triangle %d (%.17g, %.17g, %.17g)", i,
-                                     idx[c], bvh->slot_triangle[s], p.x, p.y, p.z);
+            for (int k = 0; k < 3; ++k)
+                if (!(node->hi[k][lane] >= node->lo[k][lane])) {
+                    prox_message(message, message_size, "node %d lane %d is inverted or NaN on axis %d", i, lane, k);
+                    return false;
+                }
+            if (count > 0) {
+                int first = node->index[lane];
+                if (count > bvh->def.leaf_size || first < 0 || first + count > n) {
+                    prox_message(message, message_size, "node %d lane %d: bad slots [%d, +%d)", i, lane, first, count);
+                    return false;
+                }
+                covered += count;
+                for (int s = first; s < first + count; ++s) {
+                    const uint32_t* idx = bvh->slot_indices + 3 * (size_t)s;
+                    for (int c = 0; c < 3; ++c) {
+                        prox_vec3 p = bvh->vertices[idx[c]];
+                        double pt[3] = {p.x, p.y, p.z};
+                        if (!box_contains(&node->lo[0][lane], &node->hi[0][lane], PROX_LANES, pt, pt)) {
+                            prox_message(message, message_size,
+                                         "node %d lane %d does not contain vertex %u of triangle %d (%.17g, %.17g, %.17g)",
+                                         i, lane, idx[c], bvh->slot_triangle[s], p.x, p.y, p.z);
+                            return false;
+                        }
+                    }
+                }
+            } else {
+                int c = node->index[lane];
+                if (c <= i || c >= bvh->node_count) {
+                    prox_message(message, message_size, "node %d lane %d has child node %d (must exceed it and exist)",
+                                 i, lane, c);
+                    return false;
+                }
+                const prox_node4* child = &bvh->nodes[c];
+                for (int cl = 0; cl < PROX_LANES; ++cl) {
+                    if (child->count[cl] < 0) continue;
+                    double lo[3], hi[3];
+                    lane_get(child, cl, lo, hi);
+                    if (!box_contains(&node->lo[0][lane], &node->hi[0][lane], PROX_LANES, lo, hi)) {
+                        prox_message(message, message_size, "node %d lane %d does not contain its child %d lane %d", i,
+                                     lane, c, cl);
                         return false;
                     }
                 }
             }
-        } else {
-            int c = node->index;
-            if (c <= i || c + 1 >= bvh->node_count) {
-                prox_message(message, message_size, "node %d has child index %d (must exceed it and exist)", i, c);
-                return false;
-            }
-            for (int j = c; j <= c + 1; ++j) {
-                double lo[3], hi[3];
-                const prox_node* child = &bvh->nodes[j];
-                for (int k = 0; k < 3; ++k) {
-                    lo[k] = (double)child->center[k] - (double)child->extent[k];
-                    hi[k] = (double)child->center[k] + (double)child->extent[k];
-                }
-                if (!box_contains(node, lo, hi)) {
-                    prox_message(message, message_size, "node %d does not contain its child %d", i, j);
-                    return false;
-                }
-            }
+        }
+    }
+    for (int lane = 0; lane < PROX_LANES; ++lane) {
+        if (bvh->nodes[0].count[lane] < 0) continue;
+        double lo[3], hi[3];
+        lane_get(&bvh->nodes[0], lane, lo, hi);
+        if (!box_contains(bvh->root_lo, bvh->root_hi, 1, lo, hi)) {
+            prox_message(message, message_size, "the root box does not contain node 0 lane %d", lane);
+            return false;
         }
     }
     /* every triangle in exactly one slot */
@@ -243,20 +273,24 @@ prox_bvh_stats prox_bvh_get_stats(const prox_bvh* bvh) {
     s.triangle_count = bvh->triangle_count;
     s.vertex_count = bvh->vertex_count;
     s.node_count = bvh->node_count;
-    s.depth = bvh->depth;
     s.bytes = bvh_bytes(bvh);
-    /* depths by one forward sweep: children come after parents */
+    /* depths by one forward sweep: child nodes come after their parents */
     int* depth = malloc(sizeof(int) * (size_t)bvh->node_count);
     if (depth) {
         double sum = 0;
-        depth[0] = 0;
+        depth[0] = 1;
         for (int i = 0; i < bvh->node_count; ++i) {
-            const prox_node* node = &bvh->nodes[i];
-            if (prox_node_is_leaf(node)) {
-                s.leaf_count++;
-                sum += depth[i];
-            } else {
-                depth[node->index] = depth[node->index + 1] = depth[i] + 1;
+            const prox_node4* node = &bvh->nodes[i];
+            for (int lane = 0; lane < PROX_LANES; ++lane) {
+                if (node->count[lane] < 0) continue;
+                s.box_count++;
+                if (node->count[lane] > 0) {
+                    s.leaf_count++;
+                    sum += depth[i];
+                    if (depth[i] > s.depth) s.depth = depth[i];
+                } else {
+                    depth[node->index[lane]] = depth[i] + 1;
+                }
             }
         }
         s.mean_leaf_depth = s.leaf_count ? sum / s.leaf_count : 0;
@@ -271,8 +305,8 @@ prox_mesh prox_bvh_mesh(const prox_bvh* bvh) {
 }
 
 void prox_bvh_bounds(const prox_bvh* bvh, prox_vec3* out_min, prox_vec3* out_max) {
-    double lo[3], hi[3];
-    prox_node_get_bounds(&bvh->nodes[0], lo, hi);
+    const float* lo = bvh->root_lo;
+    const float* hi = bvh->root_hi;
     if (out_min) *out_min = prox_vec3_make(lo[0], lo[1], lo[2]);
     if (out_max) *out_max = prox_vec3_make(hi[0], hi[1], hi[2]);
 }

@@ -16,6 +16,13 @@ typedef struct build_task {
     int node, begin, end, depth;
 } build_task;
 
+/* A node of the binary tree the build makes before collapsing it 4-wide. */
+typedef struct build_node {
+    double area;   /* half the surface area of the node's box: the collapse keeps the biggest apart */
+    int32_t index; /* internal: first child (the second is index + 1); leaf: first slot */
+    int32_t count; /* 0 internal, else the leaf's triangle count */
+} build_node;
+
 typedef struct builder {
     const prox_bvh* bvh;
     build_triangle* tris; /* indexed by original triangle id */
@@ -181,17 +188,86 @@ static int split_sah(builder* b, int begin, int end) {
     return (i == begin || i == end) ? -1 : i;
 }
 
+/* Collapses the binary tree into 4-wide nodes: starting from a node's two
+ * children, the internal child with the largest box is replaced by its own
+ * two children until four boxes stand side by side. Nodes are numbered in the
+ * order they are made, so every child node comes after its parent. */
+static int collapse(const build_node* bin, prox_node4* out) {
+    /* Node numbers are given when a node is taken off the stack, in
+     * depth-first order with lane 0 first, so nodes lie in the same order as
+     * the triangle slots of their leaves and the refit streams through both. */
+    typedef struct task {
+        int32_t bin;
+        int32_t parent_ref; /* parent node * 4 + lane, or -1 for the root */
+    } task;
+    task stack[4 * PROX_MAX_DEPTH + 8];
+    int top = 0, count = 0;
+    stack[top++] = (task){0, -1};
+    while (top > 0) {
+        task t = stack[--top];
+        int id = count++;
+        if (t.parent_ref >= 0) out[t.parent_ref / PROX_LANES].index[t.parent_ref % PROX_LANES] = id;
+        int32_t entries[PROX_LANES];
+        int n = 0;
+        if (bin[t.bin].count > 0) {
+            entries[n++] = t.bin; /* the whole tree is one leaf */
+        } else {
+            entries[n++] = bin[t.bin].index;
+            entries[n++] = bin[t.bin].index + 1;
+            while (n < PROX_LANES) {
+                int best = -1;
+                for (int i = 0; i < n; ++i)
+                    if (bin[entries[i]].count == 0 && (best < 0 || bin[entries[i]].area > bin[entries[best]].area))
+                        best = i;
+                if (best < 0) break;
+                /* split in place, keeping the entries in left-to-right order */
+                int32_t split = entries[best];
+                for (int i = n; i > best + 1; --i) entries[i] = entries[i - 1];
+                entries[best] = bin[split].index;
+                entries[best + 1] = bin[split].index + 1;
+                n++;
+            }
+        }
+        prox_node4* node = &out[id];
+        memset(node, 0, sizeof *node);
+        for (int lane = 0; lane < PROX_LANES; ++lane) {
+            if (lane >= n) {
+                node->count[lane] = -1;
+                node->index[lane] = 0;
+                for (int k = 0; k < 3; ++k) {
+                    node->lo[k][lane] = INFINITY;
+                    node->hi[k][lane] = -INFINITY;
+                }
+                continue;
+            }
+            const build_node* b = &bin[entries[lane]];
+            node->index[lane] = b->index; /* internal lanes get their child's number when it is made */
+            node->count[lane] = b->count;
+        }
+        /* push in reverse so that lane 0's subtree is numbered first */
+        for (int lane = n - 1; lane >= 0; --lane)
+            if (bin[entries[lane]].count == 0) stack[top++] = (task){entries[lane], id * PROX_LANES + lane};
+    }
+    return count;
+}
+
 prox_result prox_bvh_build_tree(prox_bvh* bvh) {
     const int n = bvh->triangle_count;
     const prox_allocator* alloc = &bvh->def.allocator;
     builder b = {bvh, NULL, NULL};
     size_t tris_bytes = sizeof(build_triangle) * (size_t)n;
     size_t order_bytes = sizeof(int32_t) * (size_t)n;
+    size_t bin_bytes = sizeof(build_node) * (2 * (size_t)n);
+    size_t wide_bytes = sizeof(prox_node4) * (size_t)n; /* at most one per binary internal node */
+    build_node* bin = prox_alloc(alloc, bin_bytes);
+    prox_node4* wide = prox_alloc(alloc, wide_bytes);
     b.tris = prox_alloc(alloc, tris_bytes);
     b.order = prox_alloc(alloc, order_bytes);
-    if (!b.tris || !b.order) {
+    if (!b.tris || !b.order || !bin || !wide) {
         prox_free(alloc, b.tris, tris_bytes);
         prox_free(alloc, b.order, order_bytes);
+        prox_free(alloc, bin, bin_bytes);
+        prox_free(alloc, wide, wide_bytes);
         return PROX_ERROR_OUT_OF_MEMORY;
     }
     for (int t = 0; t < n; ++t) {
@@ -210,18 +286,16 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
 
     const int leaf_size = bvh->def.leaf_size;
     build_task stack[PROX_MAX_DEPTH + 2];
-    int top = 0;
-    bvh->node_count = 1;
-    bvh->depth = 0;
+    int top = 0, bin_count = 1, depth = 0;
     stack[top++] = (build_task){0, 0, n, 0};
     while (top > 0) {
         build_task task = stack[--top];
-        prox_node* node = &bvh->nodes[task.node];
+        build_node* node = &bin[task.node];
         double lo[3], hi[3];
         range_bounds(&b, task.begin, task.end, lo, hi);
-        prox_node_set_bounds(node, lo, hi);
+        node->area = half_area(lo, hi);
         int count = task.end - task.begin;
-        if (task.depth > bvh->depth) bvh->depth = task.depth;
+        if (task.depth > depth) depth = task.depth;
         if (count <= leaf_size) {
             node->index = task.begin;
             node->count = count;
@@ -239,25 +313,76 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
             split = task.begin + count / 2;
             select_nth(&b, task.begin, task.end, split, longest_axis(lo, hi));
         }
-        int child = bvh->node_count;
-        bvh->node_count += 2;
+        int child = bin_count;
+        bin_count += 2;
         node->index = child;
         node->count = 0;
-        /* the left child is processed first, so it sits right after its parent's subtree start */
         stack[top++] = (build_task){child + 1, split, task.end, task.depth + 1};
         stack[top++] = (build_task){child, task.begin, split, task.depth + 1};
     }
 
-    for (int s = 0; s < n; ++s) {
-        int32_t t = b.order[s];
-        bvh->slot_triangle[s] = t;
-        memcpy(&bvh->slot_indices[3 * (size_t)s], &bvh->mesh_indices[3 * (size_t)t], 3 * sizeof(uint32_t));
+    /* Everything that can fail happens before the slots change, so a failed
+     * rebuild leaves the old tree intact. */
+    int wide_count = collapse(bin, wide);
+    size_t nodes_bytes = sizeof(prox_node4) * (size_t)wide_count;
+    prox_node4* nodes = prox_alloc(alloc, nodes_bytes);
+    int leaf_lanes = 0, internal_lanes = 0;
+    for (int i = 0; i < wide_count; ++i)
+        for (int lane = 0; lane < PROX_LANES; ++lane) {
+            leaf_lanes += wide[i].count[lane] > 0;
+            internal_lanes += wide[i].count[lane] == 0;
+        }
+    size_t leaf_bytes = sizeof(uint32_t) * (size_t)(leaf_lanes ? leaf_lanes : 1);
+    size_t internal_bytes = sizeof(uint32_t) * (size_t)(internal_lanes ? internal_lanes : 1);
+    uint32_t* leaf_list = prox_alloc(alloc, leaf_bytes);
+    uint32_t* internal_list = prox_alloc(alloc, internal_bytes);
+    size_t slot_lane_bytes = sizeof(int32_t) * (size_t)n;
+    int32_t* slot_lane = prox_alloc(alloc, slot_lane_bytes);
+    if (!nodes || !leaf_list || !internal_list || !slot_lane) {
+        prox_free(alloc, nodes, nodes_bytes);
+        prox_free(alloc, leaf_list, leaf_bytes);
+        prox_free(alloc, internal_list, internal_bytes);
+        nodes = NULL;
+    } else {
+        /* leaf lanes sorted by first slot, via a slot -> lane table */
+        for (int slot = 0; slot < n; ++slot) slot_lane[slot] = -1;
+        for (int i = 0; i < wide_count; ++i)
+            for (int lane = 0; lane < PROX_LANES; ++lane)
+                if (wide[i].count[lane] > 0) slot_lane[wide[i].index[lane]] = i * PROX_LANES + lane;
+        int li = 0, ii = 0;
+        for (int slot = 0; slot < n; ++slot)
+            if (slot_lane[slot] >= 0) leaf_list[li++] = (uint32_t)slot_lane[slot];
+        for (int i = wide_count - 1; i >= 0; --i)
+            for (int lane = 0; lane < PROX_LANES; ++lane)
+                if (wide[i].count[lane] == 0) internal_list[ii++] = (uint32_t)(i * PROX_LANES + lane);
+    }
+    prox_free(alloc, slot_lane, slot_lane_bytes);
+    if (nodes) {
+        memcpy(nodes, wide, nodes_bytes);
+        for (int s = 0; s < n; ++s) {
+            int32_t t = b.order[s];
+            bvh->slot_triangle[s] = t;
+            memcpy(&bvh->slot_indices[3 * (size_t)s], &bvh->mesh_indices[3 * (size_t)t], 3 * sizeof(uint32_t));
+        }
     }
     prox_free(alloc, b.tris, tris_bytes);
     prox_free(alloc, b.order, order_bytes);
-    /* The boxes above were fitted to the triangles for the split decisions.
-     * Refit them bottom-up so each parent also contains its children's
-     * outward-rounded float boxes, exactly as after prox_bvh_refit. */
+    prox_free(alloc, bin, bin_bytes);
+    prox_free(alloc, wide, wide_bytes);
+    if (!nodes) return PROX_ERROR_OUT_OF_MEMORY;
+    prox_free(alloc, bvh->nodes, sizeof(prox_node4) * (size_t)bvh->node_count);
+    prox_free(alloc, bvh->leaf_lanes, sizeof(uint32_t) * (size_t)(bvh->leaf_lane_count ? bvh->leaf_lane_count : 1));
+    prox_free(alloc, bvh->internal_lanes,
+              sizeof(uint32_t) * (size_t)(bvh->internal_lane_count ? bvh->internal_lane_count : 1));
+    bvh->nodes = nodes;
+    bvh->node_count = wide_count;
+    bvh->leaf_lanes = leaf_list;
+    bvh->leaf_lane_count = leaf_lanes;
+    bvh->internal_lanes = internal_list;
+    bvh->internal_lane_count = internal_lanes;
+    bvh->depth = depth;
+    /* Boxes are fitted bottom-up, exactly as by prox_bvh_refit, so each box
+     * contains its children's outward-rounded float boxes. */
     prox_bvh_refit_boxes(bvh);
     return PROX_OK;
 }

@@ -15,26 +15,44 @@
  * query never allocates. */
 enum { PROX_MAX_DEPTH = 64, PROX_MAX_LEAF_SIZE = 16, PROX_BVH_COOKIE = 0x70726f78 };
 
-/* An axis-aligned box as center and half extents, in float to halve memory
- * traffic. It is always rounded outward (and slightly inflated) from the
- * exact double bounds, so the float box contains every point it must and no
- * contact is ever culled. 32 bytes: two nodes per cache line. */
-typedef struct prox_node {
-    float center[3];
-    float extent[3];
-    /* Internal node: index of the first child; the second is index + 1, and
-     * both are greater than the node's own index (so refit is one reverse
-     * sweep, van den Bergen 1998 sec. 4). Leaf: first triangle slot. */
-    int32_t index;
-    /* 0 for an internal node; the number of triangles for a leaf. */
-    int32_t count;
-} prox_node;
+/* The hierarchy is stored 4-wide: the binary tree of the paper's build,
+ * collapsed so that each node holds up to four child boxes side by side
+ * (structure of arrays). A query then tests one box against the four children
+ * of the node it unfolds in one batch of independent lanes that the compiler
+ * turns into SIMD code, instead of four dependent, mispredicted branches.
+ *
+ * Boxes are min and max corners in float, halving memory traffic. Leaf
+ * boxes are rounded outward from the exact double bounds of their triangles,
+ * and an internal box is the exact float min/max of its children's, so a box
+ * contains every point it must and no contact is ever culled; refit needs
+ * no rounding above the leaves. */
+enum { PROX_LANES = 4 };
+
+typedef struct prox_node4 {
+    float lo[3][PROX_LANES]; /* [axis][lane] */
+    float hi[3][PROX_LANES];
+    /* Internal lane: index of the child node, always greater than this node's
+     * index (so refit is one reverse sweep, van den Bergen 1998 sec. 4).
+     * Leaf lane: first triangle slot. */
+    int32_t index[PROX_LANES];
+    /* > 0: leaf with that many triangles; 0: internal; -1: empty lane, whose
+     * box is the empty box [+inf, -inf], so unions need no test for it. */
+    int32_t count[PROX_LANES];
+} prox_node4;
 
 struct prox_bvh {
     prox_bvh_def def;
-    prox_node* nodes;
+    prox_node4* nodes; /* nodes[0] holds the root's children */
     int node_count;
-    int depth;
+    /* Refit order, so that its loops run without data-dependent branches:
+     * every leaf lane (node * 4 + lane) in slot order, then every internal
+     * lane from the last node to the first. */
+    uint32_t* leaf_lanes;
+    int leaf_lane_count;
+    uint32_t* internal_lanes;
+    int internal_lane_count;
+    int depth; /* of the binary tree the build made */
+    float root_lo[3], root_hi[3];
     /* The mesh copy: vertices as given, and triangles reordered so that each
      * leaf's triangles are contiguous ("slots"). */
     prox_vec3* vertices;
@@ -45,56 +63,33 @@ struct prox_bvh {
     int triangle_count;
 };
 
-static inline bool prox_node_is_leaf(const prox_node* n) { return n->count > 0; }
-
-/* Round a double to the nearest float at or below (above) it. Bit stepping
- * instead of nextafterf keeps libm calls out of the refit loop. */
+/* Round a double to the nearest float at or below it, without a branch (the
+ * refit rounds every leaf box through here, and a data-dependent branch would
+ * mispredict half the time). Beyond float range the result is -inf or
+ * FLT_MAX, still a lower bound. */
 static inline float prox_float_down(double x) {
     float f = (float)x;
-    if ((double)f > x) {
-        uint32_t bits;
-        memcpy(&bits, &f, sizeof bits);
-        if (f > 0.0f) bits -= 1;
-        else if (f < 0.0f) bits += 1;
-        else bits = 0x80000001u; /* the negative float closest to zero */
-        memcpy(&f, &bits, sizeof f);
-    }
+    uint32_t need = (double)f > x;
+    f = f == 0.0f ? -0.0f : f; /* stepping down from zero goes negative */
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    /* one ulp toward -inf: smaller magnitude for positives, larger for negatives */
+    bits += need * ((bits >> 31) ? 1u : 0xffffffffu);
+    memcpy(&f, &bits, sizeof f);
     return f;
 }
 
 static inline float prox_float_up(double x) { return -prox_float_down(-x); }
 
-/* Stores the float box that contains the double box [lo, hi]. The half extent
- * is inflated by 2^-44 of the box's magnitude: that margin absorbs the
- * rounding of the double arithmetic that produced lo and hi (and that the
- * queries do with the box), which is below 2^-50 of the same magnitude. */
-static inline void prox_node_set_bounds(prox_node* n, const double lo[3], const double hi[3]) {
+static inline void prox_lane_set(prox_node4* n, int lane, const double lo[3], const double hi[3]) {
     for (int k = 0; k < 3; ++k) {
-        /* Beyond float range (|x| > 1e38) the box becomes unbounded on that
-         * axis: still conservative, so queries stay exact, only slower. */
-        if (!(lo[k] > -1e38 && hi[k] < 1e38)) {
-            n->center[k] = 0.0f;
-            n->extent[k] = INFINITY;
-            continue;
-        }
-        float c = (float)(0.5 * lo[k] + 0.5 * hi[k]);
-        double cd = (double)c;
-        double e = hi[k] - cd > cd - lo[k] ? hi[k] - cd : cd - lo[k];
-        e += (fabs(cd) + e) * 0x1p-44;
-        n->center[k] = c;
-        n->extent[k] = prox_float_up(e);
+        n->lo[k][lane] = prox_float_down(lo[k]);
+        n->hi[k][lane] = prox_float_up(hi[k]);
     }
 }
 
-static inline void prox_node_get_bounds(const prox_node* n, double lo[3], double hi[3]) {
-    for (int k = 0; k < 3; ++k) {
-        lo[k] = (double)n->center[k] - (double)n->extent[k];
-        hi[k] = (double)n->center[k] + (double)n->extent[k];
-    }
-}
-
-/* Builds the tree over the hierarchy's current vertices and slot arrays
- * (slot_indices/slot_triangle hold all triangles in any order). */
+/* Builds the tree over the hierarchy's current vertices and mesh_indices,
+ * filling nodes, node_count, depth and the slot arrays. */
 prox_result prox_bvh_build_tree(prox_bvh* bvh);
 /* Recomputes every node's box from the current vertices. */
 void prox_bvh_refit_boxes(prox_bvh* bvh);

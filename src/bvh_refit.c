@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* Bottom-up refit after a deformation (van den Bergen 1998, sec. 4): the
  * smallest box of a set is the smallest box around its subsets' smallest
- * boxes, so children-first order is enough. Children always have greater
+ * boxes, so children-first order is enough. Child nodes always have greater
  * indices than their parent, so one sweep from the last node to the first
  * visits every child before its parent, with no recursion and no stack. */
 #include "bvh_internal.h"
 
-static void leaf_bounds(const prox_bvh* bvh, const prox_node* node, double lo[3], double hi[3]) {
-    const uint32_t* idx = bvh->slot_indices + 3 * (size_t)node->index;
+static void leaf_bounds(const prox_bvh* bvh, int first, int count, double lo[3], double hi[3]) {
+    const uint32_t* idx = bvh->slot_indices + 3 * (size_t)first;
     const prox_vec3* v = bvh->vertices;
     prox_vec3 p = v[idx[0]];
     lo[0] = hi[0] = p.x;
     lo[1] = hi[1] = p.y;
     lo[2] = hi[2] = p.z;
-    for (int i = 1; i < 3 * node->count; ++i) {
+    for (int i = 1; i < 3 * count; ++i) {
         p = v[idx[i]];
         lo[0] = p.x < lo[0] ? p.x : lo[0];
         hi[0] = p.x > hi[0] ? p.x : hi[0];
@@ -24,22 +24,41 @@ static void leaf_bounds(const prox_bvh* bvh, const prox_node* node, double lo[3]
     }
 }
 
-void prox_bvh_refit_boxes(prox_bvh* bvh) {
-    prox_node* nodes = bvh->nodes;
-    for (int i = bvh->node_count - 1; i >= 0; --i) {
-        prox_node* node = &nodes[i];
-        double lo[3], hi[3];
-        if (prox_node_is_leaf(node)) {
-            leaf_bounds(bvh, node, lo, hi);
-        } else {
-            double lo2[3], hi2[3];
-            prox_node_get_bounds(&nodes[node->index], lo, hi);
-            prox_node_get_bounds(&nodes[node->index + 1], lo2, hi2);
-            for (int k = 0; k < 3; ++k) {
-                lo[k] = lo2[k] < lo[k] ? lo2[k] : lo[k];
-                hi[k] = hi2[k] > hi[k] ? hi2[k] : hi[k];
-            }
-        }
-        prox_node_set_bounds(node, lo, hi);
+/* The union of a node's lanes, exact in float. Empty lanes hold the empty
+ * box [+inf, -inf], so all four lanes can be taken without a test. */
+static void node_bounds(const prox_node4* node, float lo[3], float hi[3]) {
+    for (int k = 0; k < 3; ++k) {
+        float l01 = node->lo[k][0] < node->lo[k][1] ? node->lo[k][0] : node->lo[k][1];
+        float l23 = node->lo[k][2] < node->lo[k][3] ? node->lo[k][2] : node->lo[k][3];
+        float h01 = node->hi[k][0] > node->hi[k][1] ? node->hi[k][0] : node->hi[k][1];
+        float h23 = node->hi[k][2] > node->hi[k][3] ? node->hi[k][2] : node->hi[k][3];
+        lo[k] = l01 < l23 ? l01 : l23;
+        hi[k] = h01 > h23 ? h01 : h23;
     }
+}
+
+void prox_bvh_refit_boxes(prox_bvh* bvh) {
+    prox_node4* nodes = bvh->nodes;
+    /* leaves, in slot order: the slot arrays stream */
+    for (int i = 0; i < bvh->leaf_lane_count; ++i) {
+        uint32_t ref = bvh->leaf_lanes[i];
+        prox_node4* node = &nodes[ref / PROX_LANES];
+        int lane = (int)(ref % PROX_LANES);
+        double lo[3], hi[3];
+        leaf_bounds(bvh, node->index[lane], node->count[lane], lo, hi);
+        prox_lane_set(node, lane, lo, hi);
+    }
+    /* internal lanes, children's nodes before their parents' */
+    for (int i = 0; i < bvh->internal_lane_count; ++i) {
+        uint32_t ref = bvh->internal_lanes[i];
+        prox_node4* node = &nodes[ref / PROX_LANES];
+        int lane = (int)(ref % PROX_LANES);
+        float lo[3], hi[3];
+        node_bounds(&nodes[node->index[lane]], lo, hi);
+        for (int k = 0; k < 3; ++k) {
+            node->lo[k][lane] = lo[k];
+            node->hi[k][lane] = hi[k];
+        }
+    }
+    node_bounds(&nodes[0], bvh->root_lo, bvh->root_hi);
 }

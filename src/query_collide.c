@@ -7,7 +7,8 @@
  * this is what makes AABB trees competitive with OBB trees. With a
  * nonuniformly scaled placement M is not orthogonal, so the face axes of B
  * use M^-1 instead of M^T (sec. 6) and the edge axes use cof M (the cross
- * products of M's columns) instead of M itself.
+ * products of M's columns) instead of M itself. The trees are stored 4-wide,
+ * and the node being unfolded has its four child boxes tested at once.
  *
  * Triangles are tested in world coordinates, each vertex placed by its
  * model's transform, with an exact predicate: the answer is exactly the one a
@@ -25,16 +26,23 @@ prox_collide_def prox_default_collide_def(void) {
     return def;
 }
 
-typedef struct relative_frame {
-    double m[3][3];     /* M: B's frame to A's frame */
-    double m_abs[3][3]; /* |M| + guard */
-    double minv[3][3];  /* M^-1 */
-    double minv_abs[3][3];
-    double cof_abs[3][3]; /* |cof M| + guard, for the 9 edge-edge axes */
-    double t[3];
-    double slack;   /* added to every A half extent, in A's units */
-    double det_abs; /* |det M|: scales B's box volumes into A's frame */
-} relative_frame;
+/* One direction of the relative placement, for testing a fixed box of model
+ * Y against the four lane boxes of a node of model X, in X's frame:
+ * x_X = m x_Y + t. A query makes one for B->A and one for A->B, once. The
+ * lane test runs in float, like the boxes; `slack` terms make it conservative
+ * (see make_lane_frame). */
+typedef struct lane_frame {
+    float m[3][3];       /* Y's axes in X (columns) */
+    float m_abs[3][3];   /* |m| */
+    float minv[3][3];    /* m^-1: X directions in Y */
+    float minv_abs[3][3];
+    float cof_abs[3][3]; /* |cof m|: cross products of Y's axes, for the 9 edge-edge axes */
+    float t[3];
+    float slack_x;       /* added to every radius along X's axes, in X's units */
+    float slack_y;       /* the same along Y's axes, in Y's units */
+    float slack_edge;    /* the same along the edge-edge axes */
+    double det_abs;      /* |det m|: scales Y's box volumes into X's frame */
+} lane_frame;
 
 static double max_row_sum(const prox_mat3* m) {
     double best = 0;
@@ -45,110 +53,121 @@ static double max_row_sum(const prox_mat3* m) {
     return best;
 }
 
+static double max_abs3(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
+
+/* Largest |coordinate| of a model's root box: bounds every box corner,
+ * center and half extent of the model. */
 static double root_radius(const prox_bvh* bvh) {
-    const prox_node* r = &bvh->nodes[0];
     double radius = 0;
-    for (int k = 0; k < 3; ++k) {
-        double v = fabs((double)r->center[k]) + (double)r->extent[k];
-        radius = v > radius ? v : radius;
-    }
+    for (int k = 0; k < 3; ++k)
+        radius = fmax(radius, fmax(fabs((double)bvh->root_lo[k]), fabs((double)bvh->root_hi[k])));
     return radius;
 }
 
-/* Sets up the relative frame; false when a transform is singular or not finite. */
-static bool make_relative_frame(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
-                                const prox_transform* xb, relative_frame* f) {
-    prox_transform xa_inv, rel;
-    if (!prox_transform_inverse(xa, &xa_inv) || !prox_transform_is_valid(xb)) return false;
-    rel = prox_transform_mul(&xa_inv, xb);
-    prox_mat3 minv;
-    if (!prox_mat3_inverse(&rel.basis, &minv)) return false;
-    prox_mat3 cof = prox_mat3_cofactor(&rel.basis);
-    double mmax = 0, cmax = 0;
+/* Rounding budget. Float arithmetic in the lane test errs by at most a few
+ * 2^-24 of G, the largest magnitude any of its terms can reach for boxes that
+ * truly overlap (G = |t| + |m| R_Y + R_X, from the root radii); the slack is
+ * 2^-16 G, 256 times that. Triangles are compared in world coordinates,
+ * which carry errors of a few 2^-53 of the world-space magnitude W; a slack
+ * of 2^-40 W mapped into X's frame covers those. So a box test never rejects
+ * a pair of triangles that touch in world coordinates, and the slack, a few
+ * millionths of the models' size, costs nothing measurable in pruning. */
+static void make_lane_frame(const prox_transform* rel, const prox_mat3* rel_inv, double radius_x, double radius_y,
+                            double world_slack_x, lane_frame* f) {
+    prox_mat3 cof = prox_mat3_cofactor(&rel->basis);
+    double mmax = 0;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
-            mmax = PROX_MAX(mmax, fabs(rel.basis.m[i][j]));
-            cmax = PROX_MAX(cmax, fabs(cof.m[i][j]));
+            f->m[i][j] = (float)rel->basis.m[i][j];
+            f->m_abs[i][j] = (float)fabs(rel->basis.m[i][j]);
+            f->minv[i][j] = (float)rel_inv->m[i][j];
+            f->minv_abs[i][j] = (float)fabs(rel_inv->m[i][j]);
+            f->cof_abs[i][j] = (float)fabs(cof.m[i][j]);
+            mmax = fmax(mmax, fabs(rel->basis.m[i][j]));
         }
-    /* Guard against near-parallel edge pairs, whose cross product is nearly
-     * zero and whose axis test would then decide on rounding noise
-     * (Gottschalk 1996 adds the same kind of epsilon to |R|). */
-    double m_guard = 1e-9 * mmax, c_guard = 1e-9 * cmax;
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-            f->m[i][j] = rel.basis.m[i][j];
-            f->m_abs[i][j] = fabs(rel.basis.m[i][j]) + m_guard;
-            f->minv[i][j] = minv.m[i][j];
-            f->minv_abs[i][j] = fabs(minv.m[i][j]);
-            f->cof_abs[i][j] = fabs(cof.m[i][j]) + c_guard;
-        }
-    f->t[0] = rel.origin.x;
-    f->t[1] = rel.origin.y;
-    f->t[2] = rel.origin.z;
-    f->det_abs = fabs(prox_mat3_determinant(&rel.basis));
-    /* Rounding budget. Triangles are compared in world coordinates, each of
-     * which carries a relative error of a few 2^-53 of the world-space
-     * magnitude W; the relative transform and the box arithmetic carry
-     * similar errors in A's frame. A slack of 2^-40 of those magnitudes,
-     * mapped into A's frame, dwarfs all of them, so a box test never rejects
-     * a pair of triangles that touch in world coordinates. */
+    f->t[0] = (float)rel->origin.x;
+    f->t[1] = (float)rel->origin.y;
+    f->t[2] = (float)rel->origin.z;
+    double g = max_abs3(rel->origin) + max_row_sum(&rel->basis) * radius_y + radius_x;
+    double slack_x = 0x1p-16 * g + world_slack_x;
+    f->slack_x = prox_float_up(slack_x);
+    f->slack_y = prox_float_up(max_row_sum(rel_inv) * slack_x);
+    f->slack_edge = prox_float_up(4.0 * mmax * slack_x);
+    f->det_abs = fabs(prox_mat3_determinant(&rel->basis));
+}
+
+typedef struct query_frames {
+    lane_frame ab; /* B's boxes into A's frame: used when A's node is unfolded */
+    lane_frame ba; /* A's boxes into B's frame: used when B's node is unfolded */
+} query_frames;
+
+/* Sets up both directions; false when a transform is singular or not finite. */
+static bool make_query_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                              const prox_transform* xb, query_frames* q) {
+    prox_transform xa_inv, xb_inv;
+    if (!prox_transform_inverse(xa, &xa_inv) || !prox_transform_inverse(xb, &xb_inv)) return false;
+    prox_transform ab = prox_transform_mul(&xa_inv, xb); /* B -> A */
+    prox_transform ba;
+    if (!prox_transform_inverse(&ab, &ba)) return false;
     double ra = root_radius(a), rb = root_radius(b);
-    double wa = fmax(fabs(xa->origin.x), fmax(fabs(xa->origin.y), fabs(xa->origin.z))) + max_row_sum(&xa->basis) * ra;
-    double wb = fmax(fabs(xb->origin.x), fmax(fabs(xb->origin.y), fabs(xb->origin.z))) + max_row_sum(&xb->basis) * rb;
-    double tmax = fmax(fabs(f->t[0]), fmax(fabs(f->t[1]), fabs(f->t[2])));
-    f->slack = 0x1p-40 * (fmax(wa, wb) * max_row_sum(&xa_inv.basis) + tmax + max_row_sum(&rel.basis) * rb + ra);
+    double wa = max_abs3(xa->origin) + max_row_sum(&xa->basis) * ra;
+    double wb = max_abs3(xb->origin) + max_row_sum(&xb->basis) * rb;
+    double world = 0x1p-40 * fmax(wa, wb);
+    make_lane_frame(&ab, &ba.basis, ra, rb, world * max_row_sum(&xa_inv.basis), &q->ab);
+    make_lane_frame(&ba, &ab.basis, rb, ra, world * max_row_sum(&xb_inv.basis), &q->ba);
     return true;
 }
 
-/* Separating-axis test for box A (center ca, half extents ea, in A's frame)
- * and box B (in B's frame). Face axes of A, then of B (these six are the "SAT
- * lite"), then the nine edge-edge axes. Returns true when no tested axis
- * separates the boxes. */
-static inline bool boxes_overlap(const relative_frame* f, const prox_node* na, const prox_node* nb, bool lite) {
-    const double s = f->slack;
-    double ea[3] = {na->extent[0] + s, na->extent[1] + s, na->extent[2] + s};
-    double eb[3] = {nb->extent[0], nb->extent[1], nb->extent[2]};
-    double cb[3] = {nb->center[0], nb->center[1], nb->center[2]};
-    double T[3];
-    for (int i = 0; i < 3; ++i)
-        T[i] = f->m[i][0] * cb[0] + f->m[i][1] * cb[1] + f->m[i][2] * cb[2] + f->t[i] - (double)na->center[i];
+/* Separating-axis test of one fixed box of model Y (center fc, half extents
+ * fe, in Y's frame) against the four lane boxes of `node` (in X's frame):
+ * first the face axes of X, then those of Y (together the "SAT lite"), then,
+ * unless lite, the nine edge-edge axes (Gottschalk 1996). The lanes are
+ * independent and branch-free, so the loops compile to SIMD code. Returns a
+ * bit mask of the non-empty lanes that no tested axis separates. */
+static inline __attribute__((always_inline)) unsigned overlap_lanes(const lane_frame* f, const prox_node4* node, const float fc[3], const float fe[3],
+                                     bool lite) {
+    float p[3], rb[3], fes[3];
     for (int i = 0; i < 3; ++i) {
-        double rb = f->m_abs[i][0] * eb[0] + f->m_abs[i][1] * eb[1] + f->m_abs[i][2] * eb[2];
-        if (fabs(T[i]) > ea[i] + rb) return false;
+        p[i] = f->m[i][0] * fc[0] + f->m[i][1] * fc[1] + f->m[i][2] * fc[2] + f->t[i];
+        rb[i] = f->m_abs[i][0] * fe[0] + f->m_abs[i][1] * fe[1] + f->m_abs[i][2] * fe[2] + f->slack_x;
+        fes[i] = fe[i] + f->slack_y;
     }
-    for (int j = 0; j < 3; ++j) {
-        double u = f->minv[j][0] * T[0] + f->minv[j][1] * T[1] + f->minv[j][2] * T[2];
-        double ra = f->minv_abs[j][0] * ea[0] + f->minv_abs[j][1] * ea[1] + f->minv_abs[j][2] * ea[2];
-        if (fabs(u) > eb[j] + ra) return false;
-    }
-    if (lite) return true;
-    const double(*m)[3] = f->m;
-    const double(*ma)[3] = f->m_abs;
-    const double(*ca)[3] = f->cof_abs;
+    float rf[3][3]; /* the fixed box's share of each edge-edge radius */
     for (int j = 0; j < 3; ++j) {
         int k1 = (j + 1) % 3, k2 = (j + 2) % 3;
-        /* axis e_0 x m_j */
-        double tl = T[2] * m[1][j] - T[1] * m[2][j];
-        double r = ea[1] * ma[2][j] + ea[2] * ma[1][j] + eb[k1] * ca[0][k2] + eb[k2] * ca[0][k1];
-        if (fabs(tl) > r) return false;
-        /* axis e_1 x m_j */
-        tl = T[0] * m[2][j] - T[2] * m[0][j];
-        r = ea[0] * ma[2][j] + ea[2] * ma[0][j] + eb[k1] * ca[1][k2] + eb[k2] * ca[1][k1];
-        if (fabs(tl) > r) return false;
-        /* axis e_2 x m_j */
-        tl = T[1] * m[0][j] - T[0] * m[1][j];
-        r = ea[0] * ma[1][j] + ea[1] * ma[0][j] + eb[k1] * ca[2][k2] + eb[k2] * ca[2][k1];
-        if (fabs(tl) > r) return false;
+        for (int i = 0; i < 3; ++i)
+            rf[i][j] = fe[k1] * f->cof_abs[i][k2] + fe[k2] * f->cof_abs[i][k1] + f->slack_edge;
     }
-    return true;
-}
-
-static inline double node_volume(const prox_node* n) {
-    return (double)n->extent[0] * (double)n->extent[1] * (double)n->extent[2];
-}
-
-static inline double node_size(const prox_node* n) {
-    return (double)n->extent[0] + (double)n->extent[1] + (double)n->extent[2];
+    unsigned mask = 0;
+    for (int l = 0; l < PROX_LANES; ++l) {
+        /* center and half extent from the corners; their rounding (2^-24 of
+         * the model's size) is inside the slack */
+        float t0 = p[0] - 0.5f * (node->lo[0][l] + node->hi[0][l]);
+        float t1 = p[1] - 0.5f * (node->lo[1][l] + node->hi[1][l]);
+        float t2 = p[2] - 0.5f * (node->lo[2][l] + node->hi[2][l]);
+        float e0 = 0.5f * (node->hi[0][l] - node->lo[0][l]);
+        float e1 = 0.5f * (node->hi[1][l] - node->lo[1][l]);
+        float e2 = 0.5f * (node->hi[2][l] - node->lo[2][l]);
+        int s = (fabsf(t0) > e0 + rb[0]) | (fabsf(t1) > e1 + rb[1]) | (fabsf(t2) > e2 + rb[2]);
+        for (int j = 0; j < 3; ++j) {
+            float u = f->minv[j][0] * t0 + f->minv[j][1] * t1 + f->minv[j][2] * t2;
+            float ra = f->minv_abs[j][0] * e0 + f->minv_abs[j][1] * e1 + f->minv_abs[j][2] * e2;
+            s |= fabsf(u) > fes[j] + ra;
+        }
+        if (!lite) {
+            const float(*m)[3] = f->m;
+            const float(*ma)[3] = f->m_abs;
+            for (int j = 0; j < 3; ++j) {
+                /* axes x_0 x m_j, x_1 x m_j, x_2 x m_j */
+                s |= fabsf(t2 * m[1][j] - t1 * m[2][j]) > e1 * ma[2][j] + e2 * ma[1][j] + rf[0][j];
+                s |= fabsf(t0 * m[2][j] - t2 * m[0][j]) > e0 * ma[2][j] + e2 * ma[0][j] + rf[1][j];
+                s |= fabsf(t1 * m[0][j] - t0 * m[1][j]) > e0 * ma[1][j] + e1 * ma[0][j] + rf[2][j];
+            }
+        }
+        s |= node->count[l] < 0;
+        mask |= (unsigned)(s == 0) << l;
+    }
+    return mask;
 }
 
 static void place_triangle(const prox_bvh* bvh, const prox_transform* x, int slot, prox_vec3 out[3]) {
@@ -164,16 +183,16 @@ typedef struct collide_state {
     bool done;
 } collide_state;
 
-static void test_leaves(collide_state* st, const prox_node* la, const prox_node* lb) {
+static void test_leaves(collide_state* st, int first_a, int count_a, int first_b, int count_b) {
     prox_vec3 ta[PROX_MAX_LEAF_SIZE][3], tb[PROX_MAX_LEAF_SIZE][3];
-    for (int i = 0; i < la->count; ++i) place_triangle(st->a, st->xa, la->index + i, ta[i]);
-    for (int j = 0; j < lb->count; ++j) place_triangle(st->b, st->xb, lb->index + j, tb[j]);
-    for (int i = 0; i < la->count; ++i) {
-        for (int j = 0; j < lb->count; ++j) {
+    for (int i = 0; i < count_a; ++i) place_triangle(st->a, st->xa, first_a + i, ta[i]);
+    for (int j = 0; j < count_b; ++j) place_triangle(st->b, st->xb, first_b + j, tb[j]);
+    for (int i = 0; i < count_a; ++i) {
+        for (int j = 0; j < count_b; ++j) {
             st->result.triangle_tests++;
             if (!prox_tri_tri_overlap(ta[i], tb[j])) continue;
             st->result.colliding = true;
-            prox_tri_pair pair = {st->a->slot_triangle[la->index + i], st->b->slot_triangle[lb->index + j]};
+            prox_tri_pair pair = {st->a->slot_triangle[first_a + i], st->b->slot_triangle[first_b + j]};
             const prox_collide_def* def = st->def;
             if (def->pairs && st->result.pair_count < def->capacity) def->pairs[st->result.pair_count] = pair;
             st->result.pair_count++;
@@ -190,6 +209,49 @@ static void test_leaves(collide_state* st, const prox_node* la, const prox_node*
     }
 }
 
+/* A reference to a box: a lane of a node (node * 4 + lane), or the root. */
+enum { ROOT_SLOT = -1 };
+
+typedef struct slot_view {
+    const float* lo; /* with stride */
+    const float* hi;
+    int stride;
+    int32_t index; /* child node (internal) or first triangle slot (leaf) */
+    int32_t count; /* 0 internal, > 0 leaf */
+} slot_view;
+
+static inline slot_view view_slot(const prox_bvh* bvh, int32_t slot) {
+    slot_view v;
+    if (slot == ROOT_SLOT) {
+        v.lo = bvh->root_lo;
+        v.hi = bvh->root_hi;
+        v.stride = 1;
+        v.index = 0;
+        v.count = 0;
+    } else {
+        const prox_node4* n = &bvh->nodes[slot >> 2];
+        int lane = slot & 3;
+        v.lo = &n->lo[0][lane];
+        v.hi = &n->hi[0][lane];
+        v.stride = PROX_LANES;
+        v.index = n->index[lane];
+        v.count = n->count[lane];
+    }
+    return v;
+}
+
+static inline double view_side(const slot_view* v, int k) {
+    return (double)v->hi[k * v->stride] - (double)v->lo[k * v->stride];
+}
+
+static inline double view_volume(const slot_view* v) { return view_side(v, 0) * view_side(v, 1) * view_side(v, 2); }
+
+static inline double view_size(const slot_view* v) { return view_side(v, 0) + view_side(v, 1) + view_side(v, 2); }
+
+static inline int valid_lanes(const prox_node4* n) {
+    return (n->count[0] >= 0) + (n->count[1] >= 0) + (n->count[2] >= 0) + (n->count[3] >= 0);
+}
+
 prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                  const prox_transform* xb, const prox_collide_def* def) {
     static const prox_collide_def default_def = {PROX_SAT_FULL, false, NULL, NULL, NULL, 0};
@@ -202,52 +264,60 @@ prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, co
     st.xb = xb ? xb : &identity;
     st.def = def ? def : &default_def;
     if (!a || !b) return st.result;
-    relative_frame f;
-    if (!make_relative_frame(a, st.xa, b, st.xb, &f)) {
+    query_frames f;
+    if (!make_query_frames(a, st.xa, b, st.xb, &f)) {
         st.result.invalid_transform = true;
         return st.result;
     }
     const bool lite = st.def->sat == PROX_SAT_LITE;
-    const prox_node* nodes_a = a->nodes;
-    const prox_node* nodes_b = b->nodes;
 
-    /* Depth-first tandem traversal; each stacked pair is a sibling pair left
-     * for later along the current path, so depth_a + depth_b + 1 entries suffice. */
-    int32_t stack[2 * (2 * PROX_MAX_DEPTH + 4)];
+    /* Depth-first tandem traversal (van den Bergen 1998, sec. 3). Each step
+     * unfolds one node into its four lanes, so the stack grows by at most
+     * three entries per level of either tree. */
+    int32_t stack[2 * (3 * 2 * PROX_MAX_DEPTH + 8)];
     int top = 0;
-    stack[top++] = 0;
-    stack[top++] = 0;
+    stack[top++] = ROOT_SLOT;
+    stack[top++] = ROOT_SLOT;
     while (top > 0 && !st.done) {
-        int32_t ib = stack[--top];
-        int32_t ia = stack[--top];
-        const prox_node* na = &nodes_a[ia];
-        const prox_node* nb = &nodes_b[ib];
-        st.result.volume_tests++;
-        if (!boxes_overlap(&f, na, nb, lite)) continue;
-        bool leaf_a = prox_node_is_leaf(na), leaf_b = prox_node_is_leaf(nb);
-        if (leaf_a && leaf_b) {
-            test_leaves(&st, na, nb);
+        int32_t sb = stack[--top];
+        int32_t sa = stack[--top];
+        slot_view va = view_slot(a, sa), vb = view_slot(b, sb);
+        if (va.count > 0 && vb.count > 0) {
+            test_leaves(&st, va.index, va.count, vb.index, vb.count);
             continue;
         }
-        /* Unfold the node with the larger volume (B's volume measured in A's
-         * frame): the biggest cut in total volume for the next tests. */
-        bool descend_a;
-        if (leaf_a) descend_a = false;
-        else if (leaf_b) descend_a = true;
+        /* Unfold the node with the larger volume (B's measured in A's frame):
+         * the biggest cut in total volume for the next tests. */
+        bool unfold_a;
+        if (va.count > 0) unfold_a = false;
+        else if (vb.count > 0) unfold_a = true;
         else {
-            double va = node_volume(na), vb = node_volume(nb) * f.det_abs;
-            descend_a = va > vb || (va == vb && node_size(na) >= node_size(nb));
+            double vol_a = view_volume(&va), vol_b = view_volume(&vb) * f.ab.det_abs;
+            unfold_a = vol_a > vol_b || (vol_a == vol_b && view_size(&va) >= view_size(&vb));
         }
-        if (descend_a) {
-            stack[top++] = na->index + 1;
-            stack[top++] = ib;
-            stack[top++] = na->index;
-            stack[top++] = ib;
-        } else {
-            stack[top++] = ia;
-            stack[top++] = nb->index + 1;
-            stack[top++] = ia;
-            stack[top++] = nb->index;
+        const slot_view* fixed = unfold_a ? &vb : &va;
+        float fc[3], fe[3];
+        for (int k = 0; k < 3; ++k) {
+            float l = fixed->lo[k * fixed->stride], h = fixed->hi[k * fixed->stride];
+            fc[k] = 0.5f * (l + h);
+            fe[k] = 0.5f * (h - l);
+        }
+        const prox_bvh* open = unfold_a ? a : b;
+        int32_t child = unfold_a ? va.index : vb.index;
+        const prox_node4* node = &open->nodes[child];
+        const lane_frame* frame = unfold_a ? &f.ab : &f.ba;
+        /* two instances, so each compiles without the other's branch */
+        unsigned mask = lite ? overlap_lanes(frame, node, fc, fe, true) : overlap_lanes(frame, node, fc, fe, false);
+        st.result.volume_tests += valid_lanes(node);
+        /* one iteration per overlapping lane, not per lane: fewer
+         * mispredicted branches */
+        int32_t base = child * PROX_LANES;
+        while (mask) {
+            int lane = __builtin_ctz(mask);
+            mask &= mask - 1;
+            stack[top] = unfold_a ? base + lane : sa;
+            stack[top + 1] = unfold_a ? sb : base + lane;
+            top += 2;
         }
     }
     return st.result;

@@ -39,7 +39,8 @@ PROX_TEST(bvh, builds_valid_trees_for_every_split_and_leaf_size) {
                 check_valid(bvh, names[m]);
                 prox_bvh_stats s = prox_bvh_get_stats(bvh);
                 CHECK(s.triangle_count == mesh.triangle_count);
-                CHECK(s.node_count == 2 * s.leaf_count - 1); /* a full binary tree */
+                CHECK(s.box_count == s.leaf_count + s.node_count - 1); /* every node but the first hangs off one lane */
+                CHECK(s.node_count <= s.leaf_count);
                 CHECK(s.leaf_count >= (mesh.triangle_count + leaf - 1) / leaf);
                 CHECK(s.depth < 64 && (s.depth >= 1 || mesh.triangle_count <= leaf));
                 CHECK(s.mean_leaf_depth <= s.depth);
@@ -67,8 +68,11 @@ PROX_TEST(bvh, median_split_is_balanced_on_the_torus) {
     prox_bvh* bvh = build(&mesh, PROX_SPLIT_MEDIAN, 1);
     prox_bvh_stats s = prox_bvh_get_stats(bvh);
     CHECK(s.leaf_count == 5000);
-    CHECK(s.node_count == 9999);
-    CHECK(s.depth <= 20);
+    /* 4 lanes per node when full: 4N = 5000 + N - 1; lanes stay empty where a
+     * binary node's children are leaves, but most nodes hold 3 or 4 */
+    CHECK(s.node_count >= 1667 && s.node_count < 5000);
+    CHECK(s.box_count >= 2.5 * s.node_count);
+    CHECK(s.depth <= 10);       /* 4-wide levels */
     prox_bvh_destroy(bvh);
     prox_mesh_data_free(&data);
 }
