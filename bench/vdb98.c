@@ -378,10 +378,13 @@ int main(int argc, char** argv) {
             }
         }
         printf("\n");
-        /* Table 3 material */
-        double t0 = experiment_now();
-        prox_bvh_refit(trees[0], mesh.vertices, mesh.vertex_count);
-        double refit_s = experiment_now() - t0;
+        /* Table 3 material: refit, best of 5 */
+        double refit_s = 1e30;
+        for (int r = 0; r < 5; ++r) {
+            double t0 = experiment_now();
+            prox_bvh_refit(trees[0], mesh.vertices, mesh.vertex_count);
+            refit_s = fmin(refit_s, experiment_now() - t0);
+        }
         table3[result_count][0] = build_s[0];
         table3[result_count][1] = build_s[1];
         table3[result_count][2] = refit_s;

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/* The command-line tool, run as a user would: batch placements against the
+ * library's answers, pair listings, info output, and clear errors. */
+#define _POSIX_C_SOURCE 200809L
+#include <proxima/query.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "test.h"
+
+static const char* cli(void) {
+    const char* path = getenv("PROX_CLI");
+    return path && *path ? path : NULL;
+}
+
+/* Runs a shell command; returns its exit status and its output (stdout and,
+ * unless the command redirects it itself, stderr). */
+static int run(const char* command, char* output, size_t size) {
+    char full[4096];
+    snprintf(full, sizeof full, "%s%s", command, strstr(command, "2>") ? "" : " 2>&1");
+    FILE* p = popen(full, "r");
+    if (!p) return -1;
+    size_t n = fread(output, 1, size - 1, p);
+    output[n] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void write_file(const char* path, const char* text) {
+    FILE* f = fopen(path, "w");
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+PROX_TEST(cli, batch_placements_match_the_library) {
+    if (!cli()) {
+        prox_test_skip("PROX_CLI not set (run through ctest)");
+        return;
+    }
+    prox_mesh_data data;
+    REQUIRE(prox_mesh_torus(1.0, 0.25, 50, 50, &data) == PROX_OK);
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh_def def = prox_default_bvh_def();
+    prox_bvh* bvh;
+    REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+    char path[256];
+    snprintf(path, sizeof path, "%s/cli_placements.txt", PROX_BINARY_DIR);
+    FILE* f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fprintf(f, "# A's basis, A's translation, B's basis, B's translation\n\n");
+    prox_rng rng = prox_rng_seed(prox_test_seed(31));
+    enum { N = 200 };
+    int expected[N], hits = 0;
+    for (int i = 0; i < N; ++i) {
+        prox_transform x[2];
+        for (int k = 0; k < 2; ++k) {
+            prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+            x[k] = prox_transform_make(q, prox_vec3_make(1, 1, 1),
+                                       prox_vec3_make(2.5 * prox_rng_uniform(&rng), 2.5 * prox_rng_uniform(&rng),
+                                                      2.5 * prox_rng_uniform(&rng)));
+            /* print with enough digits to round-trip */
+            for (int r = 0; r < 3; ++r)
+                fprintf(f, "%.17g %.17g %.17g ", x[k].basis.m[r][0], x[k].basis.m[r][1], x[k].basis.m[r][2]);
+            fprintf(f, "%.17g %.17g %.17g ", x[k].origin.x, x[k].origin.y, x[k].origin.z);
+        }
+        fprintf(f, "  # placement %d\n", i);
+        expected[i] = prox_overlap(bvh, &x[0], bvh, &x[1], PROX_SAT_FULL);
+        hits += expected[i];
+    }
+    fclose(f);
+    CHECK(hits > 20 && hits < N - 20);
+    static char out[1 << 16];
+    char command[1024];
+    for (int lite = 0; lite < 2; ++lite) {
+        snprintf(command, sizeof command, "%s collide builtin:torus builtin:torus --sat %s --placements %s", cli(),
+                 lite ? "lite" : "full", path);
+        REQUIRE(run(command, out, sizeof out) == 0);
+        char* line = out;
+        int i = 0;
+        for (; i < N && line && *line; ++i) {
+            CHECK_MSG(atoi(line) == expected[i], "placement %d: cli %d, library %d", i, atoi(line), expected[i]);
+            line = strchr(line, '\n');
+            if (line) ++line;
+        }
+        CHECK(i == N);
+    }
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+}
+
+PROX_TEST(cli, single_pose_all_pairs_and_info) {
+    if (!cli()) {
+        prox_test_skip("PROX_CLI not set (run through ctest)");
+        return;
+    }
+    static char out[1 << 16];
+    char command[1024];
+    /* two unit boxes, B moved by exactly 2 along x: they share a face */
+    snprintf(command, sizeof command,
+             "%s collide builtin:box builtin:box --all --pose-b \"1 0 0 0 1 0 0 0 1 2 0 0\" --stats 2>/dev/null", cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK(out[0] == '1');
+    /* the shared face: A's two +x triangles against B's two -x triangles */
+    int pairs = 0;
+    for (char* line = strchr(out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        int ta, tb;
+        if (sscanf(line + 1, "%d %d", &ta, &tb) == 2) pairs++;
+    }
+    CHECK_MSG(pairs >= 4, "pairs listed: %d\n%.300s", pairs, out);
+    /* the counters go to stderr */
+    snprintf(command, sizeof command,
+             "%s collide builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 2 0 0\" --stats 2>&1 >/dev/null", cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK_MSG(strstr(out, "box tests") && strstr(out, "triangle tests"), "%.300s", out);
+    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 2.000001 0 0\"",
+             cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK(out[0] == '0');
+    snprintf(command, sizeof command, "%s info builtin:teapot", cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK(strstr(out, "triangles   4032") != NULL);
+    CHECK(strstr(out, "valid                   yes") != NULL);
+}
+
+PROX_TEST(cli, errors_say_what_and_where) {
+    if (!cli()) {
+        prox_test_skip("PROX_CLI not set (run through ctest)");
+        return;
+    }
+    static char out[1 << 14];
+    char command[1024], path[256];
+    snprintf(path, sizeof path, "%s/cli_bad_placements.txt", PROX_BINARY_DIR);
+    write_file(path, "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0\n# fine so far\n1 0 0 0 1 0 0 0 1 0 0 0 1 0 0\n");
+    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --placements %s", cli(), path);
+    CHECK(run(command, out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, ":3:") && strstr(out, "too few numbers"), "%.300s", out);
+    write_file(path, "1 0 0 0 1 0 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+    CHECK(run(command, out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, ":1:") && strstr(out, "singular"), "%.300s", out);
+    write_file(path, "1 0 0 0 1 0 0 0 1 nan 0 0 1 0 0 0 1 0 0 0 1 0 0 0\n");
+    CHECK(run(command, out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "not finite") != NULL, "%.300s", out);
+    snprintf(path, sizeof path, "%s/cli_bad_mesh.obj", PROX_BINARY_DIR);
+    write_file(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n");
+    snprintf(command, sizeof command, "%s info %s", cli(), path);
+    CHECK(run(command, out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "cli_bad_mesh.obj") && strstr(out, ":4:"), "%.300s", out);
+    snprintf(command, sizeof command, "%s collide builtin:box %s/does-not-exist.stl", cli(), PROX_BINARY_DIR);
+    CHECK(run(command, out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "does-not-exist.stl") != NULL, "%.300s", out);
+    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --sat medium", cli());
+    CHECK(run(command, out, sizeof out) == 1);
+    CHECK(strstr(out, "--sat takes full or lite") != NULL);
+    snprintf(command, sizeof command, "%s frobnicate", cli());
+    CHECK(run(command, out, sizeof out) == 2);
+}
