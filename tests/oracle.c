@@ -30,7 +30,9 @@ static int compare_pairs(const void* x, const void* y) {
     return 0;
 }
 
-void oracle_pairs_sort(prox_tri_pair* pairs, size_t count) { qsort(pairs, count, sizeof *pairs, compare_pairs); }
+void oracle_pairs_sort(prox_tri_pair* pairs, size_t count) {
+    if (count > 1) qsort(pairs, count, sizeof *pairs, compare_pairs);
+}
 
 typedef struct placed {
     prox_vec3* world;     /* placed vertices */
