@@ -63,20 +63,17 @@ struct prox_bvh {
     int triangle_count;
 };
 
-/* Round a double to the nearest float at or below it, without a branch (the
- * refit rounds every leaf box through here, and a data-dependent branch would
- * mispredict half the time). Beyond float range the result is -inf or
- * FLT_MAX, still a lower bound. */
+/* A float at or below x, without a branch or a rounding-mode change (the
+ * refit rounds every leaf box through here). x is first moved down by 2^-22
+ * of its magnitude plus 2^-140; rounding to nearest then moves it back up by
+ * at most 2^-24 of its magnitude (or 2^-150 in the subnormal range), so the
+ * result never exceeds x, and is at most a few float ulps below it. Beyond
+ * float range the result is FLT_MAX (for large x) or -inf (for very
+ * negative x), still a lower bound. */
 static inline float prox_float_down(double x) {
-    float f = (float)x;
-    uint32_t need = (double)f > x;
-    f = f == 0.0f ? -0.0f : f; /* stepping down from zero goes negative */
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    /* one ulp toward -inf: smaller magnitude for positives, larger for negatives */
-    bits += need * ((bits >> 31) ? 1u : 0xffffffffu);
-    memcpy(&f, &bits, sizeof f);
-    return f;
+    double magnitude = x < 0 ? -x : x;
+    double y = x - magnitude * 0x1p-22 - 0x1p-140;
+    return (float)(y < 0x1.fffffep127 ? y : 0x1.fffffep127);
 }
 
 static inline float prox_float_up(double x) { return -prox_float_down(-x); }

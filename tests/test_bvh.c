@@ -352,3 +352,30 @@ PROX_TEST(bvh, custom_allocator_balances) {
     CHECK(counter.live_bytes == 0);
     prox_mesh_data_free(&data);
 }
+
+/* The outward rounding that keeps float boxes conservative. */
+#include "bvh_internal.h"
+
+PROX_TEST(bvh, float_rounding_is_directed_and_tight) {
+    prox_rng rng = prox_rng_seed(prox_test_seed(14));
+    const double special[] = {0.0, -0.0, 1.0, -1.0, 0x1p-149, -0x1p-149, 0x1p-126, 1e-300, -1e-300, 3.4e38, -3.4e38,
+                              1e39, -1e39, 0.1, -0.1, 16777217.0, -16777217.0};
+    for (int i = 0; i < 200000 + (int)(sizeof special / sizeof special[0]); ++i) {
+        double x;
+        if (i < (int)(sizeof special / sizeof special[0])) x = special[i];
+        else {
+            /* random sign, mantissa and exponent across the float range and beyond */
+            double m = prox_rng_uniform(&rng) + 0.5;
+            int e = (int)(prox_rng_next(&rng) % 300) - 160;
+            x = (prox_rng_next(&rng) & 1 ? -1 : 1) * ldexp(m, e);
+        }
+        float lo = prox_float_down(x), hi = prox_float_up(x);
+        CHECK_MSG((double)lo <= x && (double)hi >= x, "x = %a: down %a, up %a", x, (double)lo, (double)hi);
+        /* tight: within about 4 float ulps, plus 2^-138 near zero */
+        if (fabs(x) < 3e38) {
+            double slack = fabs(x) * 0x1p-21 + 0x1p-138;
+            CHECK_MSG(x - (double)lo <= slack && (double)hi - x <= slack, "x = %a: down %a, up %a", x, (double)lo,
+                      (double)hi);
+        }
+    }
+}
