@@ -83,6 +83,19 @@ prox_result prox_mesh_validate(const prox_mesh* mesh, prox_mesh_report* out_repo
     return PROX_OK;
 }
 
+bool prox_mesh_bounds(const prox_mesh* mesh, prox_vec3* out_min, prox_vec3* out_max) {
+    if (!mesh || mesh->vertex_count <= 0 || !mesh->vertices) return false;
+    prox_vec3 lo = mesh->vertices[0], hi = lo;
+    for (int i = 1; i < mesh->vertex_count; ++i) {
+        prox_vec3 p = mesh->vertices[i];
+        lo = prox_vec3_make(p.x < lo.x ? p.x : lo.x, p.y < lo.y ? p.y : lo.y, p.z < lo.z ? p.z : lo.z);
+        hi = prox_vec3_make(p.x > hi.x ? p.x : hi.x, p.y > hi.y ? p.y : hi.y, p.z > hi.z ? p.z : hi.z);
+    }
+    if (out_min) *out_min = lo;
+    if (out_max) *out_max = hi;
+    return true;
+}
+
 void prox_mesh_data_free(prox_mesh_data* data) {
     if (!data) return;
     free(data->vertices);

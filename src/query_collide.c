@@ -13,7 +13,7 @@
  * Triangles are tested in world coordinates, each vertex placed by its
  * model's transform, with an exact predicate: the answer is exactly the one a
  * brute-force test of the placed triangles gives. The box tests are made
- * conservative against every rounding on the way (see `slack`). */
+ * conservative against every rounding on the way (see make_lane_frame). */
 #include <proxima/geometry.h>
 #include <proxima/query.h>
 

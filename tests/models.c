@@ -49,12 +49,9 @@ bool test_model(const char* name, prox_mesh_data* out) {
         }
         /* centre on the bounding box, so random rotations about the origin
          * keep the model near its placement point */
-        prox_vec3 lo = out->vertices[0], hi = lo;
-        for (int v = 1; v < out->vertex_count; ++v) {
-            prox_vec3 p = out->vertices[v];
-            lo = prox_vec3_make(fmin(lo.x, p.x), fmin(lo.y, p.y), fmin(lo.z, p.z));
-            hi = prox_vec3_make(fmax(hi.x, p.x), fmax(hi.y, p.y), fmax(hi.z, p.z));
-        }
+        prox_mesh view = prox_mesh_data_view(out);
+        prox_vec3 lo, hi;
+        prox_mesh_bounds(&view, &lo, &hi);
         prox_vec3 c = prox_vec3_scale(prox_vec3_add(lo, hi), 0.5);
         for (int v = 0; v < out->vertex_count; ++v) out->vertices[v] = prox_vec3_sub(out->vertices[v], c);
         return true;

@@ -596,3 +596,17 @@ PROX_TEST(procedural, teapot_invalid_arguments) {
         CHECK_MSG(is_zeroed(&m), "steps %d: output not zeroed", bad[i]);
     }
 }
+
+PROX_TEST(procedural, mesh_bounds) {
+    prox_mesh_data box;
+    REQUIRE(prox_mesh_box(prox_vec3_make(1, 2, 3), &box) == PROX_OK);
+    prox_mesh view = prox_mesh_data_view(&box);
+    prox_vec3 lo = {9, 9, 9}, hi = {9, 9, 9};
+    REQUIRE(prox_mesh_bounds(&view, &lo, &hi));
+    CHECK(lo.x == -1 && lo.y == -2 && lo.z == -3 && hi.x == 1 && hi.y == 2 && hi.z == 3);
+    prox_mesh empty = {NULL, 0, NULL, 0};
+    prox_vec3 untouched = {7, 7, 7};
+    CHECK(!prox_mesh_bounds(&empty, &untouched, NULL));
+    CHECK(untouched.x == 7);
+    prox_mesh_data_free(&box);
+}

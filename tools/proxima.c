@@ -186,13 +186,8 @@ static int command_info(const options* o) {
     printf("model       %s\n", name);
     printf("vertices    %d\n", mesh.vertex_count);
     printf("triangles   %d\n", mesh.triangle_count);
-    if (mesh.vertex_count > 0) {
-        prox_vec3 lo = mesh.vertices[0], hi = lo;
-        for (int i = 1; i < mesh.vertex_count; ++i) {
-            prox_vec3 p = mesh.vertices[i];
-            lo = prox_vec3_make(fmin(lo.x, p.x), fmin(lo.y, p.y), fmin(lo.z, p.z));
-            hi = prox_vec3_make(fmax(hi.x, p.x), fmax(hi.y, p.y), fmax(hi.z, p.z));
-        }
+    prox_vec3 lo, hi;
+    if (prox_mesh_bounds(&mesh, &lo, &hi)) {
         printf("bounds      [%.9g, %.9g] x [%.9g, %.9g] x [%.9g, %.9g]\n", lo.x, hi.x, lo.y, hi.y, lo.z, hi.z);
     }
     printf("validation  %s\n", r == PROX_OK ? "ok" : message);

@@ -36,6 +36,11 @@ typedef struct prox_mesh_report {
 PROX_API prox_result prox_mesh_validate(const prox_mesh* mesh, prox_mesh_report* out_report, char* message,
                                         size_t message_size);
 
+/// Smallest axis-aligned box around the mesh's vertices (all of them, used by
+/// a triangle or not). Returns false, leaving the outputs untouched, for a mesh
+/// without vertices.
+PROX_API bool prox_mesh_bounds(const prox_mesh* mesh, prox_vec3* out_min, prox_vec3* out_max);
+
 /// A mesh that owns its arrays (from a loader or a generator).
 /// Free with prox_mesh_data_free; view it with prox_mesh_data_view.
 typedef struct prox_mesh_data {
