@@ -259,9 +259,9 @@ static void refit_experiment(bool use_peers) {
             /* The least traffic this layout allows: read the caller's
              * vertices and write the hierarchy's copy (24 bytes each), read
              * the slots' index triples (12 bytes a triangle) and the refit
-             * order lists (4 bytes a box), write every 128-byte node once. */
+             * order lists (4 bytes a box), write every node once. */
             double floor_bytes = 48.0 * mesh.vertex_count + 12.0 * mesh.triangle_count + 4.0 * s.box_count +
-                                 128.0 * s.node_count;
+                                 (double)s.node_bytes;
             double floor_s = floor_bytes / bandwidth;
             printf("| %s | %d | %d | %.3f | %.2f | %.0f | %.3f | %.2f |", names[m], mesh.triangle_count, leaf,
                    1e3 * median, 1e9 * median / mesh.triangle_count, floor_bytes, 1e3 * floor_s, median / floor_s);

@@ -34,7 +34,7 @@ bool prox_volume_from_name(const char* name, prox_volume* out_volume) {
 
 static size_t bvh_bytes(const prox_bvh* bvh) {
     size_t n = (size_t)bvh->triangle_count;
-    return sizeof(prox_bvh) + (size_t)bvh->node_count * sizeof(prox_node4) +
+    return sizeof(prox_bvh) + (size_t)bvh->node_count * sizeof(prox_node) +
            sizeof(uint32_t) * (size_t)(bvh->leaf_lane_count + bvh->internal_lane_count) +
            (size_t)bvh->vertex_count * sizeof(prox_vec3) + n * (3 * sizeof(uint32_t) + sizeof(int32_t) + 3 * sizeof(uint32_t));
 }
@@ -42,7 +42,7 @@ static size_t bvh_bytes(const prox_bvh* bvh) {
 static void bvh_free_arrays(prox_bvh* bvh) {
     const prox_allocator* a = &bvh->def.allocator;
     size_t n = (size_t)bvh->triangle_count;
-    prox_free(a, bvh->nodes, (size_t)bvh->node_count * sizeof(prox_node4));
+    prox_free(a, bvh->nodes, (size_t)bvh->node_count * sizeof(prox_node));
     prox_free(a, bvh->leaf_lanes, sizeof(uint32_t) * (size_t)(bvh->leaf_lane_count ? bvh->leaf_lane_count : 1));
     prox_free(a, bvh->internal_lanes,
               sizeof(uint32_t) * (size_t)(bvh->internal_lane_count ? bvh->internal_lane_count : 1));
@@ -150,7 +150,7 @@ static bool box_contains(const float* blo, const float* bhi, int stride, const d
     return true;
 }
 
-static void lane_get(const prox_node4* n, int lane, double lo[3], double hi[3]) {
+static void lane_get(const prox_node* n, int lane, double lo[3], double hi[3]) {
     for (int k = 0; k < 3; ++k) {
         lo[k] = n->lo[k][lane];
         hi[k] = n->hi[k][lane];
@@ -169,7 +169,7 @@ bool prox_bvh_validate(const prox_bvh* bvh, char* message, size_t message_size) 
     }
     int covered = 0;
     for (int i = 0; i < bvh->node_count; ++i) {
-        const prox_node4* node = &bvh->nodes[i];
+        const prox_node* node = &bvh->nodes[i];
         for (int lane = 0; lane < PROX_LANES; ++lane) {
             int count = node->count[lane];
             if (count < 0) {
@@ -212,7 +212,7 @@ bool prox_bvh_validate(const prox_bvh* bvh, char* message, size_t message_size) 
                                  i, lane, c);
                     return false;
                 }
-                const prox_node4* child = &bvh->nodes[c];
+                const prox_node* child = &bvh->nodes[c];
                 for (int cl = 0; cl < PROX_LANES; ++cl) {
                     if (child->count[cl] < 0) continue;
                     double lo[3], hi[3];
@@ -274,13 +274,14 @@ prox_bvh_stats prox_bvh_get_stats(const prox_bvh* bvh) {
     s.vertex_count = bvh->vertex_count;
     s.node_count = bvh->node_count;
     s.bytes = bvh_bytes(bvh);
+    s.node_bytes = (size_t)bvh->node_count * sizeof(prox_node);
     /* depths by one forward sweep: child nodes come after their parents */
     int* depth = malloc(sizeof(int) * (size_t)bvh->node_count);
     if (depth) {
         double sum = 0;
         depth[0] = 1;
         for (int i = 0; i < bvh->node_count; ++i) {
-            const prox_node4* node = &bvh->nodes[i];
+            const prox_node* node = &bvh->nodes[i];
             for (int lane = 0; lane < PROX_LANES; ++lane) {
                 if (node->count[lane] < 0) continue;
                 s.box_count++;

@@ -16,7 +16,7 @@ typedef struct build_task {
     int node, begin, end, depth;
 } build_task;
 
-/* A node of the binary tree the build makes before collapsing it 4-wide. */
+/* A node of the binary tree the build makes before collapsing it 8-wide. */
 typedef struct build_node {
     double area;   /* half the surface area of the node's box: the collapse keeps the biggest apart */
     int32_t index; /* internal: first child (the second is index + 1); leaf: first slot */
@@ -188,19 +188,19 @@ static int split_sah(builder* b, int begin, int end) {
     return (i == begin || i == end) ? -1 : i;
 }
 
-/* Collapses the binary tree into 4-wide nodes: starting from a node's two
+/* Collapses the binary tree into 8-wide nodes: starting from a node's two
  * children, the internal child with the largest box is replaced by its own
- * two children until four boxes stand side by side. Nodes are numbered in the
+ * two children until PROX_LANES boxes stand side by side. Nodes are numbered in the
  * order they are made, so every child node comes after its parent. */
-static int collapse(const build_node* bin, prox_node4* out) {
+static int collapse(const build_node* bin, prox_node* out) {
     /* Node numbers are given when a node is taken off the stack, in
      * depth-first order with lane 0 first, so nodes lie in the same order as
      * the triangle slots of their leaves and the refit streams through both. */
     typedef struct task {
         int32_t bin;
-        int32_t parent_ref; /* parent node * 4 + lane, or -1 for the root */
+        int32_t parent_ref; /* parent node * PROX_LANES + lane, or -1 for the root */
     } task;
-    task stack[4 * PROX_MAX_DEPTH + 8];
+    task stack[PROX_LANES * PROX_MAX_DEPTH + 8]; /* each node pushes at most PROX_LANES - 1 more */
     int top = 0, count = 0;
     stack[top++] = (task){0, -1};
     while (top > 0) {
@@ -228,7 +228,7 @@ static int collapse(const build_node* bin, prox_node4* out) {
                 n++;
             }
         }
-        prox_node4* node = &out[id];
+        prox_node* node = &out[id];
         memset(node, 0, sizeof *node);
         for (int lane = 0; lane < PROX_LANES; ++lane) {
             if (lane >= n) {
@@ -258,9 +258,9 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
     size_t tris_bytes = sizeof(build_triangle) * (size_t)n;
     size_t order_bytes = sizeof(int32_t) * (size_t)n;
     size_t bin_bytes = sizeof(build_node) * (2 * (size_t)n);
-    size_t wide_bytes = sizeof(prox_node4) * (size_t)n; /* at most one per binary internal node */
+    size_t wide_bytes = sizeof(prox_node) * (size_t)n; /* at most one per binary internal node */
     build_node* bin = prox_alloc(alloc, bin_bytes);
-    prox_node4* wide = prox_alloc(alloc, wide_bytes);
+    prox_node* wide = prox_alloc(alloc, wide_bytes);
     b.tris = prox_alloc(alloc, tris_bytes);
     b.order = prox_alloc(alloc, order_bytes);
     if (!b.tris || !b.order || !bin || !wide) {
@@ -324,8 +324,8 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
     /* Everything that can fail happens before the slots change, so a failed
      * rebuild leaves the old tree intact. */
     int wide_count = collapse(bin, wide);
-    size_t nodes_bytes = sizeof(prox_node4) * (size_t)wide_count;
-    prox_node4* nodes = prox_alloc(alloc, nodes_bytes);
+    size_t nodes_bytes = sizeof(prox_node) * (size_t)wide_count;
+    prox_node* nodes = prox_alloc(alloc, nodes_bytes);
     int leaf_lanes = 0, internal_lanes = 0;
     for (int i = 0; i < wide_count; ++i)
         for (int lane = 0; lane < PROX_LANES; ++lane) {
@@ -370,7 +370,7 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
     prox_free(alloc, bin, bin_bytes);
     prox_free(alloc, wide, wide_bytes);
     if (!nodes) return PROX_ERROR_OUT_OF_MEMORY;
-    prox_free(alloc, bvh->nodes, sizeof(prox_node4) * (size_t)bvh->node_count);
+    prox_free(alloc, bvh->nodes, sizeof(prox_node) * (size_t)bvh->node_count);
     prox_free(alloc, bvh->leaf_lanes, sizeof(uint32_t) * (size_t)(bvh->leaf_lane_count ? bvh->leaf_lane_count : 1));
     prox_free(alloc, bvh->internal_lanes,
               sizeof(uint32_t) * (size_t)(bvh->internal_lane_count ? bvh->internal_lane_count : 1));

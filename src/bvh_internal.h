@@ -15,20 +15,20 @@
  * query never allocates. */
 enum { PROX_MAX_DEPTH = 64, PROX_MAX_LEAF_SIZE = 16, PROX_BVH_COOKIE = 0x70726f78 };
 
-/* The hierarchy is stored 4-wide: the binary tree of the paper's build,
- * collapsed so that each node holds up to four child boxes side by side
- * (structure of arrays). A query then tests one box against the four children
+/* The hierarchy is stored 8-wide: the binary tree of the paper's build,
+ * collapsed so that each node holds up to eight child boxes side by side
+ * (structure of arrays). A query then tests one box against the eight children
  * of the node it unfolds in one batch of independent lanes that the compiler
- * turns into SIMD code, instead of four dependent, mispredicted branches.
+ * turns into SIMD code, instead of eight dependent, mispredicted branches.
  *
  * Boxes are min and max corners in float, halving memory traffic. Leaf
  * boxes are rounded outward from the exact double bounds of their triangles,
  * and an internal box is the exact float min/max of its children's, so a box
  * contains every point it must and no contact is ever culled; refit needs
  * no rounding above the leaves. */
-enum { PROX_LANES = 4 };
+enum { PROX_LANES = 8 };
 
-typedef struct prox_node4 {
+typedef struct prox_node {
     float lo[3][PROX_LANES]; /* [axis][lane] */
     float hi[3][PROX_LANES];
     /* Internal lane: index of the child node, always greater than this node's
@@ -38,14 +38,14 @@ typedef struct prox_node4 {
     /* > 0: leaf with that many triangles; 0: internal; -1: empty lane, whose
      * box is the empty box [+inf, -inf], so unions need no test for it. */
     int32_t count[PROX_LANES];
-} prox_node4;
+} prox_node;
 
 struct prox_bvh {
     prox_bvh_def def;
-    prox_node4* nodes; /* nodes[0] holds the root's children */
+    prox_node* nodes; /* nodes[0] holds the root's children */
     int node_count;
     /* Refit order, so that its loops run without data-dependent branches:
-     * every leaf lane (node * 4 + lane) in slot order, then every internal
+     * every leaf lane (node * PROX_LANES + lane) in slot order, then every internal
      * lane from the last node to the first. */
     uint32_t* leaf_lanes;
     int leaf_lane_count;
@@ -78,7 +78,7 @@ static inline float prox_float_down(double x) {
 
 static inline float prox_float_up(double x) { return -prox_float_down(-x); }
 
-static inline void prox_lane_set(prox_node4* n, int lane, const double lo[3], const double hi[3]) {
+static inline void prox_lane_set(prox_node* n, int lane, const double lo[3], const double hi[3]) {
     for (int k = 0; k < 3; ++k) {
         n->lo[k][lane] = prox_float_down(lo[k]);
         n->hi[k][lane] = prox_float_up(hi[k]);

@@ -25,24 +25,25 @@ static void leaf_bounds(const prox_bvh* bvh, int first, int count, double lo[3],
 }
 
 /* The union of a node's lanes, exact in float. Empty lanes hold the empty
- * box [+inf, -inf], so all four lanes can be taken without a test. */
-static void node_bounds(const prox_node4* node, float lo[3], float hi[3]) {
+ * box [+inf, -inf], so all lanes can be taken without a test. */
+static void node_bounds(const prox_node* node, float lo[3], float hi[3]) {
     for (int k = 0; k < 3; ++k) {
-        float l01 = node->lo[k][0] < node->lo[k][1] ? node->lo[k][0] : node->lo[k][1];
-        float l23 = node->lo[k][2] < node->lo[k][3] ? node->lo[k][2] : node->lo[k][3];
-        float h01 = node->hi[k][0] > node->hi[k][1] ? node->hi[k][0] : node->hi[k][1];
-        float h23 = node->hi[k][2] > node->hi[k][3] ? node->hi[k][2] : node->hi[k][3];
-        lo[k] = l01 < l23 ? l01 : l23;
-        hi[k] = h01 > h23 ? h01 : h23;
+        float l = node->lo[k][0], h = node->hi[k][0];
+        for (int lane = 1; lane < PROX_LANES; ++lane) {
+            l = node->lo[k][lane] < l ? node->lo[k][lane] : l;
+            h = node->hi[k][lane] > h ? node->hi[k][lane] : h;
+        }
+        lo[k] = l;
+        hi[k] = h;
     }
 }
 
 void prox_bvh_refit_boxes(prox_bvh* bvh) {
-    prox_node4* nodes = bvh->nodes;
+    prox_node* nodes = bvh->nodes;
     /* leaves, in slot order: the slot arrays stream */
     for (int i = 0; i < bvh->leaf_lane_count; ++i) {
         uint32_t ref = bvh->leaf_lanes[i];
-        prox_node4* node = &nodes[ref / PROX_LANES];
+        prox_node* node = &nodes[ref / PROX_LANES];
         int lane = (int)(ref % PROX_LANES);
         double lo[3], hi[3];
         leaf_bounds(bvh, node->index[lane], node->count[lane], lo, hi);
@@ -51,7 +52,7 @@ void prox_bvh_refit_boxes(prox_bvh* bvh) {
     /* internal lanes, children's nodes before their parents' */
     for (int i = 0; i < bvh->internal_lane_count; ++i) {
         uint32_t ref = bvh->internal_lanes[i];
-        prox_node4* node = &nodes[ref / PROX_LANES];
+        prox_node* node = &nodes[ref / PROX_LANES];
         int lane = (int)(ref % PROX_LANES);
         float lo[3], hi[3];
         node_bounds(&nodes[node->index[lane]], lo, hi);

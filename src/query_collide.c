@@ -7,8 +7,8 @@
  * this is what makes AABB trees competitive with OBB trees. With a
  * nonuniformly scaled placement M is not orthogonal, so the face axes of B
  * use M^-1 instead of M^T (sec. 6) and the edge axes use cof M (the cross
- * products of M's columns) instead of M itself. The trees are stored 4-wide,
- * and the node being unfolded has its four child boxes tested at once.
+ * products of M's columns) instead of M itself. The trees are stored 8-wide,
+ * and the node being unfolded has its eight child boxes tested at once.
  *
  * Triangles are tested in world coordinates, each vertex placed by its
  * model's transform, with an exact predicate: the answer is exactly the one a
@@ -27,7 +27,7 @@ prox_collide_def prox_default_collide_def(void) {
 }
 
 /* One direction of the relative placement, for testing a fixed box of model
- * Y against the four lane boxes of a node of model X, in X's frame:
+ * Y against the lane boxes of a node of model X, in X's frame:
  * x_X = m x_Y + t. A query makes one for B->A and one for A->B, once. The
  * lane test runs in float, like the boxes; `slack` terms make it conservative
  * (see make_lane_frame). */
@@ -119,12 +119,12 @@ static bool make_query_frames(const prox_bvh* a, const prox_transform* xa, const
 }
 
 /* Separating-axis test of one fixed box of model Y (center fc, half extents
- * fe, in Y's frame) against the four lane boxes of `node` (in X's frame):
+ * fe, in Y's frame) against the lane boxes of `node` (in X's frame):
  * first the face axes of X, then those of Y (together the "SAT lite"), then,
  * unless lite, the nine edge-edge axes (Gottschalk 1996). The lanes are
  * independent and branch-free, so the loops compile to SIMD code. Returns a
  * bit mask of the non-empty lanes that no tested axis separates. */
-static inline __attribute__((always_inline)) unsigned overlap_lanes(const lane_frame* f, const prox_node4* node, const float fc[3], const float fe[3],
+static inline __attribute__((always_inline)) unsigned overlap_lanes(const lane_frame* f, const prox_node* node, const float fc[3], const float fe[3],
                                      bool lite) {
     float p[3], rb[3], fes[3];
     for (int i = 0; i < 3; ++i) {
@@ -209,7 +209,7 @@ static void test_leaves(collide_state* st, int first_a, int count_a, int first_b
     }
 }
 
-/* A reference to a box: a lane of a node (node * 4 + lane), or the root. */
+/* A reference to a box: a lane of a node (node * PROX_LANES + lane), or the root. */
 enum { ROOT_SLOT = -1 };
 
 typedef struct slot_view {
@@ -229,8 +229,8 @@ static inline slot_view view_slot(const prox_bvh* bvh, int32_t slot) {
         v.index = 0;
         v.count = 0;
     } else {
-        const prox_node4* n = &bvh->nodes[slot >> 2];
-        int lane = slot & 3;
+        const prox_node* n = &bvh->nodes[slot / PROX_LANES];
+        int lane = slot % PROX_LANES;
         v.lo = &n->lo[0][lane];
         v.hi = &n->hi[0][lane];
         v.stride = PROX_LANES;
@@ -248,8 +248,10 @@ static inline double view_volume(const slot_view* v) { return view_side(v, 0) * 
 
 static inline double view_size(const slot_view* v) { return view_side(v, 0) + view_side(v, 1) + view_side(v, 2); }
 
-static inline int valid_lanes(const prox_node4* n) {
-    return (n->count[0] >= 0) + (n->count[1] >= 0) + (n->count[2] >= 0) + (n->count[3] >= 0);
+static inline int valid_lanes(const prox_node* n) {
+    int valid = 0;
+    for (int lane = 0; lane < PROX_LANES; ++lane) valid += n->count[lane] >= 0;
+    return valid;
 }
 
 prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
@@ -272,9 +274,9 @@ prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, co
     const bool lite = st.def->sat == PROX_SAT_LITE;
 
     /* Depth-first tandem traversal (van den Bergen 1998, sec. 3). Each step
-     * unfolds one node into its four lanes, so the stack grows by at most
-     * three entries per level of either tree. */
-    int32_t stack[2 * (3 * 2 * PROX_MAX_DEPTH + 8)];
+     * unfolds one node into its lanes, so the stack grows by at most
+     * PROX_LANES - 1 entries per level of either tree. */
+    int32_t stack[2 * ((PROX_LANES - 1) * 2 * PROX_MAX_DEPTH + 8)];
     int top = 0;
     stack[top++] = ROOT_SLOT;
     stack[top++] = ROOT_SLOT;
@@ -304,7 +306,7 @@ prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, co
         }
         const prox_bvh* open = unfold_a ? a : b;
         int32_t child = unfold_a ? va.index : vb.index;
-        const prox_node4* node = &open->nodes[child];
+        const prox_node* node = &open->nodes[child];
         const lane_frame* frame = unfold_a ? &f.ab : &f.ba;
         /* two instances, so each compiles without the other's branch */
         unsigned mask = lite ? overlap_lanes(frame, node, fc, fe, true) : overlap_lanes(frame, node, fc, fe, false);

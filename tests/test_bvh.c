@@ -68,11 +68,11 @@ PROX_TEST(bvh, median_split_is_balanced_on_the_torus) {
     prox_bvh* bvh = build(&mesh, PROX_SPLIT_MEDIAN, 1);
     prox_bvh_stats s = prox_bvh_get_stats(bvh);
     CHECK(s.leaf_count == 5000);
-    /* 4 lanes per node when full: 4N = 5000 + N - 1; lanes stay empty where a
-     * binary node's children are leaves, but most nodes hold 3 or 4 */
-    CHECK(s.node_count >= 1667 && s.node_count < 5000);
-    CHECK(s.box_count >= 2.5 * s.node_count);
-    CHECK(s.depth <= 10);       /* 4-wide levels */
+    /* 8 lanes per node when full: 8N = 5000 + N - 1; lanes stay empty where a
+     * binary node's children are leaves, but nodes hold more than 3 on average */
+    CHECK(s.node_count >= 715 && s.node_count < 5000);
+    CHECK(s.box_count >= 3 * s.node_count);
+    CHECK(s.depth <= 10);       /* 8-wide levels */
     prox_bvh_destroy(bvh);
     prox_mesh_data_free(&data);
 }

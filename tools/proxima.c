@@ -209,7 +209,7 @@ static int command_info(const options* o) {
         prox_bvh_stats s = prox_bvh_get_stats(bvh);
         printf("tree        %s, %s split, leaf size %d\n", prox_volume_name(s.volume),
                o->bvh.split == PROX_SPLIT_SAH ? "sah" : "median", o->bvh.leaf_size);
-        printf("  nodes                   %d 4-wide nodes, %d boxes, %d leaves\n", s.node_count, s.box_count,
+        printf("  nodes                   %d 8-wide nodes, %d boxes, %d leaves\n", s.node_count, s.box_count,
                s.leaf_count);
         printf("  depth                   %d (mean leaf depth %.1f)\n", s.depth, s.mean_leaf_depth);
         printf("  bytes                   %zu (%.1f per triangle)\n", s.bytes, (double)s.bytes / s.triangle_count);

@@ -63,18 +63,19 @@ PROX_API prox_result prox_bvh_rebuild(prox_bvh* bvh, const prox_vec3* vertices, 
 /// violation into `message` (may be NULL).
 PROX_API bool prox_bvh_validate(const prox_bvh* bvh, char* message, size_t message_size);
 
-/// Shape of a hierarchy. The paper's binary tree is stored collapsed 4-wide:
-/// each node holds up to four child boxes that a query tests as one batch.
+/// Shape of a hierarchy. The paper's binary tree is stored collapsed 8-wide:
+/// each node holds up to eight child boxes that a query tests as one batch.
 typedef struct prox_bvh_stats {
     prox_volume volume;
     int triangle_count;
     int vertex_count;
-    int node_count;       ///< 4-wide nodes
+    int node_count;       ///< 8-wide nodes
     int box_count;        ///< bounding volumes stored (leaves + internal)
     int leaf_count;       ///< leaf volumes (each holds 1..leaf_size triangles)
-    int depth;            ///< 4-wide nodes on the longest root-to-leaf path
+    int depth;            ///< 8-wide nodes on the longest root-to-leaf path
     double mean_leaf_depth;
     size_t bytes;         ///< heap bytes owned by the hierarchy (nodes + mesh copy)
+    size_t node_bytes;    ///< of which the node array
 } prox_bvh_stats;
 
 PROX_API prox_bvh_stats prox_bvh_get_stats(const prox_bvh* bvh);

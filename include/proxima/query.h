@@ -48,7 +48,7 @@ typedef struct prox_collide_result {
     bool invalid_transform;  ///< a transform was singular or not finite; nothing was tested
     bool stopped;            ///< the callback returned false
     int64_t pair_count;      ///< pairs found (may exceed `capacity`: then the buffer holds the first ones)
-    int64_t volume_tests;    ///< Nb: box pairs tested (a node's four children tested in one batch count as four)
+    int64_t volume_tests;    ///< Nb: box pairs tested (a node's children tested in one batch count one each)
     int64_t triangle_tests;  ///< Np: triangle pairs tested
 } prox_collide_result;
 
