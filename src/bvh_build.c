@@ -286,7 +286,7 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
 
     const int leaf_size = bvh->def.leaf_size;
     build_task stack[PROX_MAX_DEPTH + 2];
-    int top = 0, bin_count = 1, depth = 0;
+    int top = 0, bin_count = 1;
     stack[top++] = (build_task){0, 0, n, 0};
     while (top > 0) {
         build_task task = stack[--top];
@@ -295,7 +295,6 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
         range_bounds(&b, task.begin, task.end, lo, hi);
         node->area = half_area(lo, hi);
         int count = task.end - task.begin;
-        if (task.depth > depth) depth = task.depth;
         if (count <= leaf_size) {
             node->index = task.begin;
             node->count = count;
@@ -380,7 +379,6 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
     bvh->leaf_lane_count = leaf_lanes;
     bvh->internal_lanes = internal_list;
     bvh->internal_lane_count = internal_lanes;
-    bvh->depth = depth;
     /* Boxes are fitted bottom-up, exactly as by prox_bvh_refit, so each box
      * contains its children's outward-rounded float boxes. */
     prox_bvh_refit_boxes(bvh);

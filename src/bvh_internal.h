@@ -51,7 +51,6 @@ struct prox_bvh {
     int leaf_lane_count;
     uint32_t* internal_lanes;
     int internal_lane_count;
-    int depth; /* of the binary tree the build made */
     float root_lo[3], root_hi[3];
     /* The mesh copy: vertices as given, and triangles reordered so that each
      * leaf's triangles are contiguous ("slots"). */
@@ -86,7 +85,7 @@ static inline void prox_lane_set(prox_node* n, int lane, const double lo[3], con
 }
 
 /* Builds the tree over the hierarchy's current vertices and mesh_indices,
- * filling nodes, node_count, depth and the slot arrays. */
+ * filling the nodes, the refit order lists and the slot arrays. */
 prox_result prox_bvh_build_tree(prox_bvh* bvh);
 /* Recomputes every node's box from the current vertices. */
 void prox_bvh_refit_boxes(prox_bvh* bvh);
