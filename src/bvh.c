@@ -34,18 +34,17 @@ bool prox_volume_from_name(const char* name, prox_volume* out_volume) {
 
 static size_t bvh_bytes(const prox_bvh* bvh) {
     size_t n = (size_t)bvh->triangle_count;
-    return sizeof(prox_bvh) + (size_t)bvh->node_count * sizeof(prox_node) +
-           sizeof(uint32_t) * (size_t)(bvh->leaf_lane_count + bvh->internal_lane_count) +
-           (size_t)bvh->vertex_count * sizeof(prox_vec3) + n * (3 * sizeof(uint32_t) + sizeof(int32_t) + 3 * sizeof(uint32_t));
+    size_t tree = (size_t)bvh->node_count * sizeof(prox_node) +
+                  sizeof(uint32_t) * (size_t)(bvh->leaf_lane_count + bvh->internal_lane_count);
+    size_t mesh = (size_t)bvh->vertex_count * sizeof(prox_vec3) +
+                  n * (3 * sizeof(uint32_t) + sizeof(int32_t) + 3 * sizeof(uint32_t));
+    return sizeof(prox_bvh) + tree + mesh;
 }
 
 static void bvh_free_arrays(prox_bvh* bvh) {
     const prox_allocator* a = &bvh->def.allocator;
     size_t n = (size_t)bvh->triangle_count;
-    prox_free(a, bvh->nodes, (size_t)bvh->node_count * sizeof(prox_node));
-    prox_free(a, bvh->leaf_lanes, sizeof(uint32_t) * (size_t)(bvh->leaf_lane_count ? bvh->leaf_lane_count : 1));
-    prox_free(a, bvh->internal_lanes,
-              sizeof(uint32_t) * (size_t)(bvh->internal_lane_count ? bvh->internal_lane_count : 1));
+    prox_bvh_free_tree(bvh);
     prox_free(a, bvh->vertices, (size_t)bvh->vertex_count * sizeof(prox_vec3));
     prox_free(a, bvh->slot_indices, 3 * n * sizeof(uint32_t));
     prox_free(a, bvh->slot_triangle, n * sizeof(int32_t));

@@ -251,6 +251,16 @@ static int collapse(const build_node* bin, prox_node* out) {
     return count;
 }
 
+/* The lists are allocated with at least one element (see prox_bvh_build_tree). */
+static size_t list_bytes(int count) { return sizeof(uint32_t) * (size_t)(count ? count : 1); }
+
+void prox_bvh_free_tree(prox_bvh* bvh) {
+    const prox_allocator* alloc = &bvh->def.allocator;
+    prox_free(alloc, bvh->nodes, sizeof(prox_node) * (size_t)bvh->node_count);
+    prox_free(alloc, bvh->leaf_lanes, list_bytes(bvh->leaf_lane_count));
+    prox_free(alloc, bvh->internal_lanes, list_bytes(bvh->internal_lane_count));
+}
+
 prox_result prox_bvh_build_tree(prox_bvh* bvh) {
     const int n = bvh->triangle_count;
     const prox_allocator* alloc = &bvh->def.allocator;
@@ -331,8 +341,8 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
             leaf_lanes += wide[i].count[lane] > 0;
             internal_lanes += wide[i].count[lane] == 0;
         }
-    size_t leaf_bytes = sizeof(uint32_t) * (size_t)(leaf_lanes ? leaf_lanes : 1);
-    size_t internal_bytes = sizeof(uint32_t) * (size_t)(internal_lanes ? internal_lanes : 1);
+    size_t leaf_bytes = list_bytes(leaf_lanes);
+    size_t internal_bytes = list_bytes(internal_lanes);
     uint32_t* leaf_list = prox_alloc(alloc, leaf_bytes);
     uint32_t* internal_list = prox_alloc(alloc, internal_bytes);
     size_t slot_lane_bytes = sizeof(int32_t) * (size_t)n;
@@ -369,10 +379,7 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
     prox_free(alloc, bin, bin_bytes);
     prox_free(alloc, wide, wide_bytes);
     if (!nodes) return PROX_ERROR_OUT_OF_MEMORY;
-    prox_free(alloc, bvh->nodes, sizeof(prox_node) * (size_t)bvh->node_count);
-    prox_free(alloc, bvh->leaf_lanes, sizeof(uint32_t) * (size_t)(bvh->leaf_lane_count ? bvh->leaf_lane_count : 1));
-    prox_free(alloc, bvh->internal_lanes,
-              sizeof(uint32_t) * (size_t)(bvh->internal_lane_count ? bvh->internal_lane_count : 1));
+    prox_bvh_free_tree(bvh);
     bvh->nodes = nodes;
     bvh->node_count = wide_count;
     bvh->leaf_lanes = leaf_list;

@@ -89,5 +89,7 @@ static inline void prox_lane_set(prox_node* n, int lane, const double lo[3], con
 prox_result prox_bvh_build_tree(prox_bvh* bvh);
 /* Recomputes every node's box from the current vertices. */
 void prox_bvh_refit_boxes(prox_bvh* bvh);
+/* Frees the node array and the refit order lists (what a rebuild replaces). */
+void prox_bvh_free_tree(prox_bvh* bvh);
 
 #endif

@@ -124,8 +124,8 @@ static bool make_query_frames(const prox_bvh* a, const prox_transform* xa, const
  * unless lite, the nine edge-edge axes (Gottschalk 1996). The lanes are
  * independent and branch-free, so the loops compile to SIMD code. Returns a
  * bit mask of the non-empty lanes that no tested axis separates. */
-static inline __attribute__((always_inline)) unsigned overlap_lanes(const lane_frame* f, const prox_node* node, const float fc[3], const float fe[3],
-                                     bool lite) {
+static inline __attribute__((always_inline)) unsigned overlap_lanes(const lane_frame* f, const prox_node* node,
+                                                                    const float fc[3], const float fe[3], bool lite) {
     float p[3], rb[3], fes[3];
     for (int i = 0; i < 3; ++i) {
         p[i] = f->m[i][0] * fc[0] + f->m[i][1] * fc[1] + f->m[i][2] * fc[2] + f->t[i];
