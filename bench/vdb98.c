@@ -65,8 +65,9 @@ static bool load_model(const char* name, prox_mesh_data* out) {
     return false;
 }
 
-static prox_bvh* build(const prox_mesh* mesh, prox_split split, int leaf, double* seconds) {
+static prox_bvh* build_kind(const prox_mesh* mesh, prox_volume volume, prox_split split, int leaf, double* seconds) {
     prox_bvh_def def = prox_default_bvh_def();
+    def.volume = volume;
     def.split = split;
     def.leaf_size = leaf;
     prox_bvh* bvh = NULL;
@@ -86,16 +87,27 @@ static prox_bvh* build(const prox_mesh* mesh, prox_split split, int leaf, double
     return bvh;
 }
 
+static prox_bvh* build(const prox_mesh* mesh, prox_split split, int leaf, double* seconds) {
+    return build_kind(mesh, PROX_VOLUME_AABB, split, leaf, seconds);
+}
+
 typedef struct variant {
     const char* name;
+    prox_volume volume;
     prox_split split;
     int leaf;
 } variant;
 
+/* The first is the paper's configuration (the placements are calibrated on
+ * it, and the deformation and refit experiments use it). */
 static const variant variants[] = {
-    {"median", PROX_SPLIT_MEDIAN, 1},
-    {"sah", PROX_SPLIT_SAH, 1},
-    {"median-leaf4", PROX_SPLIT_MEDIAN, 4},
+    {"aabb median", PROX_VOLUME_AABB, PROX_SPLIT_MEDIAN, 1},
+    {"aabb sah", PROX_VOLUME_AABB, PROX_SPLIT_SAH, 1},
+    {"aabb median leaf4", PROX_VOLUME_AABB, PROX_SPLIT_MEDIAN, 4},
+    {"obb mean", PROX_VOLUME_OBB, PROX_SPLIT_MEAN, 1},
+    {"obb mean leaf4", PROX_VOLUME_OBB, PROX_SPLIT_MEAN, 4},
+    {"obb-sphere mean", PROX_VOLUME_OBB_SPHERE, PROX_SPLIT_MEAN, 1},
+    {"sphere median", PROX_VOLUME_SPHERE, PROX_SPLIT_MEDIAN, 1},
 };
 enum { VARIANT_COUNT = sizeof variants / sizeof variants[0] };
 
@@ -103,7 +115,7 @@ typedef struct model_result {
     const char* name;
     int triangles;
     double best_proxima_us; /* fastest proxima configuration, mean per query */
-    const char* best_proxima;
+    char best_proxima[64];
 } model_result;
 
 /* Per-query times of a peer on the first `count` placements. */
@@ -328,7 +340,8 @@ int main(int argc, char** argv) {
     snprintf(list, sizeof list, "%s", model_list);
     model_result results[16];
     int result_count = 0;
-    double table3[16][6];
+    double table3[16][3];
+    double build_table[16][VARIANT_COUNT], refit_table[16][VARIANT_COUNT];
     for (char* name = strtok(list, ","); name && result_count < 16; name = strtok(NULL, ",")) {
         prox_mesh_data data;
         if (!load_model(name, &data)) continue;
@@ -339,7 +352,8 @@ int main(int argc, char** argv) {
         res->best_proxima_us = 1e30;
         double build_s[VARIANT_COUNT];
         prox_bvh* trees[VARIANT_COUNT];
-        for (int v = 0; v < VARIANT_COUNT; ++v) trees[v] = build(&mesh, variants[v].split, variants[v].leaf, &build_s[v]);
+        for (int v = 0; v < VARIANT_COUNT; ++v)
+            trees[v] = build_kind(&mesh, variants[v].volume, variants[v].split, variants[v].leaf, &build_s[v]);
         double side = experiment_calibrate_side(trees[0], trees[0], 0.6, 2000, seed + 1);
         experiment_placement* p = malloc(sizeof *p * (size_t)count);
         uint8_t* answers = malloc((size_t)count);
@@ -348,6 +362,9 @@ int main(int argc, char** argv) {
         printf("| tree | SAT | hits | Nb | Cb (ns) | Tb (s) | Np | Cp (ns) | Tp (s) | Ttotal (s) | per query (us, mean / median) |\n");
         printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         double test_us[2] = {0, 0};
+        double obb_us = 1e30;
+        int obb_variant = -1;
+        prox_sat obb_sat = PROX_SAT_FULL;
         int best_variant = 0;
         prox_sat best_sat = PROX_SAT_FULL;
         for (int v = 0; v < VARIANT_COUNT; ++v) {
@@ -368,8 +385,13 @@ int main(int argc, char** argv) {
                     best_variant = v;
                     best_sat = s ? PROX_SAT_LITE : PROX_SAT_FULL;
                     res->best_proxima_us = mean_us;
-                    res->best_proxima = s ? (v == 0 ? "median, lite" : v == 1 ? "sah, lite" : "median-leaf4, lite")
-                                          : (v == 0 ? "median, full" : v == 1 ? "sah, full" : "median-leaf4, full");
+                    snprintf(res->best_proxima, sizeof res->best_proxima, "%s, %s", variants[v].name,
+                             s ? "lite" : "full");
+                }
+                if (variants[v].volume == PROX_VOLUME_OBB && mean_us < obb_us) {
+                    obb_us = mean_us;
+                    obb_variant = v;
+                    obb_sat = s ? PROX_SAT_LITE : PROX_SAT_FULL;
                 }
                 if (v == 0) test_us[s] = mean_us;
             }
@@ -382,16 +404,24 @@ int main(int argc, char** argv) {
             prox_bvh_refit(trees[0], mesh.vertices, mesh.vertex_count);
             refit_s = fmin(refit_s, experiment_now() - t0);
         }
-        table3[result_count][0] = build_s[0];
-        table3[result_count][1] = build_s[1];
-        table3[result_count][2] = refit_s;
-        table3[result_count][3] = test_us[0];
-        table3[result_count][4] = test_us[1];
-        table3[result_count][5] = 0;
+        table3[result_count][0] = refit_s;
+        table3[result_count][1] = test_us[0];
+        table3[result_count][2] = test_us[1];
+        for (int v = 0; v < VARIANT_COUNT; ++v) build_table[result_count][v] = build_s[v];
+        /* refit of the other kinds (best of 5) */
+        for (int v = 0; v < VARIANT_COUNT; ++v) {
+            double best = 1e30;
+            for (int r = 0; r < 5; ++r) {
+                double t0 = experiment_now();
+                prox_bvh_refit(trees[v], mesh.vertices, mesh.vertex_count);
+                best = fmin(best, experiment_now() - t0);
+            }
+            refit_table[result_count][v] = best;
+        }
 
         if (peer_count) {
-            printf("| peer | hits | answers that differ from proxima's | build (ms) | peer per query (us, mean / median) | proxima on the same placements (us, mean / median) | proxima's speedup (mean / median) |\n");
-            printf("|---|---:|---:|---:|---:|---:|---:|\n");
+            printf("| peer | hits | answers that differ from proxima's | build (ms) | peer per query (us, mean / median) | proxima's fastest on the same placements (us, mean / median) | proxima's speedup (mean / median) | proxima's OBB tree (us, mean / median) | its speedup |\n");
+            printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (int q = 0; q < peer_count; ++q) {
                 double b0 = experiment_now();
                 void* model = prox_peer_build(q, &mesh);
@@ -414,19 +444,24 @@ int main(int argc, char** argv) {
                 if (per_query * count > 8.0) n = (int)(8.0 / per_query);
                 if (n < warm) n = warm;
                 time_peer(q, model, p, n, answers, &mean_us, &median_us, &disagree, &hits);
-                experiment_timing same;
+                experiment_timing same, same_obb;
                 experiment_time_proxima(trees[best_variant], trees[best_variant], p, n, best_sat, NULL, &same);
                 double proxima_mean = 1e6 * same.total_seconds / n, proxima_median = 1e-3 * same.median_ns;
-                printf("| %s | %d | %d of %d | %.2f | %.3f / %.3f | %.3f / %.3f | %.1fx / %.1fx |\n", prox_peer_name(q),
-                       hits, disagree, n, build_ms, mean_us, median_us, proxima_mean, proxima_median,
-                       mean_us / proxima_mean, median_us / proxima_median);
+                experiment_time_proxima(trees[obb_variant], trees[obb_variant], p, n, obb_sat, NULL, &same_obb);
+                double obb_mean = 1e6 * same_obb.total_seconds / n, obb_median = 1e-3 * same_obb.median_ns;
+                printf("| %s | %d | %d of %d | %.2f | %.3f / %.3f | %.3f / %.3f | %.1fx / %.1fx | %.3f / %.3f | %.1fx / "
+                       "%.1fx |\n",
+                       prox_peer_name(q), hits, disagree, n, build_ms, mean_us, median_us, proxima_mean, proxima_median,
+                       mean_us / proxima_mean, median_us / proxima_median, obb_mean, obb_median, mean_us / obb_mean,
+                       median_us / obb_median);
                 if (csv)
                     fprintf(csv, "peer,%s,%s,,%d,%d,,,%.9g,%.1f,,\n", name, prox_peer_name(q), n, hits,
                             1e-6 * mean_us * n, 1e3 * median_us);
                 prox_peer_destroy(q, model);
             }
-            printf("\nproxima's fastest configuration here (used for the ratios): %s, %.3f us per query (mean over all placements).\n\n",
-                   res->best_proxima, res->best_proxima_us);
+            printf("\nproxima's fastest configuration here (used for the ratios): %s, %.3f us per query (mean over all placements); its fastest OBB tree: %s, %s.\n\n",
+                   res->best_proxima, res->best_proxima_us, variants[obb_variant].name,
+                   obb_sat == PROX_SAT_LITE ? "lite" : "full");
         }
         for (int v = 0; v < VARIANT_COUNT; ++v) prox_bvh_destroy(trees[v]);
         free(p);
@@ -439,12 +474,19 @@ int main(int argc, char** argv) {
     for (int m = 0; m < result_count; ++m) printf(" %s |", results[m].name);
     printf("\n|---|");
     for (int m = 0; m < result_count; ++m) printf("---:|");
-    const char* rows[] = {"build an AABB tree, median split (ms)", "build an AABB tree, binned SAH (ms)",
-                          "refit an AABB tree (ms)", "test a pair, SAT (us)", "test a pair, SAT lite (us)"};
-    for (int r = 0; r < 5; ++r) {
+    for (int v = 0; v < VARIANT_COUNT; ++v) {
+        printf("\n| build: %s (ms) |", variants[v].name);
+        for (int m = 0; m < result_count; ++m) printf(" %.3f |", 1e3 * build_table[m][v]);
+    }
+    for (int v = 0; v < VARIANT_COUNT; ++v) {
+        printf("\n| refit: %s (ms) |", variants[v].name);
+        for (int m = 0; m < result_count; ++m) printf(" %.3f |", 1e3 * refit_table[m][v]);
+    }
+    const char* rows[] = {"refit an AABB tree, the paper's (ms)", "test a pair, AABB, SAT (us)",
+                          "test a pair, AABB, SAT lite (us)"};
+    for (int r = 0; r < 3; ++r) {
         printf("\n| %s |", rows[r]);
-        for (int m = 0; m < result_count; ++m)
-            printf(" %.3f |", r < 3 ? 1e3 * table3[m][r] : table3[m][r]);
+        for (int m = 0; m < result_count; ++m) printf(" %.3f |", r < 1 ? 1e3 * table3[m][r] : table3[m][r]);
     }
     printf("\n\n## Query cost after refit vs after rebuild (median split, SAT)\n\n");
     printf("| model | deformation | update time | Nb per query (refit / rebuild) | Np per query | us per query | answers that differ |\n");

@@ -11,30 +11,59 @@ prox_bvh_def prox_default_bvh_def(void) {
     prox_bvh_def def;
     memset(&def, 0, sizeof def);
     def.volume = PROX_VOLUME_AABB;
-    def.split = PROX_SPLIT_MEDIAN;
+    def.split = PROX_SPLIT_DEFAULT;
     def.leaf_size = 1;
     def.internal_cookie = PROX_BVH_COOKIE;
     return def;
 }
 
+static const char* const volume_names[PROX_VOLUME_COUNT] = {"aabb", "obb", "obb-sphere", "sphere"};
+static const char* const split_names[PROX_SPLIT_COUNT] = {"default", "median", "sah", "mean"};
+
 const char* prox_volume_name(prox_volume volume) {
-    switch (volume) {
-    case PROX_VOLUME_AABB: return "aabb";
-    }
-    return "unknown";
+    return (unsigned)volume < PROX_VOLUME_COUNT ? volume_names[volume] : "unknown";
 }
 
 bool prox_volume_from_name(const char* name, prox_volume* out_volume) {
-    if (name && strcmp(name, "aabb") == 0) {
-        *out_volume = PROX_VOLUME_AABB;
-        return true;
-    }
+    for (int i = 0; name && i < PROX_VOLUME_COUNT; ++i)
+        if (strcmp(name, volume_names[i]) == 0) {
+            *out_volume = (prox_volume)i;
+            return true;
+        }
     return false;
+}
+
+const char* prox_split_name(prox_split split) {
+    return (unsigned)split < PROX_SPLIT_COUNT ? split_names[split] : "unknown";
+}
+
+bool prox_split_from_name(const char* name, prox_split* out_split) {
+    for (int i = 0; name && i < PROX_SPLIT_COUNT; ++i)
+        if (strcmp(name, split_names[i]) == 0) {
+            *out_split = (prox_split)i;
+            return true;
+        }
+    return false;
+}
+
+/* Oriented boxes and spheres are stored in float and their tests multiply
+ * lengths, so their coordinates must stay well inside float range; boxes
+ * round outward to infinity and have no such limit. */
+enum { PROX_VOLUME_MAX_EXPONENT = 100 };
+
+static bool within_volume_range(const prox_vec3* vertices, int count, int* out_vertex) {
+    const double limit = ldexp(1.0, PROX_VOLUME_MAX_EXPONENT);
+    for (int i = 0; i < count; ++i)
+        if (!(fabs(vertices[i].x) <= limit && fabs(vertices[i].y) <= limit && fabs(vertices[i].z) <= limit)) {
+            if (out_vertex) *out_vertex = i;
+            return false;
+        }
+    return true;
 }
 
 static size_t bvh_bytes(const prox_bvh* bvh) {
     size_t n = (size_t)bvh->triangle_count;
-    size_t tree = (size_t)bvh->node_count * sizeof(prox_node) +
+    size_t tree = (size_t)bvh->node_count * sizeof(prox_node) + prox_bvh_volume_bytes(bvh) +
                   sizeof(uint32_t) * (size_t)(bvh->leaf_lane_count + bvh->internal_lane_count);
     size_t mesh = (size_t)bvh->vertex_count * sizeof(prox_vec3) +
                   n * (3 * sizeof(uint32_t) + sizeof(int32_t) + 3 * sizeof(uint32_t));
@@ -62,11 +91,11 @@ prox_result prox_bvh_create(const prox_bvh_def* def, const prox_mesh* mesh, prox
         prox_message(message, message_size, "definition not made by prox_default_bvh_def()");
         return PROX_ERROR_INVALID_ARGUMENT;
     }
-    if (def->volume != PROX_VOLUME_AABB) {
+    if ((unsigned)def->volume >= PROX_VOLUME_COUNT) {
         prox_message(message, message_size, "unknown volume kind %d", (int)def->volume);
         return PROX_ERROR_INVALID_ARGUMENT;
     }
-    if (def->split != PROX_SPLIT_MEDIAN && def->split != PROX_SPLIT_SAH) {
+    if ((unsigned)def->split >= PROX_SPLIT_COUNT) {
         prox_message(message, message_size, "unknown split rule %d", (int)def->split);
         return PROX_ERROR_INVALID_ARGUMENT;
     }
@@ -76,12 +105,22 @@ prox_result prox_bvh_create(const prox_bvh_def* def, const prox_mesh* mesh, prox
     }
     prox_result r = prox_mesh_validate(mesh, NULL, message, message_size);
     if (r != PROX_OK) return r;
+    int far_vertex = -1;
+    if (def->volume != PROX_VOLUME_AABB && !within_volume_range(mesh->vertices, mesh->vertex_count, &far_vertex)) {
+        prox_message(message, message_size,
+                     "vertex %d has a coordinate beyond 2^%d: %s volumes need coordinates within float range "
+                     "(aabb has no limit)",
+                     far_vertex, PROX_VOLUME_MAX_EXPONENT, prox_volume_name(def->volume));
+        return PROX_ERROR_UNSUPPORTED;
+    }
 
     const prox_allocator* a = &def->allocator;
     prox_bvh* bvh = prox_alloc(a, sizeof *bvh);
     if (!bvh) return PROX_ERROR_OUT_OF_MEMORY;
     memset(bvh, 0, sizeof *bvh);
     bvh->def = *def;
+    if (bvh->def.split == PROX_SPLIT_DEFAULT)
+        bvh->def.split = prox_volume_has_obb(def->volume) ? PROX_SPLIT_MEAN : PROX_SPLIT_MEDIAN;
     bvh->vertex_count = mesh->vertex_count;
     bvh->triangle_count = mesh->triangle_count;
     size_t n = (size_t)mesh->triangle_count;
@@ -122,7 +161,10 @@ static prox_result check_new_vertices(const prox_bvh* bvh, const prox_vec3* vert
     double sum = 0;
     for (int i = 0; i < vertex_count; ++i)
         sum += (vertices[i].x - vertices[i].x) + (vertices[i].y - vertices[i].y) + (vertices[i].z - vertices[i].z);
-    return sum == 0 ? PROX_OK : PROX_ERROR_INVALID_MESH;
+    if (sum != 0) return PROX_ERROR_INVALID_MESH;
+    if (bvh->def.volume != PROX_VOLUME_AABB && !within_volume_range(vertices, vertex_count, NULL))
+        return PROX_ERROR_UNSUPPORTED;
+    return PROX_OK;
 }
 
 prox_result prox_bvh_refit(prox_bvh* bvh, const prox_vec3* vertices, int vertex_count) {
@@ -130,6 +172,7 @@ prox_result prox_bvh_refit(prox_bvh* bvh, const prox_vec3* vertices, int vertex_
     if (r != PROX_OK) return r;
     memcpy(bvh->vertices, vertices, (size_t)vertex_count * sizeof(prox_vec3));
     prox_bvh_refit_boxes(bvh);
+    prox_bvh_refit_volumes(bvh);
     return PROX_OK;
 }
 
@@ -138,7 +181,10 @@ prox_result prox_bvh_rebuild(prox_bvh* bvh, const prox_vec3* vertices, int verte
     if (r != PROX_OK) return r;
     memcpy(bvh->vertices, vertices, (size_t)vertex_count * sizeof(prox_vec3));
     r = prox_bvh_build_tree(bvh);
-    if (r != PROX_OK) prox_bvh_refit_boxes(bvh); /* keep the old tree, fitted to the new vertices */
+    if (r != PROX_OK) { /* keep the old tree, fitted to the new vertices */
+        prox_bvh_refit_boxes(bvh);
+        prox_bvh_refit_volumes(bvh);
+    }
     return r;
 }
 
@@ -239,6 +285,7 @@ bool prox_bvh_validate(const prox_bvh* bvh, char* message, size_t message_size) 
         prox_message(message, message_size, "leaves hold %d triangle slots, mesh has %d", covered, n);
         return false;
     }
+    if (!prox_bvh_validate_volumes(bvh, message, message_size)) return false;
     const prox_allocator* a = &bvh->def.allocator;
     unsigned char* seen = prox_alloc(a, (size_t)n);
     if (!seen) {
@@ -273,7 +320,8 @@ prox_bvh_stats prox_bvh_get_stats(const prox_bvh* bvh) {
     s.vertex_count = bvh->vertex_count;
     s.node_count = bvh->node_count;
     s.bytes = bvh_bytes(bvh);
-    s.node_bytes = (size_t)bvh->node_count * sizeof(prox_node);
+    s.node_bytes = (size_t)bvh->node_count * sizeof(prox_node) + prox_bvh_volume_bytes(bvh);
+    s.split = bvh->def.split;
     /* depths by one forward sweep: child nodes come after their parents */
     int* depth = malloc(sizeof(int) * (size_t)bvh->node_count);
     if (depth) {

@@ -6,10 +6,14 @@
 #include <stdlib.h>
 
 #include "bvh_internal.h"
+#include "obb_fit.h"
 
 typedef struct build_triangle {
     double lo[3], hi[3];
     double mid[3]; /* midpoint of the triangle's projection on each axis */
+    prox_vec3 centroid;
+    /* area moments relative to the builder's origin (see prox_moments) */
+    double area, first[3], second[6];
 } build_triangle;
 
 typedef struct build_task {
@@ -25,6 +29,7 @@ typedef struct build_node {
 
 typedef struct builder {
     const prox_bvh* bvh;
+    prox_vec3 origin; /* reference point of the triangles' moments: the mesh's box centre */
     build_triangle* tris; /* indexed by original triangle id */
     int32_t* order;       /* triangle ids; each node owns a contiguous range */
 } builder;
@@ -98,6 +103,72 @@ static int split_median(builder* b, int begin, int end, const double lo[3], cons
         else ++i;
     }
     return (i == begin || i == end) ? -1 : i;
+}
+
+/* The OBBTree rule (Gottschalk et al. 1996; the handbook chapter): the
+ * principal axes of the triangles' area covariance, tried longest extent
+ * first; the plane through the mean of the centroids; a triangle goes by its
+ * centroid. Returns -1 when no axis separates the triangles. */
+static int split_mean(builder* b, int begin, int end) {
+    const prox_vec3* v = b->bvh->vertices;
+    const uint32_t* idx = b->bvh->mesh_indices;
+    int32_t* o = b->order;
+    /* the node's moments are sums of its triangles' (computed once) */
+    prox_moments m;
+    prox_moments_init(&m, b->origin);
+    prox_vec3 mean = prox_vec3_make(0, 0, 0);
+    for (int i = begin; i < end; ++i) {
+        const build_triangle* t = &b->tris[o[i]];
+        m.area += t->area;
+        for (int k = 0; k < 3; ++k) m.first[k] += t->first[k];
+        for (int k = 0; k < 6; ++k) m.second[k] += t->second[k];
+        mean = prox_vec3_add(mean, prox_vec3_sub(t->centroid, b->origin));
+    }
+    mean = prox_vec3_add(b->origin, prox_vec3_scale(mean, 1.0 / (end - begin)));
+    if (!(m.area > 0)) { /* no area: the vertices' covariance */
+        prox_moments_init(&m, b->origin);
+        for (int i = begin; i < end; ++i) {
+            const uint32_t* t = idx + 3 * (size_t)o[i];
+            prox_moments_add_triangle(&m, v[t[0]], v[t[1]], v[t[2]]);
+        }
+    }
+    prox_mat3 axes;
+    prox_moments_axes(&m, &axes);
+    /* extents along the axes, to try the longest first */
+    double extent[3];
+    for (int k = 0; k < 3; ++k) {
+        prox_vec3 a = prox_vec3_make(axes.m[k][0], axes.m[k][1], axes.m[k][2]);
+        double lo = DBL_MAX, hi = -DBL_MAX;
+        for (int i = begin; i < end; ++i) {
+            const uint32_t* t = idx + 3 * (size_t)o[i];
+            for (int c = 0; c < 3; ++c) {
+                double s = prox_vec3_dot(a, v[t[c]]);
+                lo = PROX_MIN(lo, s);
+                hi = PROX_MAX(hi, s);
+            }
+        }
+        extent[k] = hi - lo;
+    }
+    int try_order[3] = {0, 1, 2};
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2 - i; ++j)
+            if (extent[try_order[j + 1]] > extent[try_order[j]]) {
+                int t = try_order[j];
+                try_order[j] = try_order[j + 1];
+                try_order[j + 1] = t;
+            }
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        int k = try_order[attempt];
+        prox_vec3 a = prox_vec3_make(axes.m[k][0], axes.m[k][1], axes.m[k][2]);
+        double plane = prox_vec3_dot(a, mean);
+        int i = begin, j = end - 1;
+        while (i <= j) {
+            if (prox_vec3_dot(a, b->tris[o[i]].centroid) > plane) swap_ids(&o[i], &o[j--]);
+            else ++i;
+        }
+        if (i != begin && i != end) return i;
+    }
+    return -1;
 }
 
 static double half_area(const double lo[3], const double hi[3]) {
@@ -256,6 +327,7 @@ static size_t list_bytes(int count) { return sizeof(uint32_t) * (size_t)(count ?
 
 void prox_bvh_free_tree(prox_bvh* bvh) {
     const prox_allocator* alloc = &bvh->def.allocator;
+    prox_bvh_free_volumes(bvh);
     prox_free(alloc, bvh->nodes, sizeof(prox_node) * (size_t)bvh->node_count);
     prox_free(alloc, bvh->leaf_lanes, list_bytes(bvh->leaf_lane_count));
     prox_free(alloc, bvh->internal_lanes, list_bytes(bvh->internal_lane_count));
@@ -264,7 +336,7 @@ void prox_bvh_free_tree(prox_bvh* bvh) {
 prox_result prox_bvh_build_tree(prox_bvh* bvh) {
     const int n = bvh->triangle_count;
     const prox_allocator* alloc = &bvh->def.allocator;
-    builder b = {bvh, NULL, NULL};
+    builder b = {bvh, {0, 0, 0}, NULL, NULL};
     size_t tris_bytes = sizeof(build_triangle) * (size_t)n;
     size_t order_bytes = sizeof(int32_t) * (size_t)n;
     size_t bin_bytes = sizeof(build_node) * (2 * (size_t)n);
@@ -280,6 +352,12 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
         prox_free(alloc, wide, wide_bytes);
         return PROX_ERROR_OUT_OF_MEMORY;
     }
+    {
+        prox_mesh view = {bvh->vertices, bvh->vertex_count, bvh->mesh_indices, n};
+        prox_vec3 lo, hi;
+        prox_mesh_bounds(&view, &lo, &hi);
+        b.origin = prox_vec3_make(0.5 * lo.x + 0.5 * hi.x, 0.5 * lo.y + 0.5 * hi.y, 0.5 * lo.z + 0.5 * hi.z);
+    }
     for (int t = 0; t < n; ++t) {
         const uint32_t* idx = bvh->mesh_indices + 3 * (size_t)t;
         build_triangle* bt = &b.tris[t];
@@ -290,6 +368,16 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
             bt->lo[k] = PROX_MIN(v0, PROX_MIN(v1, v2));
             bt->hi[k] = PROX_MAX(v0, PROX_MAX(v1, v2));
             bt->mid[k] = 0.5 * bt->lo[k] + 0.5 * bt->hi[k];
+        }
+        prox_vec3 p = bvh->vertices[idx[0]], q = bvh->vertices[idx[1]], r = bvh->vertices[idx[2]];
+        bt->centroid = prox_vec3_make((p.x + q.x + r.x) / 3.0, (p.y + q.y + r.y) / 3.0, (p.z + q.z + r.z) / 3.0);
+        if (bvh->def.split == PROX_SPLIT_MEAN) {
+            prox_moments m;
+            prox_moments_init(&m, b.origin);
+            prox_moments_add_triangle(&m, p, q, r);
+            bt->area = m.area;
+            memcpy(bt->first, m.first, sizeof bt->first);
+            memcpy(bt->second, m.second, sizeof bt->second);
         }
         b.order[t] = t;
     }
@@ -314,9 +402,13 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
          * remaining depth by log2 of the leaf count. */
         bool must_balance = task.depth + ceil_log2((count + leaf_size - 1) / leaf_size) >= PROX_MAX_DEPTH - 1;
         int split = -1;
-        if (!must_balance)
-            split = bvh->def.split == PROX_SPLIT_SAH ? split_sah(&b, task.begin, task.end)
-                                                     : split_median(&b, task.begin, task.end, lo, hi);
+        if (!must_balance) {
+            switch (bvh->def.split) {
+            case PROX_SPLIT_SAH: split = split_sah(&b, task.begin, task.end); break;
+            case PROX_SPLIT_MEAN: split = split_mean(&b, task.begin, task.end); break;
+            default: split = split_median(&b, task.begin, task.end, lo, hi); break;
+            }
+        }
         if (split < 0) {
             /* Everything on one side (the paper's fallback): equal halves. */
             split = task.begin + count / 2;
@@ -347,10 +439,23 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
     uint32_t* internal_list = prox_alloc(alloc, internal_bytes);
     size_t slot_lane_bytes = sizeof(int32_t) * (size_t)n;
     int32_t* slot_lane = prox_alloc(alloc, slot_lane_bytes);
-    if (!nodes || !leaf_list || !internal_list || !slot_lane) {
+    /* the volumes of the other kinds, allocated now so that fitting them
+     * cannot fail after the old tree is gone */
+    const prox_volume kind = bvh->def.volume;
+    size_t obb_bytes = prox_volume_has_obb(kind) ? sizeof(prox_obb_lanes) * (size_t)wide_count : 0;
+    size_t sphere_bytes = prox_volume_has_sphere(kind) ? sizeof(prox_sphere_lanes) * (size_t)wide_count : 0;
+    size_t lane_slot_bytes = kind != PROX_VOLUME_AABB ? 2 * sizeof(int32_t) * PROX_LANES * (size_t)wide_count : 0;
+    prox_obb_lanes* obbs = obb_bytes ? prox_alloc(alloc, obb_bytes) : NULL;
+    prox_sphere_lanes* spheres = sphere_bytes ? prox_alloc(alloc, sphere_bytes) : NULL;
+    int32_t* lane_slots = lane_slot_bytes ? prox_alloc(alloc, lane_slot_bytes) : NULL;
+    if (!nodes || !leaf_list || !internal_list || !slot_lane || (obb_bytes && !obbs) || (sphere_bytes && !spheres) ||
+        (lane_slot_bytes && !lane_slots)) {
         prox_free(alloc, nodes, nodes_bytes);
         prox_free(alloc, leaf_list, leaf_bytes);
         prox_free(alloc, internal_list, internal_bytes);
+        prox_free(alloc, obbs, obb_bytes);
+        prox_free(alloc, spheres, sphere_bytes);
+        prox_free(alloc, lane_slots, lane_slot_bytes);
         nodes = NULL;
     } else {
         /* leaf lanes sorted by first slot, via a slot -> lane table */
@@ -386,8 +491,12 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
     bvh->leaf_lane_count = leaf_lanes;
     bvh->internal_lanes = internal_list;
     bvh->internal_lane_count = internal_lanes;
+    bvh->obbs = obbs;
+    bvh->spheres = spheres;
+    bvh->lane_slots = lane_slots;
     /* Boxes are fitted bottom-up, exactly as by prox_bvh_refit, so each box
      * contains its children's outward-rounded float boxes. */
     prox_bvh_refit_boxes(bvh);
-    return PROX_OK;
+    if (bvh->def.volume == PROX_VOLUME_AABB) return PROX_OK;
+    return prox_bvh_fit_volumes(bvh);
 }

@@ -40,10 +40,38 @@ typedef struct prox_node {
     int32_t count[PROX_LANES];
 } prox_node;
 
+/* The volumes of kinds other than AABB, one block per node beside the box
+ * lanes (which every hierarchy keeps: they hold the tree's structure and the
+ * refit order, and let hierarchies of different kinds collide). */
+
+/* Oriented boxes: the points center + sum_k s_k axis_k with |s_k| <= extent_k.
+ * Axes are unit, orthogonal and right-handed up to float rounding, ordered
+ * by decreasing extent (the dual tree's axis choice relies on that order). */
+typedef struct prox_obb_lanes {
+    float center[3][PROX_LANES];
+    float axis[3][3][PROX_LANES]; /* [axis][component][lane] */
+    float extent[3][PROX_LANES];
+} prox_obb_lanes;
+
+typedef struct prox_sphere_lanes {
+    float center[3][PROX_LANES];
+    float radius[PROX_LANES];
+} prox_sphere_lanes;
+
 struct prox_bvh {
-    prox_bvh_def def;
+    prox_bvh_def def; /* def.split is resolved: never PROX_SPLIT_DEFAULT */
     prox_node* nodes; /* nodes[0] holds the root's children */
     int node_count;
+    prox_obb_lanes* obbs;       /* one per node for OBB kinds, else NULL */
+    prox_sphere_lanes* spheres; /* one per node for sphere kinds, else NULL */
+    prox_obb_lanes root_obb;    /* the root's volumes, in lane 0 */
+    prox_sphere_lanes root_sphere;
+    /* first and one-past-last slot of every lane's subtree (2 per lane), for
+     * refitting volumes that are not unions of their children's */
+    int32_t* lane_slots;
+    /* Bound on |coordinate| of every point of every volume: scales the query's
+     * rounding slack. */
+    double volume_radius;
     /* Refit order, so that its loops run without data-dependent branches:
      * every leaf lane (node * PROX_LANES + lane) in slot order, then every internal
      * lane from the last node to the first. */
@@ -91,5 +119,24 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh);
 void prox_bvh_refit_boxes(prox_bvh* bvh);
 /* Frees the node array and the refit order lists (what a rebuild replaces). */
 void prox_bvh_free_tree(prox_bvh* bvh);
+
+/* Volumes of the kinds other than AABB (bvh_fit.c). Fit: from scratch, over
+ * the convex hull of each lane's vertices, after the boxes are fitted; the
+ * new arrays replace the old only on success. Refit: after a deformation,
+ * keeping each oriented box's axes. */
+prox_result prox_bvh_fit_volumes(prox_bvh* bvh);
+void prox_bvh_refit_volumes(prox_bvh* bvh);
+/* Frees the volume arrays. */
+void prox_bvh_free_volumes(prox_bvh* bvh);
+/* Checks that every volume contains its lane's vertices. */
+bool prox_bvh_validate_volumes(const prox_bvh* bvh, char* message, size_t message_size);
+size_t prox_bvh_volume_bytes(const prox_bvh* bvh);
+
+static inline bool prox_volume_has_obb(prox_volume v) {
+    return v == PROX_VOLUME_OBB || v == PROX_VOLUME_OBB_SPHERE;
+}
+static inline bool prox_volume_has_sphere(prox_volume v) {
+    return v == PROX_VOLUME_SPHERE || v == PROX_VOLUME_OBB_SPHERE;
+}
 
 #endif

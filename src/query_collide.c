@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Collision query between two AABB trees (van den Bergen 1998, sec. 3).
+/* Collision query between two hierarchies (van den Bergen 1998, sec. 3),
+ * for every volume kind; the box test is here, the oriented-box and sphere
+ * tests in query_obb.h.
  *
  * Boxes of tree B are tested against boxes of tree A in A's frame. All pairs
  * share one relative transform x_A = M x_B + t, so M, |M|, M^-1, |M^-1| and
@@ -13,109 +15,19 @@
  * Triangles are tested in world coordinates, each vertex placed by its
  * model's transform, with an exact predicate: the answer is exactly the one a
  * brute-force test of the placed triangles gives. The box tests are made
- * conservative against every rounding on the way (see make_lane_frame). */
+ * conservative against every rounding on the way (see query_frame.c). */
 #include <proxima/geometry.h>
 #include <proxima/query.h>
 
 #include "bvh_internal.h"
+#include "query_frame.h"
+#include "query_obb.h"
 
 prox_collide_def prox_default_collide_def(void) {
     prox_collide_def def;
     memset(&def, 0, sizeof def);
     def.sat = PROX_SAT_FULL;
     return def;
-}
-
-/* One direction of the relative placement, for testing a fixed box of model
- * Y against the lane boxes of a node of model X, in X's frame:
- * x_X = m x_Y + t. A query makes one for B->A and one for A->B, once. The
- * lane test runs in float, like the boxes; `slack` terms make it conservative
- * (see make_lane_frame). */
-typedef struct lane_frame {
-    float m[3][3];       /* Y's axes in X (columns) */
-    float m_abs[3][3];   /* |m| */
-    float minv[3][3];    /* m^-1: X directions in Y */
-    float minv_abs[3][3];
-    float cof_abs[3][3]; /* |cof m|: cross products of Y's axes, for the 9 edge-edge axes */
-    float t[3];
-    float slack_x;       /* added to every radius along X's axes, in X's units */
-    float slack_y;       /* the same along Y's axes, in Y's units */
-    float slack_edge;    /* the same along the edge-edge axes */
-    double det_abs;      /* |det m|: scales Y's box volumes into X's frame */
-} lane_frame;
-
-static double max_row_sum(const prox_mat3* m) {
-    double best = 0;
-    for (int i = 0; i < 3; ++i) {
-        double s = fabs(m->m[i][0]) + fabs(m->m[i][1]) + fabs(m->m[i][2]);
-        best = s > best ? s : best;
-    }
-    return best;
-}
-
-static double max_abs3(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
-
-/* Largest |coordinate| of a model's root box: bounds every box corner,
- * center and half extent of the model. */
-static double root_radius(const prox_bvh* bvh) {
-    double radius = 0;
-    for (int k = 0; k < 3; ++k)
-        radius = fmax(radius, fmax(fabs((double)bvh->root_lo[k]), fabs((double)bvh->root_hi[k])));
-    return radius;
-}
-
-/* Rounding budget. Float arithmetic in the lane test errs by at most a few
- * 2^-24 of G, the largest magnitude any of its terms can reach for boxes that
- * truly overlap (G = |t| + |m| R_Y + R_X, from the root radii); the slack is
- * 2^-16 G, 256 times that. Triangles are compared in world coordinates,
- * which carry errors of a few 2^-53 of the world-space magnitude W; a slack
- * of 2^-40 W mapped into X's frame covers those. So a box test never rejects
- * a pair of triangles that touch in world coordinates, and the slack, a few
- * millionths of the models' size, costs nothing measurable in pruning. */
-static void make_lane_frame(const prox_transform* rel, const prox_mat3* rel_inv, double radius_x, double radius_y,
-                            double world_slack_x, lane_frame* f) {
-    prox_mat3 cof = prox_mat3_cofactor(&rel->basis);
-    double mmax = 0;
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-            f->m[i][j] = (float)rel->basis.m[i][j];
-            f->m_abs[i][j] = (float)fabs(rel->basis.m[i][j]);
-            f->minv[i][j] = (float)rel_inv->m[i][j];
-            f->minv_abs[i][j] = (float)fabs(rel_inv->m[i][j]);
-            f->cof_abs[i][j] = (float)fabs(cof.m[i][j]);
-            mmax = fmax(mmax, fabs(rel->basis.m[i][j]));
-        }
-    f->t[0] = (float)rel->origin.x;
-    f->t[1] = (float)rel->origin.y;
-    f->t[2] = (float)rel->origin.z;
-    double g = max_abs3(rel->origin) + max_row_sum(&rel->basis) * radius_y + radius_x;
-    double slack_x = 0x1p-16 * g + world_slack_x;
-    f->slack_x = prox_float_up(slack_x);
-    f->slack_y = prox_float_up(max_row_sum(rel_inv) * slack_x);
-    f->slack_edge = prox_float_up(4.0 * mmax * slack_x);
-    f->det_abs = fabs(prox_mat3_determinant(&rel->basis));
-}
-
-typedef struct query_frames {
-    lane_frame ab; /* B's boxes into A's frame: used when A's node is unfolded */
-    lane_frame ba; /* A's boxes into B's frame: used when B's node is unfolded */
-} query_frames;
-
-/* Sets up both directions; false when a transform is singular or not finite. */
-static bool make_query_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
-                              const prox_transform* xb, query_frames* q) {
-    prox_transform xa_inv, xb_inv;
-    if (!prox_transform_inverse(xa, &xa_inv) || !prox_transform_inverse(xb, &xb_inv)) return false;
-    prox_transform ab = prox_transform_mul(&xa_inv, xb); /* B -> A */
-    prox_transform ba;
-    if (!prox_transform_inverse(&ab, &ba)) return false;
-    double ra = root_radius(a), rb = root_radius(b);
-    double wa = max_abs3(xa->origin) + max_row_sum(&xa->basis) * ra;
-    double wb = max_abs3(xb->origin) + max_row_sum(&xb->basis) * rb;
-    double world = 0x1p-40 * fmax(wa, wb);
-    make_lane_frame(&ab, &ba.basis, ra, rb, world * max_row_sum(&xa_inv.basis), &q->ab);
-    make_lane_frame(&ba, &ab.basis, rb, ra, world * max_row_sum(&xb_inv.basis), &q->ba);
-    return true;
 }
 
 /* Separating-axis test of one fixed box of model Y (center fc, half extents
@@ -254,6 +166,142 @@ static inline int valid_lanes(const prox_node* n) {
     return valid;
 }
 
+/* The lanes of a slot's volumes: a node's block and lane, or the root's
+ * one-lane block. */
+static inline const prox_obb_lanes* obb_block(const prox_bvh* bvh, int32_t slot, int* lane) {
+    if (slot == ROOT_SLOT) {
+        *lane = 0;
+        return &bvh->root_obb;
+    }
+    *lane = slot % PROX_LANES;
+    return &bvh->obbs[slot / PROX_LANES];
+}
+
+static inline const prox_sphere_lanes* sphere_block(const prox_bvh* bvh, int32_t slot, int* lane) {
+    if (slot == ROOT_SLOT) {
+        *lane = 0;
+        return &bvh->root_sphere;
+    }
+    *lane = slot % PROX_LANES;
+    return &bvh->spheres[slot / PROX_LANES];
+}
+
+/* How the two hierarchies are tested: by their own volumes when both are
+ * of the same kind, else by the boxes every hierarchy has. */
+typedef enum test_kind { TEST_AABB, TEST_OBB, TEST_OBB_SPHERE, TEST_SPHERE } test_kind;
+
+/* Volume of a slot's test volume, for the unfolding rule (up to a constant
+ * factor shared by both models). */
+static inline double slot_measure(const prox_bvh* bvh, int32_t slot, test_kind kind) {
+    int lane;
+    if (kind == TEST_OBB || kind == TEST_OBB_SPHERE) {
+        const prox_obb_lanes* o = obb_block(bvh, slot, &lane);
+        return (double)o->extent[0][lane] * o->extent[1][lane] * o->extent[2][lane];
+    }
+    const prox_sphere_lanes* s = sphere_block(bvh, slot, &lane);
+    double r = s->radius[lane];
+    return r * r * r;
+}
+
+/* Depth-first tandem traversal (van den Bergen 1998, sec. 3). Each step
+ * unfolds one node into its lanes, so the stack grows by at most
+ * PROX_LANES - 1 entries per level of either tree. Instantiated once per
+ * test kind (always inlined with a constant `kind`), so each loop carries
+ * only its own test. */
+static inline __attribute__((always_inline)) void traverse(collide_state* st, const query_frames* f, test_kind kind,
+                                                           int axes) {
+    const prox_bvh *a = st->a, *b = st->b;
+    int32_t stack[2 * ((PROX_LANES - 1) * 2 * PROX_MAX_DEPTH + 8)];
+    int top = 0;
+    stack[top++] = ROOT_SLOT;
+    stack[top++] = ROOT_SLOT;
+    while (top > 0 && !st->done) {
+        int32_t sb = stack[--top];
+        int32_t sa = stack[--top];
+        slot_view va = view_slot(a, sa), vb = view_slot(b, sb);
+        if (va.count > 0 && vb.count > 0) {
+            test_leaves(st, va.index, va.count, vb.index, vb.count);
+            continue;
+        }
+        /* Unfold the node with the larger volume (B's measured in A's frame):
+         * the biggest cut in total volume for the next tests. */
+        bool unfold_a;
+        if (va.count > 0) unfold_a = false;
+        else if (vb.count > 0) unfold_a = true;
+        else if (kind == TEST_AABB) {
+            double vol_a = view_volume(&va), vol_b = view_volume(&vb) * f->ab.det_abs;
+            unfold_a = vol_a > vol_b || (vol_a == vol_b && view_size(&va) >= view_size(&vb));
+        } else {
+            unfold_a = slot_measure(a, sa, kind) >= slot_measure(b, sb, kind) * f->ab.det_abs;
+        }
+        const prox_bvh* open = unfold_a ? a : b;
+        const prox_bvh* closed = unfold_a ? b : a;
+        const int32_t fixed_slot = unfold_a ? sb : sa;
+        int32_t child = unfold_a ? va.index : vb.index;
+        const prox_node* node = &open->nodes[child];
+        const lane_frame* frame = unfold_a ? &f->ab : &f->ba;
+        unsigned mask;
+        if (kind == TEST_AABB) {
+            const slot_view* fixed = unfold_a ? &vb : &va;
+            float fc[3], fe[3];
+            for (int k = 0; k < 3; ++k) {
+                float l = fixed->lo[k * fixed->stride], h = fixed->hi[k * fixed->stride];
+                fc[k] = 0.5f * (l + h);
+                fe[k] = 0.5f * (h - l);
+            }
+            /* two instances, so each compiles without the other's branch */
+            mask = axes == OBB_AXES_LITE ? overlap_lanes(frame, node, fc, fe, true)
+                                         : overlap_lanes(frame, node, fc, fe, false);
+        } else if (kind == TEST_SPHERE) {
+            int lane = 0;
+            const prox_sphere_lanes* fs = sphere_block(closed, fixed_slot, &lane);
+            fixed_sphere x;
+            fixed_sphere_make(frame, fs, lane, &x);
+            mask = sphere_overlap_lanes(node, &open->spheres[child], &x);
+        } else {
+            int lane = 0;
+            if (kind == TEST_OBB_SPHERE) {
+                const prox_sphere_lanes* fs = sphere_block(closed, fixed_slot, &lane);
+                fixed_sphere x;
+                fixed_sphere_make(frame, fs, lane, &x);
+                mask = sphere_overlap_lanes(node, &open->spheres[child], &x);
+            } else {
+                mask = ~0u;
+            }
+            if (mask) {
+                const prox_obb_lanes* fo = obb_block(closed, fixed_slot, &lane);
+                fixed_obb x;
+                fixed_obb_make(frame, fo, lane, &x);
+                const prox_obb_lanes* o = &open->obbs[child];
+                mask &= kind == TEST_OBB_SPHERE     ? obb_overlap_lanes(frame, node, o, &x, OBB_AXES_DUAL)
+                        : axes == OBB_AXES_LITE ? obb_overlap_lanes(frame, node, o, &x, OBB_AXES_LITE)
+                                                : obb_overlap_lanes(frame, node, o, &x, OBB_AXES_ALL);
+            }
+        }
+        st->result.volume_tests += valid_lanes(node);
+        /* one iteration per overlapping lane, not per lane: fewer
+         * mispredicted branches */
+        int32_t base = child * PROX_LANES;
+        while (mask) {
+            int lane = __builtin_ctz(mask);
+            mask &= mask - 1;
+            stack[top] = unfold_a ? base + lane : sa;
+            stack[top + 1] = unfold_a ? sb : base + lane;
+            top += 2;
+        }
+    }
+}
+
+static test_kind choose_test(const prox_bvh* a, const prox_bvh* b, const query_frames* f) {
+    if (a->def.volume != b->def.volume || !f->float_range_ok) return TEST_AABB;
+    switch (a->def.volume) {
+    case PROX_VOLUME_OBB: return TEST_OBB;
+    case PROX_VOLUME_OBB_SPHERE: return TEST_OBB_SPHERE;
+    case PROX_VOLUME_SPHERE: return TEST_SPHERE;
+    default: return TEST_AABB;
+    }
+}
+
 prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                  const prox_transform* xb, const prox_collide_def* def) {
     static const prox_collide_def default_def = {PROX_SAT_FULL, false, NULL, NULL, NULL, 0};
@@ -267,60 +315,16 @@ prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, co
     st.def = def ? def : &default_def;
     if (!a || !b) return st.result;
     query_frames f;
-    if (!make_query_frames(a, st.xa, b, st.xb, &f)) {
+    if (!prox_make_query_frames(a, st.xa, b, st.xb, &f)) {
         st.result.invalid_transform = true;
         return st.result;
     }
-    const bool lite = st.def->sat == PROX_SAT_LITE;
-
-    /* Depth-first tandem traversal (van den Bergen 1998, sec. 3). Each step
-     * unfolds one node into its lanes, so the stack grows by at most
-     * PROX_LANES - 1 entries per level of either tree. */
-    int32_t stack[2 * ((PROX_LANES - 1) * 2 * PROX_MAX_DEPTH + 8)];
-    int top = 0;
-    stack[top++] = ROOT_SLOT;
-    stack[top++] = ROOT_SLOT;
-    while (top > 0 && !st.done) {
-        int32_t sb = stack[--top];
-        int32_t sa = stack[--top];
-        slot_view va = view_slot(a, sa), vb = view_slot(b, sb);
-        if (va.count > 0 && vb.count > 0) {
-            test_leaves(&st, va.index, va.count, vb.index, vb.count);
-            continue;
-        }
-        /* Unfold the node with the larger volume (B's measured in A's frame):
-         * the biggest cut in total volume for the next tests. */
-        bool unfold_a;
-        if (va.count > 0) unfold_a = false;
-        else if (vb.count > 0) unfold_a = true;
-        else {
-            double vol_a = view_volume(&va), vol_b = view_volume(&vb) * f.ab.det_abs;
-            unfold_a = vol_a > vol_b || (vol_a == vol_b && view_size(&va) >= view_size(&vb));
-        }
-        const slot_view* fixed = unfold_a ? &vb : &va;
-        float fc[3], fe[3];
-        for (int k = 0; k < 3; ++k) {
-            float l = fixed->lo[k * fixed->stride], h = fixed->hi[k * fixed->stride];
-            fc[k] = 0.5f * (l + h);
-            fe[k] = 0.5f * (h - l);
-        }
-        const prox_bvh* open = unfold_a ? a : b;
-        int32_t child = unfold_a ? va.index : vb.index;
-        const prox_node* node = &open->nodes[child];
-        const lane_frame* frame = unfold_a ? &f.ab : &f.ba;
-        /* two instances, so each compiles without the other's branch */
-        unsigned mask = lite ? overlap_lanes(frame, node, fc, fe, true) : overlap_lanes(frame, node, fc, fe, false);
-        st.result.volume_tests += valid_lanes(node);
-        /* one iteration per overlapping lane, not per lane: fewer
-         * mispredicted branches */
-        int32_t base = child * PROX_LANES;
-        while (mask) {
-            int lane = __builtin_ctz(mask);
-            mask &= mask - 1;
-            stack[top] = unfold_a ? base + lane : sa;
-            stack[top + 1] = unfold_a ? sb : base + lane;
-            top += 2;
-        }
+    const int axes = st.def->sat == PROX_SAT_LITE ? OBB_AXES_LITE : OBB_AXES_ALL;
+    switch (choose_test(a, b, &f)) {
+    case TEST_AABB: traverse(&st, &f, TEST_AABB, axes); break;
+    case TEST_OBB: traverse(&st, &f, TEST_OBB, axes); break;
+    case TEST_OBB_SPHERE: traverse(&st, &f, TEST_OBB_SPHERE, axes); break;
+    case TEST_SPHERE: traverse(&st, &f, TEST_SPHERE, axes); break;
     }
     return st.result;
 }

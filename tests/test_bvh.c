@@ -10,8 +10,9 @@
 #include "oracle.h"
 #include "test.h"
 
-static prox_bvh* build(const prox_mesh* mesh, prox_split split, int leaf) {
+static prox_bvh* build(const prox_mesh* mesh, prox_volume volume, prox_split split, int leaf) {
     prox_bvh_def def = prox_default_bvh_def();
+    def.volume = volume;
     def.split = split;
     def.leaf_size = leaf;
     prox_bvh* bvh = NULL;
@@ -32,11 +33,16 @@ PROX_TEST(bvh, builds_valid_trees_for_every_split_and_leaf_size) {
         prox_mesh_data data;
         if (!test_model(names[m], &data)) continue;
         prox_mesh mesh = prox_mesh_data_view(&data);
-        for (int split = 0; split < 2; ++split) {
-            for (int leaf = 1; leaf <= 16; leaf *= 2) {
-                prox_bvh* bvh = build(&mesh, split ? PROX_SPLIT_SAH : PROX_SPLIT_MEDIAN, leaf);
+        for (int config = 0; config < 4 * PROX_VOLUME_COUNT; ++config) {
+            prox_volume volume = (prox_volume)(config % PROX_VOLUME_COUNT);
+            prox_split split = (prox_split)(config / PROX_VOLUME_COUNT); /* default, median, sah, mean */
+            for (int leaf = 1; leaf <= 16; leaf *= volume == PROX_VOLUME_AABB ? 2 : 4) {
+                prox_bvh* bvh = build(&mesh, volume, split, leaf);
                 if (!bvh) continue;
-                check_valid(bvh, names[m]);
+                char what[96];
+                snprintf(what, sizeof what, "%s %s %s leaf %d", names[m], prox_volume_name(volume),
+                         prox_split_name(split), leaf);
+                check_valid(bvh, what);
                 prox_bvh_stats s = prox_bvh_get_stats(bvh);
                 CHECK(s.triangle_count == mesh.triangle_count);
                 CHECK(s.box_count == s.leaf_count + s.node_count - 1); /* every node but the first hangs off one lane */
@@ -45,6 +51,11 @@ PROX_TEST(bvh, builds_valid_trees_for_every_split_and_leaf_size) {
                 CHECK(s.depth < 64 && (s.depth >= 1 || mesh.triangle_count <= leaf));
                 CHECK(s.mean_leaf_depth <= s.depth);
                 CHECK(s.bytes > (size_t)mesh.triangle_count * 12);
+                CHECK(s.volume == volume);
+                CHECK(s.split == (split != PROX_SPLIT_DEFAULT                   ? split
+                                  : volume == PROX_VOLUME_OBB ||
+                                          volume == PROX_VOLUME_OBB_SPHERE ? PROX_SPLIT_MEAN
+                                                                           : PROX_SPLIT_MEDIAN));
                 /* the root box holds every vertex */
                 prox_vec3 lo, hi;
                 prox_bvh_bounds(bvh, &lo, &hi);
@@ -65,7 +76,7 @@ PROX_TEST(bvh, median_split_is_balanced_on_the_torus) {
     prox_mesh_data data;
     REQUIRE(test_model("torus", &data));
     prox_mesh mesh = prox_mesh_data_view(&data);
-    prox_bvh* bvh = build(&mesh, PROX_SPLIT_MEDIAN, 1);
+    prox_bvh* bvh = build(&mesh, PROX_VOLUME_AABB, PROX_SPLIT_MEDIAN, 1);
     prox_bvh_stats s = prox_bvh_get_stats(bvh);
     CHECK(s.leaf_count == 5000);
     /* 8 lanes per node when full: 8N = 5000 + N - 1; lanes stay empty where a
@@ -102,7 +113,7 @@ static void radical_deform(const prox_mesh* mesh, prox_rng* rng, double radius, 
 PROX_TEST(bvh, refit_after_deformation_validates_and_queries_match_oracle) {
     const char* names[] = {"torus", "teapot", "xwing"};
     prox_rng rng = prox_rng_seed(prox_test_seed(11));
-    int placements = (int)(150 * test_scale()) + 1;
+    int placements = (int)(60 * test_scale()) + 1;
     long checked = 0;
     for (size_t m = 0; m < sizeof names / sizeof names[0]; ++m) {
         prox_mesh_data data;
@@ -110,8 +121,10 @@ PROX_TEST(bvh, refit_after_deformation_validates_and_queries_match_oracle) {
         prox_mesh mesh = prox_mesh_data_view(&data);
         double radius = test_model_radius(&mesh);
         prox_vec3* moved = malloc(sizeof(prox_vec3) * (size_t)mesh.vertex_count);
-        for (int leaf = 1; leaf <= 4; leaf *= 4) {
-            prox_bvh* bvh = build(&mesh, PROX_SPLIT_MEDIAN, leaf);
+        for (int config = 0; config < 2 * PROX_VOLUME_COUNT; ++config) {
+            int leaf = config < PROX_VOLUME_COUNT ? 1 : 4;
+            prox_volume volume = (prox_volume)(config % PROX_VOLUME_COUNT);
+            prox_bvh* bvh = build(&mesh, volume, PROX_SPLIT_DEFAULT, leaf);
             for (int round = 0; round < 4; ++round) {
                 if (round % 2 == 0) smooth_deform(&mesh, (0.5 + round) / radius, moved);
                 else radical_deform(&mesh, &rng, radius, moved);
@@ -140,8 +153,8 @@ PROX_TEST(bvh, refit_after_deformation_validates_and_queries_match_oracle) {
                     def.sat = i % 2 ? PROX_SAT_LITE : PROX_SAT_FULL;
                     def.all_pairs = true;
                     prox_collide_result r = prox_collide(bvh, &x[0], bvh, &x[1], &def);
-                    CHECK_MSG(r.pair_count == (int64_t)n, "%s refit round %d placement %d: %lld pairs, oracle %zu",
-                              names[m], round, i, (long long)r.pair_count, n);
+                    CHECK_MSG(r.pair_count == (int64_t)n, "%s %s refit round %d placement %d: %lld pairs, oracle %zu",
+                              names[m], prox_volume_name(volume), round, i, (long long)r.pair_count, n);
                     CHECK(prox_overlap(bvh, &x[0], bvh, &x[1], def.sat) == (n > 0));
                     oracle_pairs_free(&expected);
                     checked++;
@@ -163,15 +176,16 @@ PROX_TEST(bvh, rebuild_matches_fresh_build) {
     prox_mesh mesh = prox_mesh_data_view(&data);
     prox_vec3* moved = malloc(sizeof(prox_vec3) * (size_t)mesh.vertex_count);
     smooth_deform(&mesh, 1.0, moved);
-    prox_bvh* a = build(&mesh, PROX_SPLIT_SAH, 2);
+    for (int volume = 0; volume < PROX_VOLUME_COUNT; ++volume) {
+    prox_bvh* a = build(&mesh, (prox_volume)volume, PROX_SPLIT_SAH, 2);
     REQUIRE(prox_bvh_rebuild(a, moved, mesh.vertex_count) == PROX_OK);
     check_valid(a, "rebuilt");
     prox_mesh deformed = {moved, mesh.vertex_count, mesh.indices, mesh.triangle_count};
-    prox_bvh* b = build(&deformed, PROX_SPLIT_SAH, 2);
+    prox_bvh* b = build(&deformed, (prox_volume)volume, PROX_SPLIT_SAH, 2);
     prox_bvh_stats sa = prox_bvh_get_stats(a), sb = prox_bvh_get_stats(b);
     CHECK(sa.node_count == sb.node_count && sa.depth == sb.depth);
     prox_rng rng = prox_rng_seed(prox_test_seed(12));
-    for (int i = 0; i < 300; ++i) {
+    for (int i = 0; i < 100; ++i) {
         prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
         prox_transform x = prox_transform_make(q, prox_vec3_make(1, 1, 1),
                                                prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), 0));
@@ -181,6 +195,7 @@ PROX_TEST(bvh, rebuild_matches_fresh_build) {
     }
     prox_bvh_destroy(a);
     prox_bvh_destroy(b);
+    }
     free(moved);
     prox_mesh_data_free(&data);
 }
@@ -227,10 +242,25 @@ PROX_TEST(bvh, degenerate_meshes) {
         prox_mesh_report report;
         CHECK(prox_mesh_validate(&mesh, &report, NULL, 0) == PROX_OK);
         if (kind == 1) CHECK(report.zero_area_triangles == N);
-        for (int split = 0; split < 2; ++split) {
-            prox_bvh* bvh = build(&mesh, split ? PROX_SPLIT_SAH : PROX_SPLIT_MEDIAN, 1 + kind % 3);
+        for (int config = 0; config < 3 * PROX_VOLUME_COUNT; ++config) {
+            prox_volume volume = (prox_volume)(config % PROX_VOLUME_COUNT);
+            prox_split split = (prox_split)(1 + config / PROX_VOLUME_COUNT); /* median, sah, mean */
+            if (kind == 2 && volume != PROX_VOLUME_AABB) {
+                /* coordinates up to 2^200: beyond what float volumes hold */
+                prox_bvh_def def = prox_default_bvh_def();
+                def.volume = volume;
+                prox_bvh* none = NULL;
+                char message[256];
+                CHECK(prox_bvh_create(&def, &mesh, &none, message, sizeof message) == PROX_ERROR_UNSUPPORTED);
+                CHECK(none == NULL && strstr(message, "beyond 2^100") != NULL);
+                continue;
+            }
+            prox_bvh* bvh = build(&mesh, volume, split, 1 + kind % 3);
             if (!bvh) continue;
-            check_valid(bvh, "degenerate");
+            char what[96];
+            snprintf(what, sizeof what, "degenerate mesh %d, %s %s", kind, prox_volume_name(volume),
+                     prox_split_name(split));
+            check_valid(bvh, what);
             CHECK(prox_bvh_get_stats(bvh).depth < 64);
             double scale = kind == 3 ? 1e30 : kind == 4 ? 1e-30 : kind == 2 ? 1e60 : 1;
             for (int i = 0; i < 30; ++i) {
@@ -245,8 +275,8 @@ PROX_TEST(bvh, degenerate_meshes) {
                 def.all_pairs = true;
                 def.sat = i % 2 ? PROX_SAT_LITE : PROX_SAT_FULL;
                 prox_collide_result r = prox_collide(bvh, NULL, bvh, &x, &def);
-                CHECK_MSG(r.pair_count == (int64_t)n, "kind %d placement %d: %lld pairs, oracle %zu", kind, i,
-                          (long long)r.pair_count, n);
+                CHECK_MSG(r.pair_count == (int64_t)n, "mesh %d %s %s placement %d: %lld pairs, oracle %zu", kind,
+                          prox_volume_name(volume), prox_split_name(split), i, (long long)r.pair_count, n);
             }
             prox_bvh_destroy(bvh);
         }
@@ -337,19 +367,79 @@ PROX_TEST(bvh, custom_allocator_balances) {
     prox_mesh_data data;
     REQUIRE(test_model("sphere", &data));
     prox_mesh mesh = prox_mesh_data_view(&data);
-    counting_allocator counter = {0, 0};
-    prox_bvh_def def = prox_default_bvh_def();
-    def.allocator.alloc = counting_alloc;
-    def.allocator.free = counting_free;
-    def.allocator.user = &counter;
-    prox_bvh* bvh;
-    REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
-    CHECK(counter.live_blocks > 0);
-    CHECK(prox_bvh_rebuild(bvh, mesh.vertices, mesh.vertex_count) == PROX_OK);
-    CHECK(prox_bvh_validate(bvh, NULL, 0));
-    prox_bvh_destroy(bvh);
-    CHECK(counter.live_blocks == 0);
-    CHECK(counter.live_bytes == 0);
+    for (int volume = 0; volume < PROX_VOLUME_COUNT; ++volume) {
+        counting_allocator counter = {0, 0};
+        prox_bvh_def def = prox_default_bvh_def();
+        def.volume = (prox_volume)volume;
+        def.allocator.alloc = counting_alloc;
+        def.allocator.free = counting_free;
+        def.allocator.user = &counter;
+        prox_bvh* bvh;
+        REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+        CHECK(counter.live_blocks > 0);
+        CHECK(prox_bvh_rebuild(bvh, mesh.vertices, mesh.vertex_count) == PROX_OK);
+        CHECK(prox_bvh_validate(bvh, NULL, 0));
+        prox_bvh_destroy(bvh);
+        CHECK(counter.live_blocks == 0);
+        CHECK(counter.live_bytes == 0);
+    }
+    prox_mesh_data_free(&data);
+}
+
+typedef struct failing_allocator {
+    counting_allocator counter;
+    int allowed; /* allocations that succeed before every later one fails */
+} failing_allocator;
+
+static void* failing_alloc(size_t size, void* user) {
+    failing_allocator* f = user;
+    if (f->allowed-- <= 0) return NULL;
+    return counting_alloc(size, &f->counter);
+}
+
+static void failing_free(void* p, size_t size, void* user) {
+    failing_allocator* f = user;
+    if (p) counting_free(p, size, &f->counter);
+}
+
+/* Running out of memory at every possible allocation: create fails cleanly
+ * or succeeds with a valid tree (oriented boxes and spheres fall back to a
+ * fit without hulls when only the scratch memory runs out); a failed rebuild
+ * keeps a valid tree; nothing leaks. */
+PROX_TEST(bvh, out_of_memory_at_every_allocation) {
+    prox_mesh_data data;
+    REQUIRE(test_model("sphere", &data));
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    for (int volume = 0; volume < PROX_VOLUME_COUNT; ++volume) {
+        int successes = 0;
+        for (int allowed = 0; allowed < 400 && successes < 3; ++allowed) {
+            failing_allocator f = {{0, 0}, allowed};
+            prox_bvh_def def = prox_default_bvh_def();
+            def.volume = (prox_volume)volume;
+            def.allocator.alloc = failing_alloc;
+            def.allocator.free = failing_free;
+            def.allocator.user = &f;
+            prox_bvh* bvh = NULL;
+            prox_result r = prox_bvh_create(&def, &mesh, &bvh, NULL, 0);
+            CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
+            if (r == PROX_OK) {
+                successes++;
+                f.allowed = 1 << 30; /* validation allocates too */
+                check_valid(bvh, "built under memory pressure");
+                f.allowed = allowed % 7; /* the rebuild gets a few allocations */
+                r = prox_bvh_rebuild(bvh, mesh.vertices, mesh.vertex_count);
+                CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
+                f.allowed = 1 << 30;
+                check_valid(bvh, "after a rebuild under memory pressure");
+                prox_bvh_destroy(bvh);
+            } else {
+                CHECK(bvh == NULL);
+            }
+            CHECK_MSG(f.counter.live_blocks == 0 && f.counter.live_bytes == 0, "%s allowed %d: %lld blocks leak",
+                      prox_volume_name((prox_volume)volume), allowed, (long long)f.counter.live_blocks);
+        }
+        CHECK(successes > 0);
+    }
     prox_mesh_data_free(&data);
 }
 

@@ -123,7 +123,29 @@ PROX_TEST(cli, single_pose_all_pairs_and_info) {
     snprintf(command, sizeof command, "%s info builtin:teapot", cli());
     REQUIRE(run(command, out, sizeof out) == 0);
     CHECK(strstr(out, "triangles   4032") != NULL);
-    CHECK(strstr(out, "valid                   yes") != NULL);
+    /* one valid tree of every kind */
+    const char* kinds[] = {"aabb", "obb", "obb-sphere", "sphere"};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+        char row[64];
+        snprintf(row, sizeof row, "\n  %-11s ", kinds[k]);
+        const char* at = strstr(out, row);
+        CHECK_MSG(at != NULL, "no %s row in\n%.400s", kinds[k], out);
+        const char* end = at ? strchr(at + 1, '\n') : NULL;
+        CHECK_MSG(at && end && end - at > 4 && memcmp(end - 3, "yes", 3) == 0, "%s tree not valid:\n%.400s", kinds[k],
+                  out);
+    }
+    /* each kind answers like the default one */
+    const char* poses[] = {"1 0 0 0 1 0 0 0 1 2.01 0 0", "0 -1 0 1 0 0 0 0 1 1.2 0.9 0.3", "1 0 0 0 1 0 0 0 1 2 0 0"};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+        for (size_t p = 0; p < sizeof poses / sizeof poses[0]; ++p) {
+            snprintf(command, sizeof command, "%s collide builtin:box builtin:box --bv %s --pose-b \"%s\"", cli(),
+                     kinds[k], poses[p]);
+            REQUIRE(run(command, out, sizeof out) == 0);
+            CHECK_MSG(out[0] == (p == 0 ? '0' : '1'), "--bv %s pose %zu: %.100s", kinds[k], p, out);
+        }
+    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --bv kdop7", cli());
+    CHECK(run(command, out, sizeof out) == 1);
+    CHECK(strstr(out, "unknown volume 'kdop7'") != NULL);
 }
 
 PROX_TEST(cli, errors_say_what_and_where) {

@@ -14,32 +14,41 @@
 
 static long total_placements;
 
+/* A test model with a hierarchy of every volume kind over the same mesh. */
 typedef struct model {
     prox_mesh_data data;
     prox_mesh mesh;
-    prox_bvh* bvh;
+    prox_bvh* bvh[PROX_VOLUME_COUNT];
     double radius;
 } model;
 
+/* `split` is used for the box tree; the other kinds use their own default
+ * rule, except that SAH is used for every kind when asked for. */
 static bool model_open(const char* name, prox_split split, int leaf_size, model* m) {
     memset(m, 0, sizeof *m);
     if (!test_model(name, &m->data)) return false;
     m->mesh = prox_mesh_data_view(&m->data);
-    prox_bvh_def def = prox_default_bvh_def();
-    def.split = split;
-    def.leaf_size = leaf_size;
-    char message[256];
-    if (prox_bvh_create(&def, &m->mesh, &m->bvh, message, sizeof message) != PROX_OK) {
-        prox_test_fail(__FILE__, __LINE__, message);
-        prox_mesh_data_free(&m->data);
-        return false;
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+        prox_bvh_def def = prox_default_bvh_def();
+        def.volume = (prox_volume)kind;
+        def.split = kind == PROX_VOLUME_AABB || split == PROX_SPLIT_SAH ? split : PROX_SPLIT_DEFAULT;
+        def.leaf_size = leaf_size;
+        char message[256];
+        if (prox_bvh_create(&def, &m->mesh, &m->bvh[kind], message, sizeof message) != PROX_OK) {
+            prox_test_fail(__FILE__, __LINE__, message);
+            for (int k = 0; k < kind; ++k) prox_bvh_destroy(m->bvh[k]);
+            prox_mesh_data_free(&m->data);
+            return false;
+        }
+        CHECK_MSG(prox_bvh_validate(m->bvh[kind], message, sizeof message), "%s %s: %s", name,
+                  prox_volume_name((prox_volume)kind), message);
     }
     m->radius = test_model_radius(&m->mesh);
     return true;
 }
 
 static void model_close(model* m) {
-    prox_bvh_destroy(m->bvh);
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) prox_bvh_destroy(m->bvh[kind]);
     prox_mesh_data_free(&m->data);
 }
 
@@ -61,19 +70,17 @@ typedef struct pair_buffer {
     int capacity;
 } pair_buffer;
 
-/* Compares every query mode with the oracle at one placement. Returns the
- * oracle's answer. */
-static bool check_placement(const model* a, const prox_transform* xa, const model* b, const prox_transform* xb,
-                            pair_buffer* buffer, const char* what) {
-    oracle_pairs expected = {0};
-    size_t n = oracle_collide(&a->mesh, xa, &b->mesh, xb, false, &expected);
-    oracle_pairs_sort(expected.pairs, expected.count);
+/* One query mode against the oracle's sorted pair set. */
+static void check_query(const prox_bvh* ba, const prox_transform* xa, const prox_bvh* bb, const prox_transform* xb,
+                        const oracle_pairs* expected, pair_buffer* buffer, const char* what, const char* kind) {
+    size_t n = expected->count;
     for (int s = 0; s < 2; ++s) {
         prox_sat sat = s ? PROX_SAT_LITE : PROX_SAT_FULL;
         prox_collide_def def = prox_default_collide_def();
         def.sat = sat;
-        prox_collide_result first = prox_collide(a->bvh, xa, b->bvh, xb, &def);
-        CHECK_MSG(first.colliding == (n > 0), "%s sat=%d: boolean %d, oracle %zu pairs", what, s, first.colliding, n);
+        prox_collide_result first = prox_collide(ba, xa, bb, xb, &def);
+        CHECK_MSG(first.colliding == (n > 0), "%s %s sat=%d: boolean %d, oracle %zu pairs", what, kind, s,
+                  first.colliding, n);
         CHECK(!first.invalid_transform);
         CHECK(first.volume_tests >= 1);
         CHECK(first.pair_count == (first.colliding ? 1 : 0));
@@ -84,16 +91,32 @@ static bool check_placement(const model* a, const prox_transform* xa, const mode
         def.all_pairs = true;
         def.pairs = buffer->pairs;
         def.capacity = buffer->capacity;
-        prox_collide_result all = prox_collide(a->bvh, xa, b->bvh, xb, &def);
-        CHECK_MSG(all.pair_count == (int64_t)n, "%s sat=%d: %lld pairs, oracle %zu", what, s, (long long)all.pair_count,
-                  n);
+        prox_collide_result all = prox_collide(ba, xa, bb, xb, &def);
+        CHECK_MSG(all.pair_count == (int64_t)n, "%s %s sat=%d: %lld pairs, oracle %zu", what, kind, s,
+                  (long long)all.pair_count, n);
         CHECK(all.triangle_tests >= all.pair_count);
         if (all.pair_count == (int64_t)n) {
             oracle_pairs_sort(buffer->pairs, n);
-            CHECK_MSG(n == 0 || memcmp(buffer->pairs, expected.pairs, n * sizeof(prox_tri_pair)) == 0,
-                      "%s sat=%d: pair sets differ", what, s);
+            CHECK_MSG(n == 0 || memcmp(buffer->pairs, expected->pairs, n * sizeof(prox_tri_pair)) == 0,
+                      "%s %s sat=%d: pair sets differ", what, kind, s);
         }
     }
+}
+
+/* Compares every volume kind and query mode with the oracle at one
+ * placement, and one pair of different kinds (which meet through their
+ * boxes). Returns the oracle's answer. */
+static bool check_placement(const model* a, const prox_transform* xa, const model* b, const prox_transform* xb,
+                            pair_buffer* buffer, const char* what) {
+    oracle_pairs expected = {0};
+    size_t n = oracle_collide(&a->mesh, xa, &b->mesh, xb, false, &expected);
+    oracle_pairs_sort(expected.pairs, expected.count);
+    expected.count = n;
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind)
+        check_query(a->bvh[kind], xa, b->bvh[kind], xb, &expected, buffer, what,
+                    prox_volume_name((prox_volume)kind));
+    check_query(a->bvh[PROX_VOLUME_OBB], xa, b->bvh[PROX_VOLUME_SPHERE], xb, &expected, buffer, what,
+                "obb with sphere");
     oracle_pairs_free(&expected);
     total_placements++;
     return n > 0;
@@ -221,7 +244,7 @@ PROX_TEST(collide, exactly_touching_boxes) {
         prox_transform xb = prox_transform_identity();
         xb.origin = offsets[i];
         CHECK(check_placement(&box, &xa, &box, &xb, &buffer, "exact touch"));
-        CHECK(prox_overlap(box.bvh, &xa, box.bvh, &xb, PROX_SAT_FULL));
+        CHECK(prox_overlap(box.bvh[PROX_VOLUME_AABB], &xa, box.bvh[PROX_VOLUME_AABB], &xb, PROX_SAT_FULL));
         /* one ulp further out along the contact direction */
         prox_vec3 o = offsets[i];
         xb.origin = prox_vec3_make(nextafter(o.x, o.x > 0 ? 10 : o.x < 0 ? -10 : 0),
@@ -229,7 +252,7 @@ PROX_TEST(collide, exactly_touching_boxes) {
                                    nextafter(o.z, o.z > 0 ? 10 : o.z < 0 ? -10 : 0));
         bool expect_apart = true;
         CHECK(check_placement(&box, &xa, &box, &xb, &buffer, "one ulp apart") != expect_apart);
-        CHECK(!prox_overlap(box.bvh, &xa, box.bvh, &xb, PROX_SAT_LITE));
+        CHECK(!prox_overlap(box.bvh[PROX_VOLUME_AABB], &xa, box.bvh[PROX_VOLUME_AABB], &xb, PROX_SAT_LITE));
     }
     /* rotated by exact quarter turns and mirrored: still exact arithmetic */
     prox_transform xa = prox_transform_identity();
@@ -262,7 +285,7 @@ PROX_TEST(collide, callback_buffer_and_invalid_transforms) {
     def.all_pairs = true;
     def.pairs = small;
     def.capacity = 4;
-    prox_collide_result r = prox_collide(a.bvh, &xa, a.bvh, &xb, &def);
+    prox_collide_result r = prox_collide(a.bvh[PROX_VOLUME_AABB], &xa, a.bvh[PROX_VOLUME_AABB], &xb, &def);
     CHECK(r.pair_count == (int64_t)n);
     CHECK(!r.stopped);
     /* a callback that stops after three pairs */
@@ -271,20 +294,20 @@ PROX_TEST(collide, callback_buffer_and_invalid_transforms) {
     def.capacity = 0;
     def.context = &seen;
     def.callback = stop_after_three;
-    r = prox_collide(a.bvh, &xa, a.bvh, &xb, &def);
+    r = prox_collide(a.bvh[PROX_VOLUME_AABB], &xa, a.bvh[PROX_VOLUME_AABB], &xb, &def);
     CHECK(r.stopped);
     CHECK(seen == 3);
     CHECK(r.pair_count == 3);
     /* NULL transforms mean identity */
-    CHECK(prox_overlap(a.bvh, NULL, a.bvh, NULL, PROX_SAT_FULL));
+    CHECK(prox_overlap(a.bvh[PROX_VOLUME_AABB], NULL, a.bvh[PROX_VOLUME_AABB], NULL, PROX_SAT_FULL));
     /* singular and non-finite transforms are refused, not guessed */
     prox_transform bad = prox_transform_identity();
     bad.basis.m[1][1] = 0;
-    r = prox_collide(a.bvh, &xa, a.bvh, &bad, NULL);
+    r = prox_collide(a.bvh[PROX_VOLUME_AABB], &xa, a.bvh[PROX_VOLUME_AABB], &bad, NULL);
     CHECK(r.invalid_transform && !r.colliding);
     bad = prox_transform_identity();
     bad.origin.x = NAN;
-    r = prox_collide(a.bvh, &bad, a.bvh, &xb, NULL);
+    r = prox_collide(a.bvh[PROX_VOLUME_AABB], &bad, a.bvh[PROX_VOLUME_AABB], &xb, NULL);
     CHECK(r.invalid_transform && !r.colliding);
     oracle_pairs_free(&expected);
     model_close(&a);

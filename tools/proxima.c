@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* proxima: command-line front end.
  *
- *   proxima info FILE [--split median|sah] [--leaf N]
- *   proxima collide A B [--bv aabb] [--sat full|lite] [--all] [--stats]
+ *   proxima info FILE [--bv KIND] [--split RULE] [--leaf N]
+ *   proxima collide A B [--bv KIND] [--sat full|lite] [--all] [--stats]
  *                       [--pose-a "12 numbers"] [--pose-b "12 numbers"] [--placements FILE]
  *   proxima demo [--placements N]
  *
@@ -22,15 +22,17 @@
 
 static void usage(FILE* f) {
     fputs("usage:\n"
-          "  proxima info MODEL [--split median|sah] [--leaf N]\n"
-          "  proxima collide A B [--bv aabb] [--sat full|lite] [--all] [--stats]\n"
-          "                      [--split median|sah] [--leaf N]\n"
+          "  proxima info MODEL [--bv KIND] [--split RULE] [--leaf N]\n"
+          "  proxima collide A B [--bv KIND] [--sat full|lite] [--all] [--stats]\n"
+          "                      [--split RULE] [--leaf N]\n"
           "                      [--pose-a \"R00 R01 R02 R10 R11 R12 R20 R21 R22 TX TY TZ\"] [--pose-b ...]\n"
           "                      [--placements FILE]\n"
           "  proxima demo [--placements N]\n"
           "\n"
           "MODEL is a mesh file (.obj .stl .ply .off) or builtin:torus, builtin:teapot,\n"
-          "builtin:sphere, builtin:box. A pose is a row-major 3x3 basis (rotation, may\n"
+          "builtin:sphere, builtin:box. KIND is the bounding volume: aabb (default), obb,\n"
+          "obb-sphere, sphere; info without --bv shows every kind. RULE is the split:\n"
+          "default (the kind's own), median, sah, mean. A pose is a row-major 3x3 basis (rotation, may\n"
           "scale) and a translation: x -> R x + T. A placements file has one placement per\n"
           "line: 24 numbers, A's pose then B's pose; '#' starts a comment. collide prints\n"
           "1 (touching) or 0 per placement; with --all, the contacting triangle pairs follow.\n",
@@ -71,6 +73,7 @@ static bool load_model(const char* name, prox_mesh_data* out) {
 
 typedef struct options {
     prox_bvh_def bvh;
+    bool have_volume;
     prox_sat sat;
     bool all;
     bool stats;
@@ -130,15 +133,16 @@ static int parse_options(int argc, char** argv, int first, options* o) {
             if (!value) return fail("option %s needs a value", a);
             ++i;
             if (strcmp(a, "--bv") == 0) {
-                if (!prox_volume_from_name(value, &o->bvh.volume)) return fail("unknown volume '%s' (aabb)", value);
+                if (!prox_volume_from_name(value, &o->bvh.volume))
+                    return fail("unknown volume '%s' (aabb, obb, obb-sphere, sphere)", value);
+                o->have_volume = true;
             } else if (strcmp(a, "--sat") == 0) {
                 if (strcmp(value, "full") == 0) o->sat = PROX_SAT_FULL;
                 else if (strcmp(value, "lite") == 0) o->sat = PROX_SAT_LITE;
                 else return fail("--sat takes full or lite, not '%s'", value);
             } else if (strcmp(a, "--split") == 0) {
-                if (strcmp(value, "median") == 0) o->bvh.split = PROX_SPLIT_MEDIAN;
-                else if (strcmp(value, "sah") == 0) o->bvh.split = PROX_SPLIT_SAH;
-                else return fail("--split takes median or sah, not '%s'", value);
+                if (!prox_split_from_name(value, &o->bvh.split))
+                    return fail("--split takes default, median, sah or mean, not '%s'", value);
             } else if (strcmp(a, "--leaf") == 0) {
                 char* end;
                 long n = strtol(value, &end, 10);
@@ -197,25 +201,28 @@ static int command_info(const options* o) {
     if (report.first_zero_area_triangle >= 0) printf(" (first: triangle %d)", report.first_zero_area_triangle);
     printf("\n");
     if (r == PROX_OK) {
-        prox_bvh* bvh;
-        double t0 = experiment_now();
-        r = prox_bvh_create(&o->bvh, &mesh, &bvh, message, sizeof message);
-        double seconds = experiment_now() - t0;
-        if (r != PROX_OK) {
-            fprintf(stderr, "proxima: %s: %s\n", name, message);
-            prox_mesh_data_free(&data);
-            return 1;
+        printf("trees       leaf size %d, 8-wide nodes\n", o->bvh.leaf_size);
+        printf("  %-11s %-7s %8s %9s %9s %6s %10s %12s %9s %10s  %s\n", "volume", "split", "nodes", "volumes",
+               "leaves", "depth", "leaf depth", "bytes", "per tri", "build ms", "valid");
+        for (int kind = 0; kind < PROX_VOLUME_COUNT && r == PROX_OK; ++kind) {
+            if (o->have_volume && kind != (int)o->bvh.volume) continue;
+            prox_bvh_def def = o->bvh;
+            def.volume = (prox_volume)kind;
+            prox_bvh* bvh;
+            double t0 = experiment_now();
+            r = prox_bvh_create(&def, &mesh, &bvh, message, sizeof message);
+            double seconds = experiment_now() - t0;
+            if (r != PROX_OK) {
+                fprintf(stderr, "proxima: %s: %s\n", name, message);
+                break;
+            }
+            prox_bvh_stats s = prox_bvh_get_stats(bvh);
+            bool valid = prox_bvh_validate(bvh, message, sizeof message);
+            printf("  %-11s %-7s %8d %9d %9d %6d %10.1f %12zu %9.1f %10.3f  %s\n", prox_volume_name(s.volume),
+                   prox_split_name(s.split), s.node_count, s.box_count, s.leaf_count, s.depth, s.mean_leaf_depth,
+                   s.bytes, (double)s.bytes / s.triangle_count, 1e3 * seconds, valid ? "yes" : message);
+            prox_bvh_destroy(bvh);
         }
-        prox_bvh_stats s = prox_bvh_get_stats(bvh);
-        printf("tree        %s, %s split, leaf size %d\n", prox_volume_name(s.volume),
-               o->bvh.split == PROX_SPLIT_SAH ? "sah" : "median", o->bvh.leaf_size);
-        printf("  nodes                   %d 8-wide nodes, %d boxes, %d leaves\n", s.node_count, s.box_count,
-               s.leaf_count);
-        printf("  depth                   %d (mean leaf depth %.1f)\n", s.depth, s.mean_leaf_depth);
-        printf("  bytes                   %zu (%.1f per triangle)\n", s.bytes, (double)s.bytes / s.triangle_count);
-        printf("  build time              %.3f ms\n", 1e3 * seconds);
-        printf("  valid                   %s\n", prox_bvh_validate(bvh, message, sizeof message) ? "yes" : message);
-        prox_bvh_destroy(bvh);
     }
     prox_mesh_data_free(&data);
     return r == PROX_OK ? 0 : 1;

@@ -14,17 +14,39 @@
 
 #include "mesh.h"
 
+/// The kind of bounding volume a hierarchy stores. Every hierarchy also keeps
+/// an axis-aligned box per node: two hierarchies of different kinds collide
+/// through those boxes.
 typedef enum prox_volume {
-    PROX_VOLUME_AABB = 0, ///< axis-aligned boxes in the model's frame
+    /// Axis-aligned boxes in the model's frame (van den Bergen 1998): the
+    /// cheapest test under a relative rotation, the fastest refit.
+    PROX_VOLUME_AABB = 0,
+    /// Oriented boxes (Gottschalk, Lin, Manocha 1996, "OBBTree"): axes from the
+    /// covariance of the convex hull's surface, the tightest fit of the boxes.
+    PROX_VOLUME_OBB,
+    /// The dual OBB-sphere tree (Chang, Wang, Kim 2010): each oriented box also
+    /// carries a bounding sphere, tested first; then 5 of the 15 separating axes.
+    PROX_VOLUME_OBB_SPHERE,
+    /// Spheres: the smallest sphere around each node's vertices (Welzl 1991).
+    PROX_VOLUME_SPHERE,
+    PROX_VOLUME_COUNT
 } prox_volume;
 
 typedef enum prox_split {
-    /// The paper's rule: plane orthogonal to the longest box axis at the box
+    /// The volume's own rule: PROX_SPLIT_MEAN for oriented boxes,
+    /// PROX_SPLIT_MEDIAN for the others.
+    PROX_SPLIT_DEFAULT = 0,
+    /// van den Bergen's rule: plane orthogonal to the longest box axis at the box
     /// median, triangles classified by the midpoint of their projection, equal
     /// halves when all fall on one side.
-    PROX_SPLIT_MEDIAN = 0,
+    PROX_SPLIT_MEDIAN,
     /// Binned surface-area heuristic over triangle centroids (Wald 2007).
     PROX_SPLIT_SAH,
+    /// The OBBTree rule: plane orthogonal to the longest principal axis of the
+    /// triangles (their area covariance) through the mean of their centroids;
+    /// then the second and third axes when all fall on one side.
+    PROX_SPLIT_MEAN,
+    PROX_SPLIT_COUNT
 } prox_split;
 
 /// How to build a hierarchy. Get one from prox_default_bvh_def() and change fields.
@@ -43,6 +65,9 @@ typedef struct prox_bvh prox_bvh;
 /// Builds a hierarchy. The mesh is validated first (see prox_mesh_validate);
 /// an invalid mesh gives PROX_ERROR_INVALID_MESH and a message in `message`
 /// (may be NULL). Zero-area triangles are kept: they can still touch things.
+/// Kinds other than PROX_VOLUME_AABB store float volumes and need every
+/// coordinate within +-2^100; beyond that they give PROX_ERROR_UNSUPPORTED
+/// (an AABB tree takes any finite coordinates).
 PROX_API prox_result prox_bvh_create(const prox_bvh_def* def, const prox_mesh* mesh, prox_bvh** out_bvh,
                                      char* message, size_t message_size);
 PROX_API void prox_bvh_destroy(prox_bvh* bvh);
@@ -50,8 +75,9 @@ PROX_API void prox_bvh_destroy(prox_bvh* bvh);
 /// Deformation with the same topology: copies the new vertex positions and
 /// refits every volume bottom-up, keeping the tree's structure (fast; the fit
 /// degrades when triangles move far relative to each other). `vertex_count`
-/// must equal the mesh's. Non-finite coordinates are rejected and leave the
-/// hierarchy unchanged.
+/// must equal the mesh's. Non-finite coordinates (PROX_ERROR_INVALID_MESH), and
+/// for kinds other than AABB coordinates beyond +-2^100 (PROX_ERROR_UNSUPPORTED),
+/// are rejected and leave the hierarchy unchanged.
 PROX_API prox_result prox_bvh_refit(prox_bvh* bvh, const prox_vec3* vertices, int vertex_count);
 
 /// Like prox_bvh_refit but rebuilds the tree from scratch (tight fit, slower).
@@ -75,7 +101,8 @@ typedef struct prox_bvh_stats {
     int depth;            ///< 8-wide nodes on the longest root-to-leaf path
     double mean_leaf_depth;
     size_t bytes;         ///< heap bytes owned by the hierarchy (nodes + mesh copy)
-    size_t node_bytes;    ///< of which the node array
+    size_t node_bytes;    ///< of which the nodes: the boxes every kind has, plus the kind's own volumes
+    prox_split split;     ///< the rule used (never PROX_SPLIT_DEFAULT)
 } prox_bvh_stats;
 
 PROX_API prox_bvh_stats prox_bvh_get_stats(const prox_bvh* bvh);
@@ -86,8 +113,12 @@ PROX_API prox_mesh prox_bvh_mesh(const prox_bvh* bvh);
 /// Bounds of the root volume in the model's frame.
 PROX_API void prox_bvh_bounds(const prox_bvh* bvh, prox_vec3* out_min, prox_vec3* out_max);
 
+/// "aabb", "obb", "obb-sphere", "sphere"; "unknown" for other values.
 PROX_API const char* prox_volume_name(prox_volume volume);
 /// Parses a name as printed by prox_volume_name; false when unknown.
 PROX_API bool prox_volume_from_name(const char* name, prox_volume* out_volume);
+/// "default", "median", "sah", "mean"; "unknown" for other values.
+PROX_API const char* prox_split_name(prox_split split);
+PROX_API bool prox_split_from_name(const char* name, prox_split* out_split);
 
 #endif

@@ -2,8 +2,9 @@
 /* proxima: collision detection and proximity queries between 3D triangle meshes.
  *
  * CONVENTIONS
- * - Scalars are double in the whole API. Hierarchies store their boxes in
- *   float internally, always rounded outward, so no contact is ever lost.
+ * - Scalars are double in the whole API. Hierarchies store their volumes in
+ *   float internally, always rounded outward, and every volume test carries
+ *   a proven rounding slack, so no contact is ever lost.
  * - Vectors are columns; matrices are row-major (m[row][column]); a transform
  *   maps a model point x to world coordinates as basis * x + origin. The basis
  *   is usually a rotation but may be any invertible matrix (nonuniform scale,
@@ -26,9 +27,11 @@
  *
  * THE IMPORTANT PARTS
  *   mesh.h      prox_mesh (a view over your arrays), validation, built-in models
- *   bvh.h       prox_bvh_create / refit / rebuild / validate / stats
+ *   bvh.h       prox_bvh_create / refit / rebuild / validate / stats;
+ *               volume kinds AABB, OBB, OBB-sphere (dual), sphere
  *   query.h     prox_overlap (first contact), prox_collide (all pairs, counters)
  *   geometry.h  exact predicates, triangle-triangle overlap
+ *   hull.h      exact 3D convex hull (Quickhull) with faces and adjacency
  *   math.h      vectors, matrices, transforms, quaternions, random rotations
  *   io.h        OBJ / STL / PLY / OFF readers (link libproxima_io)
  */
@@ -38,6 +41,7 @@
 #include "base.h"
 #include "bvh.h"
 #include "geometry.h"
+#include "hull.h"
 #include "math.h"
 #include "mesh.h"
 #include "query.h"

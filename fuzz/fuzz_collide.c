@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target: hierarchies of every volume kind over a small fuzzed
+ * mesh, collided under fuzzed placements, against all triangle pairs.
+ * The first byte picks how coordinates are decoded:
+ *   0: raw little-endian doubles (non-finite ones become 0);
+ *   1: small integers in [-4, 4] (touching, coplanar and zero-area triangles
+ *      are frequent), scaled by a power of two taken from the second byte;
+ *   2: small integers plus a few units in the 40th bit (nearly degenerate).
+ * The mesh has up to 24 triangles over up to 16 vertices; each placement is
+ * a basis (9 numbers, may scale, shear or mirror) and a translation.
+ * Checked, abort() on failure:
+ *   - every kind's tree builds (or reports PROX_ERROR_UNSUPPORTED for
+ *     coordinates beyond what float volumes hold) and validates;
+ *   - for every kind and both SAT variants, the number of contacting pairs
+ *     equals the brute-force count over all triangle pairs, and the boolean
+ *     query agrees;
+ *   - the convex hull of the vertices contains every vertex (exact test). */
+#include <proxima/geometry.h>
+#include <proxima/hull.h>
+#include <proxima/query.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predicates.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+typedef struct reader {
+    const uint8_t* data;
+    size_t size, pos;
+} reader;
+
+static uint8_t next_byte(reader* r) { return r->pos < r->size ? r->data[r->pos++] : 0; }
+
+static double next_number(reader* r, int mode, int scale) {
+    if (mode == 0) {
+        uint8_t bytes[8];
+        for (int i = 0; i < 8; ++i) bytes[i] = next_byte(r);
+        double x;
+        memcpy(&x, bytes, sizeof x);
+        return isfinite(x) ? x : 0.0;
+    }
+    const double base = (double)(next_byte(r) % 9) - 4;
+    if (mode == 1) return ldexp(base, scale);
+    return ldexp(base + ldexp((double)((int8_t)next_byte(r) % 4), -40), scale);
+}
+
+static void check(bool ok) {
+    if (!ok) abort();
+}
+
+enum { MAX_VERTICES = 16, MAX_TRIANGLES = 24 };
+
+static int brute_force(const prox_mesh* m, const prox_transform* xa, const prox_transform* xb) {
+    int pairs = 0;
+    for (int i = 0; i < m->triangle_count; ++i) {
+        prox_vec3 a[3], b[3];
+        for (int c = 0; c < 3; ++c) a[c] = prox_transform_point(xa, m->vertices[m->indices[3 * i + c]]);
+        for (int j = 0; j < m->triangle_count; ++j) {
+            for (int c = 0; c < 3; ++c) b[c] = prox_transform_point(xb, m->vertices[m->indices[3 * j + c]]);
+            pairs += prox_tri_tri_overlap(a, b);
+        }
+    }
+    return pairs;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    reader r = {data, size, 0};
+    int mode = next_byte(&r) % 3;
+    int scale = (int)(next_byte(&r) % 64) - 32;
+    int vertex_count = 3 + next_byte(&r) % (MAX_VERTICES - 2);
+    int triangle_count = 1 + next_byte(&r) % MAX_TRIANGLES;
+    prox_vec3 v[MAX_VERTICES];
+    uint32_t idx[3 * MAX_TRIANGLES];
+    for (int i = 0; i < vertex_count; ++i) {
+        double x = next_number(&r, mode, scale), y = next_number(&r, mode, scale), z = next_number(&r, mode, scale);
+        v[i] = prox_vec3_make(x, y, z);
+    }
+    for (int i = 0; i < 3 * triangle_count; ++i) idx[i] = next_byte(&r) % (uint32_t)vertex_count;
+    prox_transform x[2];
+    for (int k = 0; k < 2; ++k) {
+        /* mostly rotations near the identity and small shifts, sometimes raw */
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+                x[k].basis.m[i][j] = (i == j) + ldexp(next_number(&r, mode == 0 ? 1 : mode, 0), -3);
+        x[k].origin = prox_vec3_make(next_number(&r, mode, scale), next_number(&r, mode, scale),
+                                     next_number(&r, mode, scale));
+    }
+    prox_mesh mesh = {v, vertex_count, idx, triangle_count};
+
+    prox_hull* hull = NULL;
+    if (prox_hull_create(v, vertex_count, NULL, &hull, NULL, 0) == PROX_OK) {
+        /* faces wind counter-clockwise seen from outside: no point lies on
+         * a face's outer side */
+        for (int f = 0; hull->dimension == 3 && f < hull->face_count; ++f) {
+            const uint32_t* t = hull->faces + 3 * f;
+            for (int i = 0; i < vertex_count; ++i)
+                check(prox_orient3d_sign(hull->vertices[t[0]], hull->vertices[t[1]], hull->vertices[t[2]], v[i]) <= 0);
+        }
+        prox_hull_destroy(hull);
+    }
+
+    if (!prox_transform_is_valid(&x[0]) || !prox_transform_is_valid(&x[1])) return 0;
+    /* world coordinates must stay finite for the brute force to mean anything */
+    for (int k = 0; k < 2; ++k)
+        for (int i = 0; i < vertex_count; ++i) {
+            prox_vec3 p = prox_transform_point(&x[k], v[i]);
+            if (!(fabs(p.x) < 0x1p500 && fabs(p.y) < 0x1p500 && fabs(p.z) < 0x1p500)) return 0;
+        }
+    int expected = brute_force(&mesh, &x[0], &x[1]);
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+        prox_bvh_def def = prox_default_bvh_def();
+        def.volume = (prox_volume)kind;
+        def.leaf_size = 1 + (int)(next_byte(&r) % 4);
+        prox_bvh* bvh = NULL;
+        prox_result res = prox_bvh_create(&def, &mesh, &bvh, NULL, 0);
+        if (res == PROX_ERROR_UNSUPPORTED && kind != PROX_VOLUME_AABB) continue;
+        check(res == PROX_OK);
+        check(prox_bvh_validate(bvh, NULL, 0));
+        for (int s = 0; s < 2; ++s) {
+            prox_collide_def cd = prox_default_collide_def();
+            cd.sat = s ? PROX_SAT_LITE : PROX_SAT_FULL;
+            cd.all_pairs = true;
+            prox_collide_result all = prox_collide(bvh, &x[0], bvh, &x[1], &cd);
+            if (all.invalid_transform) continue;
+            check(all.pair_count == expected);
+            check(prox_overlap(bvh, &x[0], bvh, &x[1], cd.sat) == (expected > 0));
+        }
+        prox_bvh_destroy(bvh);
+    }
+    return 0;
+}

@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: MIT */
+/* Volumes other than boxes: oriented boxes and spheres, fitted per lane.
+ *
+ * An oriented box fits a set best when its axes come from the covariance of
+ * the set's convex hull surface, integrated over the hull's triangles (the
+ * handbook chapter, OBBTree construction): sampling the hull instead of the
+ * vertices makes the fit independent of how densely the surface is
+ * triangulated. The smallest enclosing sphere of a set is that of its hull's
+ * vertices (Welzl 1991). So each lane's hull is computed once, bottom-up: a
+ * leaf's from its triangles' vertices, an internal lane's from the union of
+ * its children's hull vertices, which is much smaller than the subtree's
+ * vertex set.
+ *
+ * Should the hull's scratch memory run out, a lane is fitted from all its
+ * vertices with the triangles' covariance instead (RAPID's way): a looser but
+ * still valid volume, so fitting never fails once the arrays exist. */
+#include <proxima/hull.h>
+
+#include <float.h>
+#include <stdlib.h>
+
+#include "bvh_internal.h"
+#include "obb_fit.h"
+#include "sphere_fit.h"
+
+typedef struct id_pool {
+    const prox_allocator* alloc;
+    uint32_t* ids;
+    size_t count, capacity;
+    bool failed;
+} id_pool;
+
+static bool pool_reserve(id_pool* p, size_t extra) {
+    if (p->failed) return false;
+    if (p->count + extra <= p->capacity) return true;
+    size_t cap = p->capacity ? p->capacity : 1024;
+    while (cap < p->count + extra) cap *= 2;
+    uint32_t* ids = prox_alloc(p->alloc, cap * sizeof(uint32_t));
+    if (!ids) {
+        p->failed = true;
+        return false;
+    }
+    if (p->count) memcpy(ids, p->ids, p->count * sizeof(uint32_t));
+    prox_free(p->alloc, p->ids, p->capacity * sizeof(uint32_t));
+    p->ids = ids;
+    p->capacity = cap;
+    return true;
+}
+
+/* Scratch for one lane's hull: the gathered points and their vertex ids. */
+typedef struct gather {
+    const prox_allocator* alloc;
+    prox_vec3* points;
+    uint32_t* ids;
+    int32_t* ball_scratch;
+    size_t capacity;
+} gather;
+
+static bool gather_reserve(gather* g, size_t n) {
+    if (n <= g->capacity) return true;
+    size_t cap = g->capacity ? g->capacity : 256;
+    while (cap < n) cap *= 2;
+    prox_vec3* points = prox_alloc(g->alloc, cap * sizeof(prox_vec3));
+    uint32_t* ids = prox_alloc(g->alloc, cap * sizeof(uint32_t));
+    int32_t* scratch = prox_alloc(g->alloc, cap * sizeof(int32_t));
+    if (!points || !ids || !scratch) {
+        prox_free(g->alloc, points, cap * sizeof(prox_vec3));
+        prox_free(g->alloc, ids, cap * sizeof(uint32_t));
+        prox_free(g->alloc, scratch, cap * sizeof(int32_t));
+        return false;
+    }
+    prox_free(g->alloc, g->points, g->capacity * sizeof(prox_vec3));
+    prox_free(g->alloc, g->ids, g->capacity * sizeof(uint32_t));
+    prox_free(g->alloc, g->ball_scratch, g->capacity * sizeof(int32_t));
+    g->points = points;
+    g->ids = ids;
+    g->ball_scratch = scratch;
+    g->capacity = cap;
+    return true;
+}
+
+static void gather_free(gather* g) {
+    prox_free(g->alloc, g->points, g->capacity * sizeof(prox_vec3));
+    prox_free(g->alloc, g->ids, g->capacity * sizeof(uint32_t));
+    prox_free(g->alloc, g->ball_scratch, g->capacity * sizeof(int32_t));
+}
+
+/* A volume's destination: a lane of a block. */
+typedef struct lane_ref {
+    prox_obb_lanes* obb;
+    prox_sphere_lanes* sphere;
+    int lane;
+} lane_ref;
+
+static void store_obb(lane_ref r, const prox_mat3* axes, const prox_vec3* points, const uint32_t* ids, int count) {
+    float af[3][3], c[3], e[3];
+    for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 3; ++k) af[i][k] = (float)axes->m[i][k];
+    prox_box_fit(af, points, ids, count, c, e);
+    for (int i = 0; i < 3; ++i) {
+        r.obb->center[i][r.lane] = c[i];
+        r.obb->extent[i][r.lane] = e[i];
+        for (int k = 0; k < 3; ++k) r.obb->axis[i][k][r.lane] = af[i][k];
+    }
+}
+
+/* Radius about the float center, rounded up: the sphere holds every point. */
+static void store_sphere(lane_ref r, prox_vec3 center, const prox_vec3* points, const uint32_t* ids, int count) {
+    float c[3] = {(float)center.x, (float)center.y, (float)center.z};
+    prox_vec3 cf = prox_vec3_make(c[0], c[1], c[2]);
+    double r2 = 0;
+    for (int j = 0; j < count; ++j) {
+        prox_vec3 d = prox_vec3_sub(points[ids ? ids[j] : (uint32_t)j], cf);
+        r2 = fmax(r2, prox_vec3_dot(d, d));
+    }
+    for (int k = 0; k < 3; ++k) r.sphere->center[k][r.lane] = c[k];
+    r.sphere->radius[r.lane] = prox_float_up(sqrt(r2) * (1 + 0x1p-40));
+}
+
+/* Fits the lane's volumes over a set of points given by their hull. */
+static void fit_from_hull(const prox_bvh* bvh, lane_ref r, const prox_hull* hull, gather* g) {
+    if (r.obb) {
+        prox_moments m;
+        prox_moments_init(&m, hull->vertices[0]);
+        for (int f = 0; f < hull->face_count; ++f) {
+            const uint32_t* t = hull->faces + 3 * (size_t)f;
+            prox_moments_add_triangle(&m, hull->vertices[t[0]], hull->vertices[t[1]], hull->vertices[t[2]]);
+        }
+        if (hull->face_count == 0) /* a segment or a point: the vertices' covariance */
+            for (int i = 0; i < hull->vertex_count; ++i)
+                prox_moments_add_triangle(&m, hull->vertices[i], hull->vertices[i], hull->vertices[i]);
+        prox_mat3 axes;
+        prox_moments_axes(&m, &axes);
+        prox_axes_sort_by_extent(&axes, hull->vertices, NULL, hull->vertex_count);
+        store_obb(r, &axes, hull->vertices, NULL, hull->vertex_count);
+    }
+    if (r.sphere) {
+        prox_ball ball = prox_ball_fit(hull->vertices, NULL, hull->vertex_count, g->ball_scratch);
+        store_sphere(r, ball.center, hull->vertices, NULL, hull->vertex_count);
+    }
+    (void)bvh;
+}
+
+/* A set of at most three points (a leaf with one triangle): the triangle's
+ * own covariance, or the points' when it has no area. */
+static void fit_small(lane_ref r, const prox_vec3* points, int count, gather* g) {
+    if (r.obb) {
+        prox_moments m;
+        prox_moments_init(&m, points[0]);
+        if (count == 3) prox_moments_add_triangle(&m, points[0], points[1], points[2]);
+        else
+            for (int i = 0; i < count; ++i) prox_moments_add_triangle(&m, points[i], points[i], points[i]);
+        prox_mat3 axes;
+        prox_moments_axes(&m, &axes);
+        prox_axes_sort_by_extent(&axes, points, NULL, count);
+        store_obb(r, &axes, points, NULL, count);
+    }
+    if (r.sphere) {
+        prox_ball ball = prox_ball_fit(points, NULL, count, g->ball_scratch);
+        store_sphere(r, ball.center, points, NULL, count);
+    }
+}
+
+/* The fallback and the refit: every vertex of the lane's slots. Oriented
+ * boxes keep their axes when `keep_axes`, else take the triangles'
+ * covariance; spheres are centred on the lane's box. */
+static void fit_from_slots(const prox_bvh* bvh, lane_ref r, int first, int end, const float box_lo[3],
+                           const float box_hi[3], bool keep_axes) {
+    const uint32_t* ids = bvh->slot_indices + 3 * (size_t)first;
+    int count = 3 * (end - first);
+    if (r.obb) {
+        prox_mat3 axes;
+        if (keep_axes) {
+            for (int i = 0; i < 3; ++i)
+                for (int k = 0; k < 3; ++k) axes.m[i][k] = r.obb->axis[i][k][r.lane];
+        } else {
+            prox_moments m;
+            prox_moments_init(&m, bvh->vertices[ids[0]]);
+            for (int s = 0; s < end - first; ++s)
+                prox_moments_add_triangle(&m, bvh->vertices[ids[3 * s]], bvh->vertices[ids[3 * s + 1]],
+                                          bvh->vertices[ids[3 * s + 2]]);
+            prox_moments_axes(&m, &axes);
+            prox_axes_sort_by_extent(&axes, bvh->vertices, ids, count);
+        }
+        store_obb(r, &axes, bvh->vertices, ids, count);
+    }
+    if (r.sphere) {
+        prox_vec3 c = prox_vec3_make(0.5 * ((double)box_lo[0] + box_hi[0]), 0.5 * ((double)box_lo[1] + box_hi[1]),
+                                     0.5 * ((double)box_lo[2] + box_hi[2]));
+        store_sphere(r, c, bvh->vertices, ids, count);
+    }
+}
+
+static lane_ref lane_of(prox_bvh* bvh, uint32_t ref) {
+    lane_ref r = {NULL, NULL, (int)(ref % PROX_LANES)};
+    if (bvh->obbs) r.obb = &bvh->obbs[ref / PROX_LANES];
+    if (bvh->spheres) r.sphere = &bvh->spheres[ref / PROX_LANES];
+    return r;
+}
+
+static lane_ref root_of(prox_bvh* bvh) {
+    lane_ref r = {NULL, NULL, 0};
+    if (bvh->obbs) r.obb = &bvh->root_obb;
+    if (bvh->spheres) r.sphere = &bvh->root_sphere;
+    return r;
+}
+
+/* Slot ranges of every lane: leaves from their own slots, internal lanes
+ * from their child node's lanes (children come first in internal_lanes). */
+static void compute_lane_slots(prox_bvh* bvh) {
+    int32_t* ls = bvh->lane_slots;
+    for (int i = 0; i < bvh->node_count * PROX_LANES; ++i) ls[2 * i] = ls[2 * i + 1] = 0;
+    for (int i = 0; i < bvh->leaf_lane_count; ++i) {
+        uint32_t ref = bvh->leaf_lanes[i];
+        const prox_node* n = &bvh->nodes[ref / PROX_LANES];
+        ls[2 * ref] = n->index[ref % PROX_LANES];
+        ls[2 * ref + 1] = n->index[ref % PROX_LANES] + n->count[ref % PROX_LANES];
+    }
+    for (int i = 0; i < bvh->internal_lane_count; ++i) {
+        uint32_t ref = bvh->internal_lanes[i];
+        int child = bvh->nodes[ref / PROX_LANES].index[ref % PROX_LANES];
+        int32_t first = INT32_MAX, end = 0;
+        for (int l = 0; l < PROX_LANES; ++l) {
+            if (bvh->nodes[child].count[l] < 0) continue;
+            uint32_t c = (uint32_t)(child * PROX_LANES + l);
+            first = PROX_MIN(first, ls[2 * c]);
+            end = PROX_MAX(end, ls[2 * c + 1]);
+        }
+        ls[2 * ref] = first;
+        ls[2 * ref + 1] = end;
+    }
+}
+
+static void clear_empty_lanes(prox_bvh* bvh) {
+    for (int i = 0; i < bvh->node_count; ++i)
+        for (int lane = 0; lane < PROX_LANES; ++lane) {
+            if (bvh->nodes[i].count[lane] >= 0) continue;
+            if (bvh->obbs) {
+                prox_obb_lanes* o = &bvh->obbs[i];
+                for (int a = 0; a < 3; ++a) {
+                    o->center[a][lane] = 0;
+                    o->extent[a][lane] = 0;
+                    for (int k = 0; k < 3; ++k) o->axis[a][k][lane] = a == k ? 1.0f : 0.0f;
+                }
+            }
+            if (bvh->spheres) {
+                for (int k = 0; k < 3; ++k) bvh->spheres[i].center[k][lane] = 0;
+                bvh->spheres[i].radius[lane] = 0;
+            }
+        }
+}
+
+/* Bound on |coordinate| over every point of every volume. */
+static double lane_radius(const prox_bvh* bvh, lane_ref r) {
+    double radius = 0;
+    if (r.obb) {
+        double reach = 0, c = 0;
+        for (int k = 0; k < 3; ++k) {
+            reach += r.obb->extent[k][r.lane];
+            c = fmax(c, fabs((double)r.obb->center[k][r.lane]));
+        }
+        radius = fmax(radius, c + 1.001 * reach); /* axes are unit up to float rounding */
+    }
+    if (r.sphere) {
+        double c = 0;
+        for (int k = 0; k < 3; ++k) c = fmax(c, fabs((double)r.sphere->center[k][r.lane]));
+        radius = fmax(radius, c + r.sphere->radius[r.lane]);
+    }
+    (void)bvh;
+    return radius;
+}
+
+static void update_volume_radius(prox_bvh* bvh) {
+    double radius = lane_radius(bvh, root_of(bvh));
+    for (int i = 0; i < bvh->node_count; ++i)
+        for (int lane = 0; lane < PROX_LANES; ++lane)
+            if (bvh->nodes[i].count[lane] >= 0)
+                radius = fmax(radius, lane_radius(bvh, lane_of(bvh, (uint32_t)(i * PROX_LANES + lane))));
+    bvh->volume_radius = radius;
+}
+
+/* Hull of the gathered points; its vertex ids appended to the pool.
+ * Returns false when memory ran out. */
+static bool hull_of_gathered(const prox_bvh* bvh, lane_ref r, gather* g, int count, id_pool* pool, int64_t* out_begin,
+                             int* out_len) {
+    prox_hull* hull = NULL;
+    if (prox_hull_create(g->points, count, &bvh->def.allocator, &hull, NULL, 0) != PROX_OK) return false;
+    bool ok = pool_reserve(pool, (size_t)hull->vertex_count);
+    if (ok) {
+        *out_begin = (int64_t)pool->count;
+        *out_len = hull->vertex_count;
+        for (int i = 0; i < hull->vertex_count; ++i) pool->ids[pool->count++] = g->ids[hull->vertex_source[i]];
+        fit_from_hull(bvh, r, hull, g);
+    }
+    prox_hull_destroy(hull);
+    return ok;
+}
+
+static int compare_u32(const void* a, const void* b) {
+    uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+    return (x > y) - (x < y);
+}
+
+/* The hull-based fit of every lane; false when scratch memory ran out (the
+ * caller then fits from the slots). */
+static bool fit_with_hulls(prox_bvh* bvh) {
+    const prox_allocator* alloc = &bvh->def.allocator;
+    size_t lanes = (size_t)bvh->node_count * PROX_LANES;
+    int64_t* set_begin = prox_alloc(alloc, lanes * sizeof(int64_t));
+    int* set_len = prox_alloc(alloc, lanes * sizeof(int));
+    id_pool pool = {alloc, NULL, 0, 0, false};
+    gather g = {alloc, NULL, NULL, NULL, 0};
+    bool ok = set_begin && set_len && gather_reserve(&g, 3 * PROX_MAX_LEAF_SIZE);
+    for (int i = 0; ok && i < bvh->leaf_lane_count; ++i) {
+        uint32_t ref = bvh->leaf_lanes[i];
+        const prox_node* n = &bvh->nodes[ref / PROX_LANES];
+        int first = n->index[ref % PROX_LANES], count = 3 * n->count[ref % PROX_LANES];
+        memcpy(g.ids, bvh->slot_indices + 3 * (size_t)first, (size_t)count * sizeof(uint32_t));
+        qsort(g.ids, (size_t)count, sizeof(uint32_t), compare_u32);
+        int unique = 0;
+        for (int j = 0; j < count; ++j)
+            if (j == 0 || g.ids[j] != g.ids[j - 1]) g.ids[unique++] = g.ids[j];
+        for (int j = 0; j < unique; ++j) g.points[j] = bvh->vertices[g.ids[j]];
+        if (unique <= 3) {
+            /* one triangle: its own hull, no need to compute one */
+            if (!(ok = pool_reserve(&pool, (size_t)unique))) break;
+            set_begin[ref] = (int64_t)pool.count;
+            set_len[ref] = unique;
+            for (int j = 0; j < unique; ++j) pool.ids[pool.count++] = g.ids[j];
+            fit_small(lane_of(bvh, ref), g.points, unique, &g);
+            continue;
+        }
+        ok = hull_of_gathered(bvh, lane_of(bvh, ref), &g, unique, &pool, &set_begin[ref], &set_len[ref]);
+    }
+    /* internal lanes, then the root: children's hull vertices gathered */
+    for (int i = 0; ok && i <= bvh->internal_lane_count; ++i) {
+        bool root = i == bvh->internal_lane_count;
+        uint32_t ref = root ? 0 : bvh->internal_lanes[i];
+        int child = root ? 0 : bvh->nodes[ref / PROX_LANES].index[ref % PROX_LANES];
+        size_t total = 0;
+        for (int l = 0; l < PROX_LANES; ++l)
+            if (bvh->nodes[child].count[l] >= 0) total += (size_t)set_len[child * PROX_LANES + l];
+        if (!(ok = gather_reserve(&g, total))) break;
+        int count = 0;
+        for (int l = 0; l < PROX_LANES; ++l) {
+            if (bvh->nodes[child].count[l] < 0) continue;
+            size_t c = (size_t)child * PROX_LANES + (size_t)l;
+            for (int j = 0; j < set_len[c]; ++j) {
+                uint32_t id = pool.ids[set_begin[c] + j];
+                g.ids[count] = id;
+                g.points[count++] = bvh->vertices[id];
+            }
+        }
+        int64_t begin;
+        int len;
+        lane_ref r = root ? root_of(bvh) : lane_of(bvh, ref);
+        ok = hull_of_gathered(bvh, r, &g, count, &pool, root ? &begin : &set_begin[ref], root ? &len : &set_len[ref]);
+    }
+    gather_free(&g);
+    prox_free(alloc, pool.ids, pool.capacity * sizeof(uint32_t));
+    prox_free(alloc, set_begin, lanes * sizeof(int64_t));
+    prox_free(alloc, set_len, lanes * sizeof(int));
+    return ok;
+}
+
+static void fit_all_from_slots(prox_bvh* bvh, bool keep_axes) {
+    for (int i = 0; i < bvh->node_count * PROX_LANES; ++i) {
+        const prox_node* n = &bvh->nodes[i / PROX_LANES];
+        int lane = i % PROX_LANES;
+        if (n->count[lane] < 0) continue;
+        float lo[3] = {n->lo[0][lane], n->lo[1][lane], n->lo[2][lane]};
+        float hi[3] = {n->hi[0][lane], n->hi[1][lane], n->hi[2][lane]};
+        fit_from_slots(bvh, lane_of(bvh, (uint32_t)i), bvh->lane_slots[2 * i], bvh->lane_slots[2 * i + 1], lo, hi,
+                       keep_axes);
+    }
+    fit_from_slots(bvh, root_of(bvh), 0, bvh->triangle_count, bvh->root_lo, bvh->root_hi, keep_axes);
+}
+
+prox_result prox_bvh_fit_volumes(prox_bvh* bvh) {
+    compute_lane_slots(bvh);
+    clear_empty_lanes(bvh);
+    if (!fit_with_hulls(bvh)) fit_all_from_slots(bvh, false);
+    update_volume_radius(bvh);
+    return PROX_OK;
+}
+
+void prox_bvh_refit_volumes(prox_bvh* bvh) {
+    if (bvh->def.volume == PROX_VOLUME_AABB) return;
+    fit_all_from_slots(bvh, true);
+    update_volume_radius(bvh);
+}
+
+size_t prox_bvh_volume_bytes(const prox_bvh* bvh) {
+    size_t n = (size_t)bvh->node_count, bytes = 0;
+    if (bvh->obbs) bytes += n * sizeof(prox_obb_lanes);
+    if (bvh->spheres) bytes += n * sizeof(prox_sphere_lanes);
+    if (bvh->lane_slots) bytes += n * PROX_LANES * 2 * sizeof(int32_t);
+    return bytes;
+}
+
+void prox_bvh_free_volumes(prox_bvh* bvh) {
+    const prox_allocator* alloc = &bvh->def.allocator;
+    size_t n = (size_t)bvh->node_count;
+    prox_free(alloc, bvh->obbs, n * sizeof(prox_obb_lanes));
+    prox_free(alloc, bvh->spheres, n * sizeof(prox_sphere_lanes));
+    prox_free(alloc, bvh->lane_slots, n * PROX_LANES * 2 * sizeof(int32_t));
+    bvh->obbs = NULL;
+    bvh->spheres = NULL;
+    bvh->lane_slots = NULL;
+}
+
+/* Does the lane's volume hold point p? Exactly as the query reads it: the
+ * box's points are center + F^T s, |s_k| <= extent_k; `inv` is (F^T)^-1. */
+static bool volume_holds(lane_ref r, const prox_mat3* inv, prox_vec3 p) {
+    if (r.obb) {
+        prox_vec3 c = prox_vec3_make(r.obb->center[0][r.lane], r.obb->center[1][r.lane], r.obb->center[2][r.lane]);
+        prox_vec3 s = prox_mat3_apply(inv, prox_vec3_sub(p, c));
+        if (!(fabs(s.x) <= r.obb->extent[0][r.lane] && fabs(s.y) <= r.obb->extent[1][r.lane] &&
+              fabs(s.z) <= r.obb->extent[2][r.lane]))
+            return false;
+    }
+    if (r.sphere) {
+        prox_vec3 c =
+            prox_vec3_make(r.sphere->center[0][r.lane], r.sphere->center[1][r.lane], r.sphere->center[2][r.lane]);
+        prox_vec3 d = prox_vec3_sub(p, c);
+        if (!(sqrt(prox_vec3_dot(d, d)) <= r.sphere->radius[r.lane])) return false;
+    }
+    return true;
+}
+
+static bool check_lane(const prox_bvh* bvh, lane_ref r, int first, int end, const char* what, int node, int lane,
+                       char* message, size_t message_size) {
+    if (first < 0 || end > bvh->triangle_count || first >= end) {
+        prox_message(message, message_size, "%s node %d lane %d: bad slot range [%d, %d)", what, node, lane, first,
+                     end);
+        return false;
+    }
+    prox_mat3 inv = prox_mat3_identity();
+    if (r.obb) {
+        prox_mat3 ft;
+        for (int i = 0; i < 3; ++i)
+            for (int k = 0; k < 3; ++k) ft.m[k][i] = r.obb->axis[i][k][r.lane];
+        if (!prox_mat3_inverse(&ft, &inv)) {
+            prox_message(message, message_size, "%s node %d lane %d: singular axes", what, node, lane);
+            return false;
+        }
+    }
+    for (int s = first; s < end; ++s)
+        for (int c = 0; c < 3; ++c) {
+            uint32_t v = bvh->slot_indices[3 * (size_t)s + (size_t)c];
+            if (!volume_holds(r, &inv, bvh->vertices[v])) {
+                prox_message(message, message_size, "%s node %d lane %d does not contain vertex %u of triangle %d",
+                             what, node, lane, v, bvh->slot_triangle[s]);
+                return false;
+            }
+        }
+    return true;
+}
+
+bool prox_bvh_validate_volumes(const prox_bvh* bvh, char* message, size_t message_size) {
+    if (bvh->def.volume == PROX_VOLUME_AABB) return true;
+    prox_bvh* b = (prox_bvh*)bvh; /* lane_of takes a mutable tree; nothing is written */
+    const char* what = prox_volume_name(bvh->def.volume);
+    for (int i = 0; i < bvh->node_count * PROX_LANES; ++i) {
+        if (bvh->nodes[i / PROX_LANES].count[i % PROX_LANES] < 0) continue;
+        if (!check_lane(bvh, lane_of(b, (uint32_t)i), bvh->lane_slots[2 * i], bvh->lane_slots[2 * i + 1], what,
+                        i / PROX_LANES, i % PROX_LANES, message, message_size))
+            return false;
+    }
+    return check_lane(bvh, root_of(b), 0, bvh->triangle_count, what, -1, 0, message, message_size);
+}

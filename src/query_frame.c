@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* The relative placement of two models for the lane tests, and the rounding
+ * slack that keeps every float test conservative. */
+#include "query_frame.h"
+
+static double max_row_sum(const prox_mat3* m) {
+    double best = 0;
+    for (int i = 0; i < 3; ++i) {
+        double s = fabs(m->m[i][0]) + fabs(m->m[i][1]) + fabs(m->m[i][2]);
+        best = s > best ? s : best;
+    }
+    return best;
+}
+
+static double max_col_sum(const prox_mat3* m) {
+    prox_mat3 t = prox_mat3_transpose(m);
+    return max_row_sum(&t);
+}
+
+static double frobenius(const prox_mat3* m) {
+    double s = 0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) s += m->m[i][j] * m->m[i][j];
+    return sqrt(s);
+}
+
+static double max_abs3(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
+
+/* Largest |coordinate| any volume of the model reaches. */
+static double model_radius(const prox_bvh* bvh) {
+    double radius = bvh->volume_radius;
+    for (int k = 0; k < 3; ++k)
+        radius = fmax(radius, fmax(fabs((double)bvh->root_lo[k]), fabs((double)bvh->root_hi[k])));
+    return radius;
+}
+
+/* Rounding budget. Float arithmetic in a lane test errs by at most a few
+ * 2^-24 of G times the length of the axis tested, G the largest magnitude
+ * any term can reach for volumes that truly overlap (G = |t| + |m| R_Y + R_X,
+ * from the models' radii); the slack is 2^-16 G per unit of axis length, 256
+ * times that. It also covers the float axes of oriented boxes being
+ * orthonormal only to a few 2^-24. Triangles are compared in world
+ * coordinates, which carry errors of a few 2^-53 of the world-space
+ * magnitude W; a slack of 2^-40 W mapped into X's frame covers those. So a
+ * volume test never rejects a pair of triangles that touch in world
+ * coordinates, and the slack, a few millionths of the models' size, costs
+ * nothing measurable in pruning. */
+static void make_lane_frame(const prox_transform* rel, const prox_mat3* rel_inv, double radius_x, double radius_y,
+                            double world_slack_x, lane_frame* f) {
+    prox_mat3 cof = prox_mat3_cofactor(&rel->basis);
+    double mmax = 0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            f->m[i][j] = (float)rel->basis.m[i][j];
+            f->m_abs[i][j] = (float)fabs(rel->basis.m[i][j]);
+            f->minv[i][j] = (float)rel_inv->m[i][j];
+            f->minv_abs[i][j] = (float)fabs(rel_inv->m[i][j]);
+            f->cof[i][j] = (float)cof.m[i][j];
+            f->cof_abs[i][j] = (float)fabs(cof.m[i][j]);
+            mmax = fmax(mmax, fabs(rel->basis.m[i][j]));
+        }
+    f->t[0] = (float)rel->origin.x;
+    f->t[1] = (float)rel->origin.y;
+    f->t[2] = (float)rel->origin.z;
+    double stretch = fmax(max_row_sum(&rel->basis), max_col_sum(&rel->basis));
+    /* |m|_2 <= sqrt(|m|_1 |m|_inf) and <= the Frobenius norm */
+    double sigma = fmin(sqrt(max_row_sum(&rel->basis) * max_col_sum(&rel->basis)), frobenius(&rel->basis));
+    double g = max_abs3(rel->origin) + stretch * radius_y + radius_x;
+    double slack_x = 0x1p-16 * g + world_slack_x;
+    f->sigma = prox_float_up(sigma * (1 + 0x1p-40));
+    f->slack_x = prox_float_up(slack_x);
+    f->slack_y = prox_float_up(max_row_sum(rel_inv) * slack_x);
+    f->slack_edge = prox_float_up(4.0 * mmax * slack_x);
+    f->slack_normal = prox_float_up(1.01 * frobenius(&cof) * slack_x);
+    f->slack_edge_unit = prox_float_up(1.01 * sigma * slack_x);
+    f->slack_abs = 0x1p-100f;
+    f->det_abs = fabs(prox_mat3_determinant(&rel->basis));
+}
+
+bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
+                            query_frames* q) {
+    prox_transform xa_inv, xb_inv;
+    if (!prox_transform_inverse(xa, &xa_inv) || !prox_transform_inverse(xb, &xb_inv)) return false;
+    prox_transform ab = prox_transform_mul(&xa_inv, xb); /* B -> A */
+    prox_transform ba;
+    if (!prox_transform_inverse(&ab, &ba)) return false;
+    double ra = model_radius(a), rb = model_radius(b);
+    double wa = max_abs3(xa->origin) + max_row_sum(&xa->basis) * ra;
+    double wb = max_abs3(xb->origin) + max_row_sum(&xb->basis) * rb;
+    double world = 0x1p-40 * fmax(wa, wb);
+    make_lane_frame(&ab, &ba.basis, ra, rb, world * max_row_sum(&xa_inv.basis), &q->ab);
+    make_lane_frame(&ba, &ab.basis, rb, ra, world * max_row_sum(&xb_inv.basis), &q->ba);
+    /* Products of two lengths (each up to G times a stretch) must stay
+     * normal floats: between 2^-80 and 2^80 leaves a wide margin. */
+    double big = 0, small = INFINITY;
+    const lane_frame* frames[2] = {&q->ab, &q->ba};
+    for (int i = 0; i < 2; ++i) {
+        double g = 0x1p16 * frames[i]->slack_x;
+        double stretch = fmax(1.0, fmax((double)frames[i]->sigma, fmax(frobenius(&ab.basis), frobenius(&ba.basis))));
+        big = fmax(big, g * stretch);
+        small = fmin(small, g / stretch);
+    }
+    q->float_range_ok = big < 0x1p40 && small > 0x1p-40;
+    return true;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* The relative placement of two models, prepared once per query for the
+ * float lane tests of every volume kind. */
+#ifndef PROX_QUERY_FRAME_H
+#define PROX_QUERY_FRAME_H
+
+#include "bvh_internal.h"
+
+/* One direction of the relative placement, for testing a fixed volume of
+ * model Y against the lane volumes of a node of model X, in X's frame:
+ * x_X = m x_Y + t. A query makes one for B->A and one for A->B, once. The
+ * lane tests run in float, like the volumes; the slack terms make them
+ * conservative (see query_frame.c). */
+typedef struct lane_frame {
+    float m[3][3];       /* Y's axes in X (columns) */
+    float m_abs[3][3];   /* |m| */
+    float minv[3][3];    /* m^-1: X directions in Y */
+    float minv_abs[3][3];
+    float cof_abs[3][3]; /* |cof m|: cross products of Y's axes, for the 9 edge-edge axes */
+    float cof[3][3];     /* cof m = det(m) m^-T: (m a) x (m b) = cof(m) (a x b) */
+    float t[3];
+    float sigma;         /* >= the largest stretch |m|_2: a sphere of radius r maps into one of sigma r */
+    float slack_x;       /* added to every radius along X's axes (unit vectors), in X's units */
+    float slack_y;       /* the same along Y's axes, in Y's units */
+    float slack_edge;    /* the same along the AABB edge-edge axes */
+    float slack_normal;  /* along an oriented box's face normal cof(m) a, a unit */
+    float slack_edge_unit; /* along (unit) x (m a), a unit: times the box's extent along a */
+    float slack_abs;     /* far below any other term: covers float underflow */
+    double det_abs;      /* |det m|: scales Y's volumes into X's frame */
+} lane_frame;
+
+typedef struct query_frames {
+    lane_frame ab; /* B's volumes into A's frame: used when A's node is unfolded */
+    lane_frame ba; /* A's volumes into B's frame: used when B's node is unfolded */
+    /* The float tests of oriented boxes and spheres multiply up to two
+     * lengths; they are used only while the models' scale keeps those
+     * products far inside float range. Otherwise the query falls back to the
+     * boxes every hierarchy has. */
+    bool float_range_ok;
+} query_frames;
+
+/* Sets up both directions; false when a transform is singular or not finite. */
+bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
+                            query_frames* q);
+
+#endif
