@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_models.h"
 #include "experiment.h"
 #include "peers.h"
 
@@ -31,39 +32,7 @@
 
 static FILE* csv;
 
-static bool load_model(const char* name, prox_mesh_data* out) {
-    memset(out, 0, sizeof *out);
-    if (strcmp(name, "torus") == 0) return prox_mesh_torus(1.0, 0.25, 50, 50, out) == PROX_OK;
-    if (strcmp(name, "teapot") == 0) return prox_mesh_teapot(8, out) == PROX_OK;
-    static const struct {
-        const char* name;
-        const char* path;
-    } files[] = {{"xwing", "xwing/xwing.obj"},
-                 {"bunny", "stanford_bunny/stanford-bunny.obj"},
-                 {"buddha", "happy_buddha/buddha.obj"},
-                 {"teapot-obj", "utah_teapot/teapot.obj"}};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
-        if (strcmp(name, files[i].name) != 0) continue;
-        char path[1024];
-        const char* env = getenv("PROXIMA_DATA");
-        if (env && *env) snprintf(path, sizeof path, "%s/%s", env, files[i].path);
-        else snprintf(path, sizeof path, "%s/../shared/data/meshes/%s", PROX_SOURCE_DIR, files[i].path);
-        prox_io_error error;
-        if (prox_mesh_load(path, PROX_FORMAT_AUTO, out, &error) != PROX_OK) {
-            fprintf(stderr, "vdb98: skipping %s: %s\n", name, error.message);
-            return false;
-        }
-        /* centre on the bounding box, so the rotations spin the model in place */
-        prox_mesh view = prox_mesh_data_view(out);
-        prox_vec3 lo, hi;
-        prox_mesh_bounds(&view, &lo, &hi);
-        prox_vec3 c = prox_vec3_scale(prox_vec3_add(lo, hi), 0.5);
-        for (int v = 0; v < out->vertex_count; ++v) out->vertices[v] = prox_vec3_sub(out->vertices[v], c);
-        return true;
-    }
-    fprintf(stderr, "vdb98: unknown model %s\n", name);
-    return false;
-}
+static bool load_model(const char* name, prox_mesh_data* out) { return bench_load_model("vdb98", name, out); }
 
 static prox_bvh* build_kind(const prox_mesh* mesh, prox_volume volume, prox_split split, int leaf, double* seconds) {
     prox_bvh_def def = prox_default_bvh_def();
@@ -108,6 +77,9 @@ static const variant variants[] = {
     {"obb mean leaf4", PROX_VOLUME_OBB, PROX_SPLIT_MEAN, 4},
     {"obb-sphere mean", PROX_VOLUME_OBB_SPHERE, PROX_SPLIT_MEAN, 1},
     {"sphere median", PROX_VOLUME_SPHERE, PROX_SPLIT_MEDIAN, 1},
+    {"kdop14 median", PROX_VOLUME_KDOP14, PROX_SPLIT_MEDIAN, 1},
+    {"kdop18 median", PROX_VOLUME_KDOP18, PROX_SPLIT_MEDIAN, 1},
+    {"kdop26 median", PROX_VOLUME_KDOP26, PROX_SPLIT_MEDIAN, 1},
 };
 enum { VARIANT_COUNT = sizeof variants / sizeof variants[0] };
 

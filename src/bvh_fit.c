@@ -376,8 +376,93 @@ static void fit_all_from_slots(prox_bvh* bvh, bool keep_axes) {
     fit_from_slots(bvh, root_of(bvh), 0, bvh->triangle_count, bvh->root_lo, bvh->root_hi, keep_axes);
 }
 
+/* k-DOP slabs of a leaf: d . v is a sum of up to three signed coordinates,
+ * off by at most two ulps of |x| + |y| + |z|; the margin of 2^-50 of that
+ * covers it before the outward rounding to float. */
+static void kdop_leaf(const prox_bvh* bvh, prox_kdop_lanes* k, int lane, int first, int count, int slabs,
+                      const int8_t (*d)[3]) {
+    double lo[PROX_KDOP_MAX_SLABS], hi[PROX_KDOP_MAX_SLABS], reach = 0;
+    for (int s = 0; s < slabs; ++s) {
+        lo[s] = INFINITY;
+        hi[s] = -INFINITY;
+    }
+    const uint32_t* idx = bvh->slot_indices + 3 * (size_t)first;
+    for (int i = 0; i < 3 * count; ++i) {
+        prox_vec3 p = bvh->vertices[idx[i]];
+        double a = fabs(p.x) + fabs(p.y) + fabs(p.z);
+        reach = a > reach ? a : reach;
+        for (int s = 0; s < slabs; ++s) {
+            double v = d[s][0] * p.x + d[s][1] * p.y + d[s][2] * p.z;
+            lo[s] = v < lo[s] ? v : lo[s];
+            hi[s] = v > hi[s] ? v : hi[s];
+        }
+    }
+    double margin = 0x1p-50 * reach;
+    for (int s = 0; s < slabs; ++s) {
+        k->lo[s][lane] = prox_float_down(lo[s] - margin);
+        k->hi[s][lane] = prox_float_up(hi[s] + margin);
+    }
+}
+
+/* The union of a node's lanes, slab by slab (exact in float). */
+static void kdop_union(const prox_kdop_lanes* node, int slabs, float lo[], float hi[]) {
+    for (int s = 0; s < slabs; ++s) {
+        float l = node->lo[s][0], h = node->hi[s][0];
+        for (int lane = 1; lane < PROX_LANES; ++lane) {
+            l = node->lo[s][lane] < l ? node->lo[s][lane] : l;
+            h = node->hi[s][lane] > h ? node->hi[s][lane] : h;
+        }
+        lo[s] = l;
+        hi[s] = h;
+    }
+}
+
+/* Bottom-up, like the boxes (van den Bergen 1998, sec. 4): the smallest
+ * k-DOP of a set is the slab-wise union of its subsets' smallest k-DOPs. */
+static void kdop_refit(prox_bvh* bvh) {
+    const int slabs = prox_kdop_slab_count(bvh->def.volume);
+    const int8_t(*d)[3] = prox_kdop_directions(bvh->def.volume);
+    for (int i = 0; i < bvh->leaf_lane_count; ++i) {
+        uint32_t ref = bvh->leaf_lanes[i];
+        const prox_node* n = &bvh->nodes[ref / PROX_LANES];
+        int lane = (int)(ref % PROX_LANES);
+        kdop_leaf(bvh, &bvh->kdops[ref / PROX_LANES], lane, n->index[lane], n->count[lane], slabs, d);
+    }
+    for (int i = 0; i < bvh->internal_lane_count; ++i) {
+        uint32_t ref = bvh->internal_lanes[i];
+        int lane = (int)(ref % PROX_LANES);
+        float lo[PROX_KDOP_MAX_SLABS], hi[PROX_KDOP_MAX_SLABS];
+        kdop_union(&bvh->kdops[bvh->nodes[ref / PROX_LANES].index[lane]], slabs, lo, hi);
+        for (int s = 0; s < slabs; ++s) {
+            bvh->kdops[ref / PROX_LANES].lo[s][lane] = lo[s];
+            bvh->kdops[ref / PROX_LANES].hi[s][lane] = hi[s];
+        }
+    }
+    float lo[PROX_KDOP_MAX_SLABS], hi[PROX_KDOP_MAX_SLABS];
+    kdop_union(&bvh->kdops[0], slabs, lo, hi);
+    for (int s = 0; s < PROX_KDOP_MAX_SLABS; ++s) {
+        bvh->root_kdop.lo[s][0] = s < slabs ? lo[s] : INFINITY;
+        bvh->root_kdop.hi[s][0] = s < slabs ? hi[s] : -INFINITY;
+    }
+}
+
+static void kdop_clear(prox_bvh* bvh) {
+    for (int i = 0; i < bvh->node_count; ++i)
+        for (int s = 0; s < PROX_KDOP_MAX_SLABS; ++s)
+            for (int lane = 0; lane < PROX_LANES; ++lane) {
+                bvh->kdops[i].lo[s][lane] = INFINITY;
+                bvh->kdops[i].hi[s][lane] = -INFINITY;
+            }
+}
+
 prox_result prox_bvh_fit_volumes(prox_bvh* bvh) {
     compute_lane_slots(bvh);
+    if (bvh->kdops) {
+        kdop_clear(bvh);
+        kdop_refit(bvh);
+        bvh->volume_radius = 0; /* inside the boxes, which the query already counts */
+        return PROX_OK;
+    }
     clear_empty_lanes(bvh);
     if (!fit_with_hulls(bvh)) fit_all_from_slots(bvh, false);
     update_volume_radius(bvh);
@@ -386,6 +471,10 @@ prox_result prox_bvh_fit_volumes(prox_bvh* bvh) {
 
 void prox_bvh_refit_volumes(prox_bvh* bvh) {
     if (bvh->def.volume == PROX_VOLUME_AABB) return;
+    if (bvh->kdops) {
+        kdop_refit(bvh);
+        return;
+    }
     fit_all_from_slots(bvh, true);
     update_volume_radius(bvh);
 }
@@ -394,6 +483,7 @@ size_t prox_bvh_volume_bytes(const prox_bvh* bvh) {
     size_t n = (size_t)bvh->node_count, bytes = 0;
     if (bvh->obbs) bytes += n * sizeof(prox_obb_lanes);
     if (bvh->spheres) bytes += n * sizeof(prox_sphere_lanes);
+    if (bvh->kdops) bytes += n * sizeof(prox_kdop_lanes);
     if (bvh->lane_slots) bytes += n * PROX_LANES * 2 * sizeof(int32_t);
     return bytes;
 }
@@ -403,6 +493,8 @@ void prox_bvh_free_volumes(prox_bvh* bvh) {
     size_t n = (size_t)bvh->node_count;
     prox_free(alloc, bvh->obbs, n * sizeof(prox_obb_lanes));
     prox_free(alloc, bvh->spheres, n * sizeof(prox_sphere_lanes));
+    prox_free(alloc, bvh->kdops, n * sizeof(prox_kdop_lanes));
+    bvh->kdops = NULL;
     prox_free(alloc, bvh->lane_slots, n * PROX_LANES * 2 * sizeof(int32_t));
     bvh->obbs = NULL;
     bvh->spheres = NULL;
@@ -425,6 +517,27 @@ static bool volume_holds(lane_ref r, const prox_mat3* inv, prox_vec3 p) {
         prox_vec3 d = prox_vec3_sub(p, c);
         if (!(sqrt(prox_vec3_dot(d, d)) <= r.sphere->radius[r.lane])) return false;
     }
+    return true;
+}
+
+/* Does every slab of a k-DOP lane hold the lane's vertices? */
+static bool check_kdop_lane(const prox_bvh* bvh, const prox_kdop_lanes* k, int lane, int first, int end, int node,
+                            char* message, size_t message_size) {
+    const int slabs = prox_kdop_slab_count(bvh->def.volume);
+    const int8_t(*d)[3] = prox_kdop_directions(bvh->def.volume);
+    for (int s = first; s < end; ++s)
+        for (int c = 0; c < 3; ++c) {
+            uint32_t v = bvh->slot_indices[3 * (size_t)s + (size_t)c];
+            prox_vec3 p = bvh->vertices[v];
+            for (int j = 0; j < slabs; ++j) {
+                double x = d[j][0] * p.x + d[j][1] * p.y + d[j][2] * p.z;
+                if (!(x >= k->lo[j][lane] && x <= k->hi[j][lane])) {
+                    prox_message(message, message_size, "%s node %d lane %d: slab %d does not hold vertex %u",
+                                 prox_volume_name(bvh->def.volume), node, lane, j, v);
+                    return false;
+                }
+            }
+        }
     return true;
 }
 
@@ -459,6 +572,15 @@ static bool check_lane(const prox_bvh* bvh, lane_ref r, int first, int end, cons
 
 bool prox_bvh_validate_volumes(const prox_bvh* bvh, char* message, size_t message_size) {
     if (bvh->def.volume == PROX_VOLUME_AABB) return true;
+    if (bvh->kdops) {
+        for (int i = 0; i < bvh->node_count * PROX_LANES; ++i) {
+            if (bvh->nodes[i / PROX_LANES].count[i % PROX_LANES] < 0) continue;
+            if (!check_kdop_lane(bvh, &bvh->kdops[i / PROX_LANES], i % PROX_LANES, bvh->lane_slots[2 * i],
+                                 bvh->lane_slots[2 * i + 1], i / PROX_LANES, message, message_size))
+                return false;
+        }
+        return check_kdop_lane(bvh, &bvh->root_kdop, 0, 0, bvh->triangle_count, -1, message, message_size);
+    }
     prox_bvh* b = (prox_bvh*)bvh; /* lane_of takes a mutable tree; nothing is written */
     const char* what = prox_volume_name(bvh->def.volume);
     for (int i = 0; i < bvh->node_count * PROX_LANES; ++i) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "kdop.h"
 
 /* Deepest tree the builder makes. The builder switches to equal-size splits
  * when a branch would get deeper, so traversal stacks have a fixed size and a
@@ -58,14 +59,24 @@ typedef struct prox_sphere_lanes {
     float radius[PROX_LANES];
 } prox_sphere_lanes;
 
+/* k-DOPs: slab s holds every point x with lo[s] <= d_s . x <= hi[s], d_s the
+ * kind's integer directions (kdop.h); slabs 0-2 repeat the box. Empty lanes
+ * hold the empty slabs [+inf, -inf]. */
+typedef struct prox_kdop_lanes {
+    float lo[PROX_KDOP_MAX_SLABS][PROX_LANES];
+    float hi[PROX_KDOP_MAX_SLABS][PROX_LANES];
+} prox_kdop_lanes;
+
 struct prox_bvh {
     prox_bvh_def def; /* def.split is resolved: never PROX_SPLIT_DEFAULT */
     prox_node* nodes; /* nodes[0] holds the root's children */
     int node_count;
     prox_obb_lanes* obbs;       /* one per node for OBB kinds, else NULL */
     prox_sphere_lanes* spheres; /* one per node for sphere kinds, else NULL */
+    prox_kdop_lanes* kdops;     /* one per node for k-DOP kinds, else NULL */
     prox_obb_lanes root_obb;    /* the root's volumes, in lane 0 */
     prox_sphere_lanes root_sphere;
+    prox_kdop_lanes root_kdop;
     /* first and one-past-last slot of every lane's subtree (2 per lane), for
      * refitting volumes that are not unions of their children's */
     int32_t* lane_slots;

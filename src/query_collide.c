@@ -21,6 +21,7 @@
 
 #include "bvh_internal.h"
 #include "query_frame.h"
+#include "query_kdop.h"
 #include "query_obb.h"
 
 prox_collide_def prox_default_collide_def(void) {
@@ -188,7 +189,7 @@ static inline const prox_sphere_lanes* sphere_block(const prox_bvh* bvh, int32_t
 
 /* How the two hierarchies are tested: by their own volumes when both are
  * of the same kind, else by the boxes every hierarchy has. */
-typedef enum test_kind { TEST_AABB, TEST_OBB, TEST_OBB_SPHERE, TEST_SPHERE } test_kind;
+typedef enum test_kind { TEST_AABB, TEST_OBB, TEST_OBB_SPHERE, TEST_SPHERE, TEST_KDOP } test_kind;
 
 /* Volume of a slot's test volume, for the unfolding rule (up to a constant
  * factor shared by both models). */
@@ -215,6 +216,13 @@ static inline __attribute__((always_inline)) void traverse(collide_state* st, co
     int top = 0;
     stack[top++] = ROOT_SLOT;
     stack[top++] = ROOT_SLOT;
+    /* the last fixed volume placed in the other model's frame */
+    int32_t cached_slot = INT32_MIN;
+    bool cached_unfold_a = false, obb_ready = false;
+    fixed_kdop fixed_k = {{0}, {0}};
+    fixed_sphere fixed_s = {{0, 0, 0}, 0};
+    fixed_obb fixed_o;
+    memset(&fixed_o, 0, sizeof fixed_o);
     while (top > 0 && !st->done) {
         int32_t sb = stack[--top];
         int32_t sa = stack[--top];
@@ -228,7 +236,7 @@ static inline __attribute__((always_inline)) void traverse(collide_state* st, co
         bool unfold_a;
         if (va.count > 0) unfold_a = false;
         else if (vb.count > 0) unfold_a = true;
-        else if (kind == TEST_AABB) {
+        else if (kind == TEST_AABB || kind == TEST_KDOP) {
             double vol_a = view_volume(&va), vol_b = view_volume(&vb) * f->ab.det_abs;
             unfold_a = vol_a > vol_b || (vol_a == vol_b && view_size(&va) >= view_size(&vb));
         } else {
@@ -252,30 +260,49 @@ static inline __attribute__((always_inline)) void traverse(collide_state* st, co
             /* two instances, so each compiles without the other's branch */
             mask = axes == OBB_AXES_LITE ? overlap_lanes(frame, node, fc, fe, true)
                                          : overlap_lanes(frame, node, fc, fe, false);
-        } else if (kind == TEST_SPHERE) {
-            int lane = 0;
-            const prox_sphere_lanes* fs = sphere_block(closed, fixed_slot, &lane);
-            fixed_sphere x;
-            fixed_sphere_make(frame, fs, lane, &x);
-            mask = sphere_overlap_lanes(node, &open->spheres[child], &x);
         } else {
+            /* The fixed volume placed in the other frame is kept while the
+             * traversal keeps unfolding the same side against it. */
+            const bool same_fixed = fixed_slot == cached_slot && unfold_a == cached_unfold_a;
+            cached_slot = fixed_slot;
+            cached_unfold_a = unfold_a;
             int lane = 0;
-            if (kind == TEST_OBB_SPHERE) {
-                const prox_sphere_lanes* fs = sphere_block(closed, fixed_slot, &lane);
-                fixed_sphere x;
-                fixed_sphere_make(frame, fs, lane, &x);
-                mask = sphere_overlap_lanes(node, &open->spheres[child], &x);
+            if (kind == TEST_KDOP) {
+                const kdop_frame* kf = unfold_a ? &f->kdop_ab : &f->kdop_ba;
+                if (!same_fixed) {
+                    const prox_kdop_lanes* fk =
+                        fixed_slot == ROOT_SLOT ? &closed->root_kdop : &closed->kdops[fixed_slot / PROX_LANES];
+                    fixed_kdop_make(kf, fk, fixed_slot == ROOT_SLOT ? 0 : fixed_slot % PROX_LANES, &fixed_k);
+                }
+                mask = kdop_overlap_lanes(kf, node, &open->kdops[child], &fixed_k);
+            } else if (kind == TEST_SPHERE) {
+                if (!same_fixed) {
+                    const prox_sphere_lanes* fs = sphere_block(closed, fixed_slot, &lane);
+                    fixed_sphere_make(frame, fs, lane, &fixed_s);
+                }
+                mask = sphere_overlap_lanes(node, &open->spheres[child], &fixed_s);
             } else {
-                mask = ~0u;
-            }
-            if (mask) {
-                const prox_obb_lanes* fo = obb_block(closed, fixed_slot, &lane);
-                fixed_obb x;
-                fixed_obb_make(frame, fo, lane, &x);
-                const prox_obb_lanes* o = &open->obbs[child];
-                mask &= kind == TEST_OBB_SPHERE     ? obb_overlap_lanes(frame, node, o, &x, OBB_AXES_DUAL)
-                        : axes == OBB_AXES_LITE ? obb_overlap_lanes(frame, node, o, &x, OBB_AXES_LITE)
-                                                : obb_overlap_lanes(frame, node, o, &x, OBB_AXES_ALL);
+                if (kind == TEST_OBB_SPHERE) {
+                    if (!same_fixed) {
+                        const prox_sphere_lanes* fs = sphere_block(closed, fixed_slot, &lane);
+                        fixed_sphere_make(frame, fs, lane, &fixed_s);
+                    }
+                    mask = sphere_overlap_lanes(node, &open->spheres[child], &fixed_s);
+                } else {
+                    mask = ~0u;
+                }
+                if (!same_fixed) obb_ready = false;
+                if (mask) {
+                    if (!obb_ready) {
+                        const prox_obb_lanes* fo = obb_block(closed, fixed_slot, &lane);
+                        fixed_obb_make(frame, fo, lane, &fixed_o);
+                        obb_ready = true;
+                    }
+                    const prox_obb_lanes* o = &open->obbs[child];
+                    mask &= kind == TEST_OBB_SPHERE     ? obb_overlap_lanes(frame, node, o, &fixed_o, OBB_AXES_DUAL)
+                            : axes == OBB_AXES_LITE ? obb_overlap_lanes(frame, node, o, &fixed_o, OBB_AXES_LITE)
+                                                    : obb_overlap_lanes(frame, node, o, &fixed_o, OBB_AXES_ALL);
+                }
             }
         }
         st->result.volume_tests += valid_lanes(node);
@@ -298,6 +325,9 @@ static test_kind choose_test(const prox_bvh* a, const prox_bvh* b, const query_f
     case PROX_VOLUME_OBB: return TEST_OBB;
     case PROX_VOLUME_OBB_SPHERE: return TEST_OBB_SPHERE;
     case PROX_VOLUME_SPHERE: return TEST_SPHERE;
+    case PROX_VOLUME_KDOP14:
+    case PROX_VOLUME_KDOP18:
+    case PROX_VOLUME_KDOP26: return TEST_KDOP;
     default: return TEST_AABB;
     }
 }
@@ -325,6 +355,7 @@ prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, co
     case TEST_OBB: traverse(&st, &f, TEST_OBB, axes); break;
     case TEST_OBB_SPHERE: traverse(&st, &f, TEST_OBB_SPHERE, axes); break;
     case TEST_SPHERE: traverse(&st, &f, TEST_SPHERE, axes); break;
+    case TEST_KDOP: traverse(&st, &f, TEST_KDOP, axes); break;
     }
     return st.result;
 }

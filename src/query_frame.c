@@ -3,6 +3,8 @@
  * slack that keeps every float test conservative. */
 #include "query_frame.h"
 
+#include "obb_fit.h"
+
 static double max_row_sum(const prox_mat3* m) {
     double best = 0;
     for (int i = 0; i < 3; ++i) {
@@ -22,6 +24,26 @@ static double frobenius(const prox_mat3* m) {
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) s += m->m[i][j] * m->m[i][j];
     return sqrt(s);
+}
+
+/* An upper bound of |m|_2, the largest stretch: a sphere of radius r maps
+ * into one of radius |m|_2 r. For a rotation it is 1, where the cheap bounds
+ * sqrt(|m|_1 |m|_inf) and the Frobenius norm reach sqrt(3) and would loosen
+ * every sphere test by up to 73%. So the largest eigenvalue of m^T m is
+ * computed (Jacobi, to a relative 2^-36 at worst: the margin of 2^-30
+ * covers it), capped by the cheap bounds, which always hold. */
+static double spectral_norm_bound(const prox_mat3* m) {
+    double cheap = fmin(sqrt(max_row_sum(m) * max_col_sum(m)), frobenius(m));
+    double g[3][3];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            g[i][j] = m->m[0][i] * m->m[0][j] + m->m[1][i] * m->m[1][j] + m->m[2][i] * m->m[2][j];
+    prox_mat3 vectors;
+    double values[3];
+    prox_symmetric_eigen(g, &vectors, values);
+    double largest = fmax(values[0], fmax(values[1], values[2]));
+    double sigma = sqrt(fmax(largest, 0.0)) * (1 + 0x1p-30);
+    return isfinite(sigma) && sigma < cheap ? sigma : cheap;
 }
 
 static double max_abs3(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
@@ -63,8 +85,7 @@ static void make_lane_frame(const prox_transform* rel, const prox_mat3* rel_inv,
     f->t[1] = (float)rel->origin.y;
     f->t[2] = (float)rel->origin.z;
     double stretch = fmax(max_row_sum(&rel->basis), max_col_sum(&rel->basis));
-    /* |m|_2 <= sqrt(|m|_1 |m|_inf) and <= the Frobenius norm */
-    double sigma = fmin(sqrt(max_row_sum(&rel->basis) * max_col_sum(&rel->basis)), frobenius(&rel->basis));
+    double sigma = spectral_norm_bound(&rel->basis);
     double g = max_abs3(rel->origin) + stretch * radius_y + radius_x;
     double slack_x = 0x1p-16 * g + world_slack_x;
     f->sigma = prox_float_up(sigma * (1 + 0x1p-40));
@@ -75,6 +96,41 @@ static void make_lane_frame(const prox_transform* rel, const prox_mat3* rel_inv,
     f->slack_edge_unit = prox_float_up(1.01 * sigma * slack_x);
     f->slack_abs = 0x1p-100f;
     f->det_abs = fabs(prox_mat3_determinant(&rel->basis));
+}
+
+static void kdop_direction(prox_volume kind, const double w[3], double offset, prox_kdop_dir* out) {
+    prox_kdop_term terms[PROX_KDOP_MAX_WAYS][PROX_KDOP_MAX_TERMS];
+    int counts[PROX_KDOP_MAX_WAYS];
+    out->ways = prox_kdop_decompose(kind, w, terms, counts);
+    out->offset = (float)offset;
+    for (int i = 0; i < out->ways; ++i) {
+        out->count[i] = counts[i];
+        for (int t = 0; t < counts[i]; ++t) {
+            /* h(+d) = hi, h(-d) = -lo */
+            float lambda = (float)terms[i][t].weight;
+            prox_kdop_frame_term* term = &out->term[i][t];
+            term->slab = terms[i][t].slab;
+            term->up_hi = terms[i][t].positive ? lambda : 0.0f;
+            term->up_lo = terms[i][t].positive ? 0.0f : -lambda;
+            term->down_hi = terms[i][t].positive ? 0.0f : lambda;
+            term->down_lo = terms[i][t].positive ? -lambda : 0.0f;
+        }
+    }
+}
+
+/* X's directions n seen from Y: m^T n. */
+static void make_kdop_frame(prox_volume kind, const prox_transform* rel, const lane_frame* f, kdop_frame* k) {
+    const int8_t(*d)[3] = prox_kdop_directions(kind);
+    k->slabs = prox_kdop_slab_count(kind);
+    for (int i = 0; i < k->slabs; ++i) {
+        double n[3] = {d[i][0], d[i][1], d[i][2]}, w[3];
+        for (int c = 0; c < 3; ++c)
+            w[c] = rel->basis.m[0][c] * n[0] + rel->basis.m[1][c] * n[1] + rel->basis.m[2][c] * n[2];
+        kdop_direction(kind, w, n[0] * rel->origin.x + n[1] * rel->origin.y + n[2] * rel->origin.z, &k->along_x[i]);
+    }
+    /* up to three terms of magnitude G along a direction of length up to
+     * sqrt(3): 14 slack units hold every rounding of the bound */
+    k->slack_x = 14.0f * f->slack_x;
 }
 
 bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
@@ -101,5 +157,9 @@ bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const p
         small = fmin(small, g / stretch);
     }
     q->float_range_ok = big < 0x1p40 && small > 0x1p-40;
+    if (a->def.volume == b->def.volume && prox_volume_is_kdop(a->def.volume) && q->float_range_ok) {
+        make_kdop_frame(a->def.volume, &ab, &q->ab, &q->kdop_ab);
+        make_kdop_frame(a->def.volume, &ba, &q->ba, &q->kdop_ba);
+    }
     return true;
 }

@@ -29,6 +29,29 @@ typedef struct lane_frame {
     double det_abs;      /* |det m|: scales Y's volumes into X's frame */
 } lane_frame;
 
+/* A k-DOP direction of one model, bounded through the other model's
+ * directions (see query_kdop.h): at most PROX_KDOP_MAX_WAYS combinations. */
+/* Its contribution to the bound along +w is up_hi * hi[slab] + up_lo * lo[slab],
+ * along -w down_hi * hi[slab] + down_lo * lo[slab]: lambda h(+-d) with the
+ * sign choices folded into the weights, so the tests have no branches. */
+typedef struct prox_kdop_frame_term {
+    int slab;
+    float up_hi, up_lo, down_hi, down_lo;
+} prox_kdop_frame_term;
+
+typedef struct prox_kdop_dir {
+    float offset; /* n . t */
+    int ways;
+    int count[PROX_KDOP_MAX_WAYS];
+    prox_kdop_frame_term term[PROX_KDOP_MAX_WAYS][PROX_KDOP_MAX_TERMS];
+} prox_kdop_dir;
+
+typedef struct kdop_frame {
+    int slabs;
+    prox_kdop_dir along_x[PROX_KDOP_MAX_SLABS]; /* X's directions n: the fixed (Y) k-DOP via m^T n */
+    float slack_x;
+} kdop_frame;
+
 typedef struct query_frames {
     lane_frame ab; /* B's volumes into A's frame: used when A's node is unfolded */
     lane_frame ba; /* A's volumes into B's frame: used when B's node is unfolded */
@@ -37,6 +60,8 @@ typedef struct query_frames {
      * products far inside float range. Otherwise the query falls back to the
      * boxes every hierarchy has. */
     bool float_range_ok;
+    /* for two k-DOP trees of one kind */
+    kdop_frame kdop_ab, kdop_ba;
 } query_frames;
 
 /* Sets up both directions; false when a transform is singular or not finite. */

@@ -124,7 +124,7 @@ PROX_TEST(cli, single_pose_all_pairs_and_info) {
     REQUIRE(run(command, out, sizeof out) == 0);
     CHECK(strstr(out, "triangles   4032") != NULL);
     /* one valid tree of every kind */
-    const char* kinds[] = {"aabb", "obb", "obb-sphere", "sphere"};
+    const char* kinds[] = {"aabb", "obb", "obb-sphere", "sphere", "kdop14", "kdop18", "kdop26"};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
         char row[64];
         snprintf(row, sizeof row, "\n  %-11s ", kinds[k]);

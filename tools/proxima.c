@@ -31,10 +31,11 @@ static void usage(FILE* f) {
           "\n"
           "MODEL is a mesh file (.obj .stl .ply .off) or builtin:torus, builtin:teapot,\n"
           "builtin:sphere, builtin:box. KIND is the bounding volume: aabb (default), obb,\n"
-          "obb-sphere, sphere; info without --bv shows every kind. RULE is the split:\n"
-          "default (the kind's own), median, sah, mean. A pose is a row-major 3x3 basis (rotation, may\n"
-          "scale) and a translation: x -> R x + T. A placements file has one placement per\n"
-          "line: 24 numbers, A's pose then B's pose; '#' starts a comment. collide prints\n"
+          "obb-sphere, sphere, kdop14, kdop18, kdop26; info without --bv shows every kind.\n"
+          "RULE is the split: default (the kind's own), median, sah, mean. A pose is a\n"
+          "row-major 3x3 basis (rotation, may scale) and a translation: x -> R x + T. A\n"
+          "placements file has one placement per line: 24 numbers, A's pose then B's pose;\n"
+          "'#' starts a comment. collide prints\n"
           "1 (touching) or 0 per placement; with --all, the contacting triangle pairs follow.\n",
           f);
 }
@@ -134,7 +135,7 @@ static int parse_options(int argc, char** argv, int first, options* o) {
             ++i;
             if (strcmp(a, "--bv") == 0) {
                 if (!prox_volume_from_name(value, &o->bvh.volume))
-                    return fail("unknown volume '%s' (aabb, obb, obb-sphere, sphere)", value);
+                    return fail("unknown volume '%s' (aabb, obb, obb-sphere, sphere, kdop14, kdop18, kdop26)", value);
                 o->have_volume = true;
             } else if (strcmp(a, "--sat") == 0) {
                 if (strcmp(value, "full") == 0) o->sat = PROX_SAT_FULL;

@@ -25,10 +25,20 @@ typedef enum prox_volume {
     /// covariance of the convex hull's surface, the tightest fit of the boxes.
     PROX_VOLUME_OBB,
     /// The dual OBB-sphere tree (Chang, Wang, Kim 2010): each oriented box also
-    /// carries a bounding sphere, tested first; then 5 of the 15 separating axes.
+    /// carries a bounding sphere, tested first; then 5 of the 15 separating axes,
+    /// chosen by edge order as the paper argues and by measurement
+    /// (bench/dual_tree.c): both boxes' largest-face normals and the edge axes
+    /// long x long, long x middle, middle x long. The query's `sat` is ignored.
     PROX_VOLUME_OBB_SPHERE,
     /// Spheres: the smallest sphere around each node's vertices (Welzl 1991).
     PROX_VOLUME_SPHERE,
+    /// k-DOPs (Klosowski et al. 1998): the intersection of k/2 slabs with fixed
+    /// normals: the axes and the 4 cube diagonals (14), the 6 face diagonals
+    /// (18), or both (26). Refit as fast as boxes; under a relative rotation the
+    /// test bounds the placed k-DOP by its own slabs' support values.
+    PROX_VOLUME_KDOP14,
+    PROX_VOLUME_KDOP18,
+    PROX_VOLUME_KDOP26,
     PROX_VOLUME_COUNT
 } prox_volume;
 
@@ -113,7 +123,8 @@ PROX_API prox_mesh prox_bvh_mesh(const prox_bvh* bvh);
 /// Bounds of the root volume in the model's frame.
 PROX_API void prox_bvh_bounds(const prox_bvh* bvh, prox_vec3* out_min, prox_vec3* out_max);
 
-/// "aabb", "obb", "obb-sphere", "sphere"; "unknown" for other values.
+/// "aabb", "obb", "obb-sphere", "sphere", "kdop14", "kdop18", "kdop26";
+/// "unknown" for other values.
 PROX_API const char* prox_volume_name(prox_volume volume);
 /// Parses a name as printed by prox_volume_name; false when unknown.
 PROX_API bool prox_volume_from_name(const char* name, prox_volume* out_volume);

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+#include "bench_models.h"
+
+#include <proxima/io.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool make_model(const char* program, const char* name, prox_mesh_data* out) {
+    if (strcmp(name, "torus") == 0) return prox_mesh_torus(1.0, 0.25, 50, 50, out) == PROX_OK;
+    if (strcmp(name, "teapot") == 0) return prox_mesh_teapot(8, out) == PROX_OK;
+    static const struct {
+        const char* name;
+        const char* path;
+    } files[] = {{"xwing", "xwing/xwing.obj"},
+                 {"bunny", "stanford_bunny/stanford-bunny.obj"},
+                 {"buddha", "happy_buddha/buddha.obj"},
+                 {"teapot-obj", "utah_teapot/teapot.obj"}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
+        if (strcmp(name, files[i].name) != 0) continue;
+        char path[1024];
+        const char* env = getenv("PROXIMA_DATA");
+        if (env && *env) snprintf(path, sizeof path, "%s/%s", env, files[i].path);
+        else snprintf(path, sizeof path, "%s/../shared/data/meshes/%s", PROX_SOURCE_DIR, files[i].path);
+        prox_io_error error;
+        if (prox_mesh_load(path, PROX_FORMAT_AUTO, out, &error) != PROX_OK) {
+            fprintf(stderr, "%s: skipping %s: %s\n", program, name, error.message);
+            return false;
+        }
+        return true;
+    }
+    fprintf(stderr, "%s: unknown model %s\n", program, name);
+    return false;
+}
+
+bool bench_load_model(const char* program, const char* name, prox_mesh_data* out) {
+    memset(out, 0, sizeof *out);
+    if (!make_model(program, name, out)) return false;
+    prox_mesh view = prox_mesh_data_view(out);
+    prox_vec3 lo, hi;
+    prox_mesh_bounds(&view, &lo, &hi);
+    prox_vec3 c = prox_vec3_scale(prox_vec3_add(lo, hi), 0.5);
+    for (int v = 0; v < out->vertex_count; ++v) out->vertices[v] = prox_vec3_sub(out->vertices[v], c);
+    return true;
+}
