@@ -193,7 +193,7 @@ static double library_sigma(const prox_mat3* m) {
             g[i][j] = m->m[0][i] * m->m[0][j] + m->m[1][i] * m->m[1][j] + m->m[2][i] * m->m[2][j];
     prox_mat3 vectors;
     double values[3];
-    prox_symmetric_eigen(g, &vectors, values);
+    prox_symmetric_eigen(g, 0x1p-36, &vectors, values);
     return sqrt(fmax(0.0, fmax(values[0], fmax(values[1], values[2]))));
 }
 

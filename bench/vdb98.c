@@ -34,9 +34,11 @@ static FILE* csv;
 
 static bool load_model(const char* name, prox_mesh_data* out) { return bench_load_model("vdb98", name, out); }
 
-static prox_bvh* build_kind(const prox_mesh* mesh, prox_volume volume, prox_split split, int leaf, double* seconds) {
+static prox_bvh* build_fit(const prox_mesh* mesh, prox_volume volume, prox_split split, int leaf, prox_obb_fit fit,
+                           double* seconds) {
     prox_bvh_def def = prox_default_bvh_def();
     def.volume = volume;
+    def.obb_fit = fit;
     def.split = split;
     def.leaf_size = leaf;
     prox_bvh* bvh = NULL;
@@ -57,7 +59,7 @@ static prox_bvh* build_kind(const prox_mesh* mesh, prox_volume volume, prox_spli
 }
 
 static prox_bvh* build(const prox_mesh* mesh, prox_split split, int leaf, double* seconds) {
-    return build_kind(mesh, PROX_VOLUME_AABB, split, leaf, seconds);
+    return build_fit(mesh, PROX_VOLUME_AABB, split, leaf, PROX_OBB_FIT_HULL, seconds);
 }
 
 typedef struct variant {
@@ -65,21 +67,23 @@ typedef struct variant {
     prox_volume volume;
     prox_split split;
     int leaf;
+    prox_obb_fit fit;
 } variant;
 
 /* The first is the paper's configuration (the placements are calibrated on
  * it, and the deformation and refit experiments use it). */
 static const variant variants[] = {
-    {"aabb median", PROX_VOLUME_AABB, PROX_SPLIT_MEDIAN, 1},
-    {"aabb sah", PROX_VOLUME_AABB, PROX_SPLIT_SAH, 1},
-    {"aabb median leaf4", PROX_VOLUME_AABB, PROX_SPLIT_MEDIAN, 4},
-    {"obb mean", PROX_VOLUME_OBB, PROX_SPLIT_MEAN, 1},
-    {"obb mean leaf4", PROX_VOLUME_OBB, PROX_SPLIT_MEAN, 4},
-    {"obb-sphere mean", PROX_VOLUME_OBB_SPHERE, PROX_SPLIT_MEAN, 1},
-    {"sphere median", PROX_VOLUME_SPHERE, PROX_SPLIT_MEDIAN, 1},
-    {"kdop14 median", PROX_VOLUME_KDOP14, PROX_SPLIT_MEDIAN, 1},
-    {"kdop18 median", PROX_VOLUME_KDOP18, PROX_SPLIT_MEDIAN, 1},
-    {"kdop26 median", PROX_VOLUME_KDOP26, PROX_SPLIT_MEDIAN, 1},
+    {"aabb median", PROX_VOLUME_AABB, PROX_SPLIT_MEDIAN, 1, PROX_OBB_FIT_HULL},
+    {"aabb sah", PROX_VOLUME_AABB, PROX_SPLIT_SAH, 1, PROX_OBB_FIT_HULL},
+    {"aabb median leaf4", PROX_VOLUME_AABB, PROX_SPLIT_MEDIAN, 4, PROX_OBB_FIT_HULL},
+    {"obb mean", PROX_VOLUME_OBB, PROX_SPLIT_MEAN, 1, PROX_OBB_FIT_HULL},
+    {"obb mean leaf4", PROX_VOLUME_OBB, PROX_SPLIT_MEAN, 4, PROX_OBB_FIT_HULL},
+    {"obb mean, triangle fit", PROX_VOLUME_OBB, PROX_SPLIT_MEAN, 1, PROX_OBB_FIT_TRIANGLES},
+    {"obb-sphere mean", PROX_VOLUME_OBB_SPHERE, PROX_SPLIT_MEAN, 1, PROX_OBB_FIT_HULL},
+    {"sphere median", PROX_VOLUME_SPHERE, PROX_SPLIT_MEDIAN, 1, PROX_OBB_FIT_HULL},
+    {"kdop14 median", PROX_VOLUME_KDOP14, PROX_SPLIT_MEDIAN, 1, PROX_OBB_FIT_HULL},
+    {"kdop18 median", PROX_VOLUME_KDOP18, PROX_SPLIT_MEDIAN, 1, PROX_OBB_FIT_HULL},
+    {"kdop26 median", PROX_VOLUME_KDOP26, PROX_SPLIT_MEDIAN, 1, PROX_OBB_FIT_HULL},
 };
 enum { VARIANT_COUNT = sizeof variants / sizeof variants[0] };
 
@@ -325,7 +329,8 @@ int main(int argc, char** argv) {
         double build_s[VARIANT_COUNT];
         prox_bvh* trees[VARIANT_COUNT];
         for (int v = 0; v < VARIANT_COUNT; ++v)
-            trees[v] = build_kind(&mesh, variants[v].volume, variants[v].split, variants[v].leaf, &build_s[v]);
+            trees[v] = build_fit(&mesh, variants[v].volume, variants[v].split, variants[v].leaf, variants[v].fit,
+                                 &build_s[v]);
         double side = experiment_calibrate_side(trees[0], trees[0], 0.6, 2000, seed + 1);
         experiment_placement* p = malloc(sizeof *p * (size_t)count);
         uint8_t* answers = malloc((size_t)count);

@@ -96,6 +96,10 @@ prox_result prox_bvh_create(const prox_bvh_def* def, const prox_mesh* mesh, prox
         prox_message(message, message_size, "unknown volume kind %d", (int)def->volume);
         return PROX_ERROR_INVALID_ARGUMENT;
     }
+    if (def->obb_fit != PROX_OBB_FIT_HULL && def->obb_fit != PROX_OBB_FIT_TRIANGLES) {
+        prox_message(message, message_size, "unknown oriented-box fit %d", (int)def->obb_fit);
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
     if ((unsigned)def->split >= PROX_SPLIT_COUNT) {
         prox_message(message, message_size, "unknown split rule %d", (int)def->split);
         return PROX_ERROR_INVALID_ARGUMENT;

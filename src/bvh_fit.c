@@ -141,17 +141,55 @@ static void fit_from_hull(const prox_bvh* bvh, lane_ref r, const prox_hull* hull
     (void)bvh;
 }
 
+/* The tightest box of one triangle: one axis along its normal (the box is
+ * flat), one along the edge whose rectangle around the triangle has the least
+ * area (the smallest rectangle around a convex polygon has a side on one of
+ * its edges; Freeman and Shapira 1975). Tighter than the covariance axes, and
+ * no eigenvectors to compute. False when the triangle has no area. */
+static bool triangle_axes(const prox_vec3* p, prox_mat3* axes) {
+    prox_vec3 n = prox_vec3_cross(prox_vec3_sub(p[1], p[0]), prox_vec3_sub(p[2], p[0]));
+    double nl = prox_vec3_length(n);
+    if (!(nl > 0) || !isfinite(nl)) return false;
+    n = prox_vec3_scale(n, 1.0 / nl);
+    double best = INFINITY;
+    prox_vec3 best_u = {1, 0, 0};
+    for (int e = 0; e < 3; ++e) {
+        prox_vec3 u = prox_vec3_sub(p[(e + 1) % 3], p[e]);
+        double ul = prox_vec3_length(u);
+        if (!(ul > 0)) continue;
+        u = prox_vec3_scale(u, 1.0 / ul);
+        prox_vec3 v = prox_vec3_cross(n, u);
+        /* the edge lies on the rectangle's side; the opposite vertex sets its height */
+        double h = fabs(prox_vec3_dot(prox_vec3_sub(p[(e + 2) % 3], p[e]), v));
+        double lo = 0, hi = ul, t = prox_vec3_dot(prox_vec3_sub(p[(e + 2) % 3], p[e]), u);
+        lo = t < lo ? t : lo;
+        hi = t > hi ? t : hi;
+        double area = (hi - lo) * h;
+        if (area < best) {
+            best = area;
+            best_u = u;
+        }
+    }
+    prox_vec3 v = prox_vec3_cross(n, best_u);
+    for (int k = 0; k < 3; ++k) {
+        axes->m[0][k] = prox_vec3_get(best_u, k);
+        axes->m[1][k] = prox_vec3_get(v, k);
+        axes->m[2][k] = prox_vec3_get(n, k);
+    }
+    return true;
+}
+
 /* A set of at most three points (a leaf with one triangle): the triangle's
- * own covariance, or the points' when it has no area. */
+ * smallest box, or the points' covariance when it has no area. */
 static void fit_small(lane_ref r, const prox_vec3* points, int count, gather* g) {
     if (r.obb) {
-        prox_moments m;
-        prox_moments_init(&m, points[0]);
-        if (count == 3) prox_moments_add_triangle(&m, points[0], points[1], points[2]);
-        else
-            for (int i = 0; i < count; ++i) prox_moments_add_triangle(&m, points[i], points[i], points[i]);
         prox_mat3 axes;
-        prox_moments_axes(&m, &axes);
+        if (!(count == 3 && triangle_axes(points, &axes))) {
+            prox_moments m;
+            prox_moments_init(&m, points[0]);
+            for (int i = 0; i < count; ++i) prox_moments_add_triangle(&m, points[i], points[i], points[i]);
+            prox_moments_axes(&m, &axes);
+        }
         prox_axes_sort_by_extent(&axes, points, NULL, count);
         store_obb(r, &axes, points, NULL, count);
     }
@@ -173,6 +211,15 @@ static void fit_from_slots(const prox_bvh* bvh, lane_ref r, int first, int end, 
         if (keep_axes) {
             for (int i = 0; i < 3; ++i)
                 for (int k = 0; k < 3; ++k) axes.m[i][k] = r.obb->axis[i][k][r.lane];
+        } else if (end - first == 1) {
+            prox_vec3 t[3] = {bvh->vertices[ids[0]], bvh->vertices[ids[1]], bvh->vertices[ids[2]]};
+            if (!triangle_axes(t, &axes)) {
+                prox_moments m;
+                prox_moments_init(&m, t[0]);
+                for (int i = 0; i < 3; ++i) prox_moments_add_triangle(&m, t[i], t[i], t[i]);
+                prox_moments_axes(&m, &axes);
+            }
+            prox_axes_sort_by_extent(&axes, bvh->vertices, ids, count);
         } else {
             prox_moments m;
             prox_moments_init(&m, bvh->vertices[ids[0]]);
@@ -464,7 +511,7 @@ prox_result prox_bvh_fit_volumes(prox_bvh* bvh) {
         return PROX_OK;
     }
     clear_empty_lanes(bvh);
-    if (!fit_with_hulls(bvh)) fit_all_from_slots(bvh, false);
+    if (bvh->def.obb_fit == PROX_OBB_FIT_TRIANGLES || !fit_with_hulls(bvh)) fit_all_from_slots(bvh, false);
     update_volume_radius(bvh);
     return PROX_OK;
 }

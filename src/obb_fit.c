@@ -46,14 +46,13 @@ void prox_moments_add_triangle(prox_moments* m, prox_vec3 p, prox_vec3 q, prox_v
 
 /* Cyclic Jacobi: each rotation zeroes one off-diagonal entry; a few sweeps
  * bring a 3x3 matrix to diagonal to full precision. */
-void prox_symmetric_eigen(double a_in[3][3], prox_mat3* out_vectors, double out_values[3]) {
+void prox_symmetric_eigen(double a_in[3][3], double tolerance, prox_mat3* out_vectors, double out_values[3]) {
     double a[3][3], v[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     memcpy(a, a_in, sizeof a);
     for (int sweep = 0; sweep < 50; ++sweep) {
         double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
         double diag = fabs(a[0][0]) + fabs(a[1][1]) + fabs(a[2][2]);
-        /* the axes end up in float: 2^-36 of the diagonal is far below that */
-        if (!(off > 1e-300) || off <= 0x1p-36 * diag) break;
+        if (!(off > 1e-300) || off <= tolerance * diag) break;
         for (int p = 0; p < 2; ++p)
             for (int q = p + 1; q < 3; ++q) {
                 if (a[p][q] == 0) continue;
@@ -148,7 +147,9 @@ void prox_moments_axes(const prox_moments* m, prox_mat3* out_axes) {
         *out_axes = prox_mat3_identity();
         return;
     }
-    prox_symmetric_eigen(c, out_axes, values);
+    /* box axes only steer the fit (the box holds every point whatever its
+     * axes), and end up in float: 2^-20 is plenty */
+    prox_symmetric_eigen(c, 0x1p-20, out_axes, values);
     orthonormalize(out_axes);
 }
 

@@ -32,8 +32,10 @@ void prox_moments_add_triangle(prox_moments* m, prox_vec3 p, prox_vec3 q, prox_v
 void prox_moments_axes(const prox_moments* m, prox_mat3* out_axes);
 
 /* Eigenvectors of a symmetric matrix by cyclic Jacobi rotations: rows of
- * out_vectors, with their eigenvalues. */
-void prox_symmetric_eigen(double a[3][3], prox_mat3* out_vectors, double out_values[3]);
+ * out_vectors, with their eigenvalues. Stops when the off-diagonal entries
+ * sum to at most `tolerance` times the diagonal's: every eigenvalue is then
+ * within 3 tolerance of the largest one's magnitude (Weyl). */
+void prox_symmetric_eigen(double a[3][3], double tolerance, prox_mat3* out_vectors, double out_values[3]);
 
 /* Orders the axes (rows) by decreasing extent of the points along them,
  * and makes them orthonormal and right-handed again (Gram-Schmidt, then the

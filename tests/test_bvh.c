@@ -38,6 +38,17 @@ PROX_TEST(bvh, builds_valid_trees_for_every_split_and_leaf_size) {
             prox_split split = (prox_split)(config / PROX_VOLUME_COUNT); /* default, median, sah, mean */
             for (int leaf = 1; leaf <= 16; leaf *= volume == PROX_VOLUME_AABB ? 2 : 4) {
                 prox_bvh* bvh = build(&mesh, volume, split, leaf);
+                if (leaf == 4 && volume != PROX_VOLUME_AABB) { /* and fitted RAPID's way */
+                    prox_bvh_def def = prox_default_bvh_def();
+                    def.volume = volume;
+                    def.split = split;
+                    def.leaf_size = leaf;
+                    def.obb_fit = PROX_OBB_FIT_TRIANGLES;
+                    prox_bvh* rapid = NULL;
+                    REQUIRE(prox_bvh_create(&def, &mesh, &rapid, NULL, 0) == PROX_OK);
+                    check_valid(rapid, "triangle fit");
+                    prox_bvh_destroy(rapid);
+                }
                 if (!bvh) continue;
                 char what[96];
                 snprintf(what, sizeof what, "%s %s %s leaf %d", names[m], prox_volume_name(volume),

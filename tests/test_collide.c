@@ -19,6 +19,7 @@ typedef struct model {
     prox_mesh_data data;
     prox_mesh mesh;
     prox_bvh* bvh[PROX_VOLUME_COUNT];
+    prox_bvh* obb_sphere_rapid; /* the dual tree fitted RAPID's way (PROX_OBB_FIT_TRIANGLES) */
     double radius;
 } model;
 
@@ -43,11 +44,20 @@ static bool model_open(const char* name, prox_split split, int leaf_size, model*
         CHECK_MSG(prox_bvh_validate(m->bvh[kind], message, sizeof message), "%s %s: %s", name,
                   prox_volume_name((prox_volume)kind), message);
     }
+    prox_bvh_def def = prox_default_bvh_def();
+    def.volume = PROX_VOLUME_OBB_SPHERE;
+    def.obb_fit = PROX_OBB_FIT_TRIANGLES;
+    def.leaf_size = leaf_size;
+    char message[256];
+    if (prox_bvh_create(&def, &m->mesh, &m->obb_sphere_rapid, message, sizeof message) != PROX_OK)
+        prox_test_fail(__FILE__, __LINE__, message);
+    CHECK_MSG(prox_bvh_validate(m->obb_sphere_rapid, message, sizeof message), "%s: %s", name, message);
     m->radius = test_model_radius(&m->mesh);
     return true;
 }
 
 static void model_close(model* m) {
+    prox_bvh_destroy(m->obb_sphere_rapid);
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) prox_bvh_destroy(m->bvh[kind]);
     prox_mesh_data_free(&m->data);
 }
@@ -117,6 +127,9 @@ static bool check_placement(const model* a, const prox_transform* xa, const mode
                     prox_volume_name((prox_volume)kind));
     check_query(a->bvh[PROX_VOLUME_OBB], xa, b->bvh[PROX_VOLUME_SPHERE], xb, &expected, buffer, what,
                 "obb with sphere");
+    if (a->obb_sphere_rapid && b->obb_sphere_rapid)
+        check_query(a->obb_sphere_rapid, xa, b->obb_sphere_rapid, xb, &expected, buffer, what,
+                    "obb-sphere, triangle fit");
     oracle_pairs_free(&expected);
     total_placements++;
     return n > 0;

@@ -22,9 +22,9 @@
 
 static void usage(FILE* f) {
     fputs("usage:\n"
-          "  proxima info MODEL [--bv KIND] [--split RULE] [--leaf N]\n"
+          "  proxima info MODEL [--bv KIND] [--split RULE] [--fit hull|triangles] [--leaf N]\n"
           "  proxima collide A B [--bv KIND] [--sat full|lite] [--all] [--stats]\n"
-          "                      [--split RULE] [--leaf N]\n"
+          "                      [--split RULE] [--fit hull|triangles] [--leaf N]\n"
           "                      [--pose-a \"R00 R01 R02 R10 R11 R12 R20 R21 R22 TX TY TZ\"] [--pose-b ...]\n"
           "                      [--placements FILE]\n"
           "  proxima demo [--placements N]\n"
@@ -32,7 +32,9 @@ static void usage(FILE* f) {
           "MODEL is a mesh file (.obj .stl .ply .off) or builtin:torus, builtin:teapot,\n"
           "builtin:sphere, builtin:box. KIND is the bounding volume: aabb (default), obb,\n"
           "obb-sphere, sphere, kdop14, kdop18, kdop26; info without --bv shows every kind.\n"
-          "RULE is the split: default (the kind's own), median, sah, mean. A pose is a\n"
+          "RULE is the split: default (the kind's own), median, sah, mean. --fit: oriented\n"
+          "boxes from the covariance of each node's convex hull (default) or of its\n"
+          "triangles (faster to build). A pose is a\n"
           "row-major 3x3 basis (rotation, may scale) and a translation: x -> R x + T. A\n"
           "placements file has one placement per line: 24 numbers, A's pose then B's pose;\n"
           "'#' starts a comment. collide prints\n"
@@ -144,6 +146,10 @@ static int parse_options(int argc, char** argv, int first, options* o) {
             } else if (strcmp(a, "--split") == 0) {
                 if (!prox_split_from_name(value, &o->bvh.split))
                     return fail("--split takes default, median, sah or mean, not '%s'", value);
+            } else if (strcmp(a, "--fit") == 0) {
+                if (strcmp(value, "hull") == 0) o->bvh.obb_fit = PROX_OBB_FIT_HULL;
+                else if (strcmp(value, "triangles") == 0) o->bvh.obb_fit = PROX_OBB_FIT_TRIANGLES;
+                else return fail("--fit takes hull or triangles, not '%s'", value);
             } else if (strcmp(a, "--leaf") == 0) {
                 char* end;
                 long n = strtol(value, &end, 10);

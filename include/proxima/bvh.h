@@ -59,10 +59,25 @@ typedef enum prox_split {
     PROX_SPLIT_COUNT
 } prox_split;
 
+/// How oriented boxes (and the spheres of PROX_VOLUME_OBB_SPHERE and
+/// PROX_VOLUME_SPHERE) are fitted to a node.
+typedef enum prox_obb_fit {
+    /// The OBBTree chapter's fit: axes from the covariance of the node's
+    /// convex hull surface, so dense and sparse parts of the mesh weigh alike;
+    /// spheres are the smallest around the hull. Tightest, slowest to build
+    /// (an exact hull per node).
+    PROX_OBB_FIT_HULL = 0,
+    /// RAPID's fit: axes from the area covariance of the node's triangles;
+    /// spheres centred on the node's box. Several times faster to build, a
+    /// little looser.
+    PROX_OBB_FIT_TRIANGLES,
+} prox_obb_fit;
+
 /// How to build a hierarchy. Get one from prox_default_bvh_def() and change fields.
 typedef struct prox_bvh_def {
     prox_volume volume;
     prox_split split;
+    prox_obb_fit obb_fit;     ///< oriented boxes and spheres only
     int leaf_size;            ///< most triangles per leaf, 1..16 (the paper uses 1)
     prox_allocator allocator; ///< all-zero: malloc/free
     int internal_cookie;      ///< set by prox_default_bvh_def; do not touch

@@ -14,7 +14,10 @@
 
 #include "bvh.h"
 
-/// Which separating-axis test prunes pairs of boxes.
+/// Which separating-axis test prunes pairs of boxes (AABB and OBB trees; the
+/// other kinds have their own fixed test and ignore it). Either way the
+/// answer is exact: the volume test only decides which triangle pairs are
+/// tested.
 typedef enum prox_sat {
     PROX_SAT_FULL = 0, ///< all 15 axes: exact box overlap (Gottschalk 1996)
     PROX_SAT_LITE,     ///< the 6 face axes only: cheaper, sometimes reports overlap of disjoint boxes (van den Bergen 1998)
@@ -48,12 +51,17 @@ typedef struct prox_collide_result {
     bool invalid_transform;  ///< a transform was singular or not finite; nothing was tested
     bool stopped;            ///< the callback returned false
     int64_t pair_count;      ///< pairs found (may exceed `capacity`: then the buffer holds the first ones)
-    int64_t volume_tests;    ///< Nb: box pairs tested (a node's children tested in one batch count one each)
+    int64_t volume_tests;    ///< Nb: volume pairs tested (a node's children tested in one batch count one each)
     int64_t triangle_tests;  ///< Np: triangle pairs tested
 } prox_collide_result;
 
 /// Collision query between hierarchy `a` placed by `xa` and `b` placed by `xb`.
-/// The two must not have been built with different volume kinds.
+/// Two hierarchies of the same volume kind are tested with that kind's
+/// volumes; of different kinds, with the axis-aligned boxes every hierarchy
+/// keeps (correct, and as fast as two AABB trees). Oriented boxes, spheres and
+/// k-DOPs are also tested through the boxes when the models' coordinates or
+/// the placement's scale reach beyond 2^40 or below 2^-40, where their float
+/// tests could lose precision. `a` and `b` may be the same hierarchy.
 PROX_API prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                           const prox_transform* xb, const prox_collide_def* def);
 
