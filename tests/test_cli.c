@@ -148,6 +148,22 @@ PROX_TEST(cli, single_pose_all_pairs_and_info) {
     CHECK(strstr(out, "unknown volume 'kdop7'") != NULL);
 }
 
+/* The main job runs and shows every volume kind. */
+PROX_TEST(cli, demo_runs_every_kind) {
+    if (!cli()) {
+        prox_test_skip("PROX_CLI not set (run through ctest)");
+        return;
+    }
+    static char out[1 << 16];
+    char command[1024];
+    snprintf(command, sizeof command, "%s demo --placements 200", cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    const char* rows[] = {"| torus | aabb |", "| torus | obb |", "| torus | obb-sphere |", "| teapot | sphere |",
+                          "| teapot | kdop14 |", "| teapot | kdop18 |", "| teapot | kdop26 |"};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
+        CHECK_MSG(strstr(out, rows[i]) != NULL, "no '%s' in the demo's output", rows[i]);
+}
+
 PROX_TEST(cli, errors_say_what_and_where) {
     if (!cli()) {
         prox_test_skip("PROX_CLI not set (run through ctest)");

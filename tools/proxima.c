@@ -380,6 +380,42 @@ static int command_demo(const options* o) {
     printf("| refit an AABB tree | %.3f ms | %.3f ms |\n", 1e3 * table3[0][1], 1e3 * table3[1][1]);
     printf("| test a pair (SAT) | %.2f us | %.2f us |\n", 1e6 * table3[0][2], 1e6 * table3[1][2]);
     printf("| test a pair (SAT lite) | %.2f us | %.2f us |\n", 1e6 * table3[0][3], 1e6 * table3[1][3]);
+    /* every volume kind on the same placements (issue 3's comparison, small) */
+    printf("\nEvery volume kind, full SAT where it applies (the same kind of placements, %d per model):\n\n", count);
+    printf("| model | volume | build (ms) | Nb per query | Np per query | per query (us) |\n|---|---|---:|---:|---:|---:|\n");
+    for (size_t m = 0; m < 2; ++m) {
+        prox_mesh_data data;
+        if (!load_model(models[m], &data)) return 1;
+        prox_mesh mesh = prox_mesh_data_view(&data);
+        experiment_placement* p = malloc(sizeof *p * (size_t)count);
+        if (!p) return fail("out of memory%s", "");
+        double side = 0;
+        for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+            prox_bvh_def def = o->bvh;
+            def.volume = (prox_volume)kind;
+            prox_bvh* bvh;
+            char message[256];
+            double t0 = experiment_now();
+            if (prox_bvh_create(&def, &mesh, &bvh, message, sizeof message) != PROX_OK) {
+                free(p);
+                prox_mesh_data_free(&data);
+                return fail("%s", message);
+            }
+            double build = experiment_now() - t0;
+            if (kind == 0) { /* placements calibrated once, on the box tree */
+                side = experiment_calibrate_side(bvh, bvh, 0.6, 1000, 7);
+                experiment_make_placements(2026, side, count, p);
+            }
+            experiment_timing t;
+            experiment_time_proxima(bvh, bvh, p, count, PROX_SAT_FULL, NULL, &t);
+            printf("| %s | %s | %.2f | %.0f | %.1f | %.2f |\n", models[m] + 8, prox_volume_name((prox_volume)kind),
+                   1e3 * build, (double)t.volume_tests / count, (double)t.triangle_tests / count,
+                   1e6 * t.total_seconds / count);
+            prox_bvh_destroy(bvh);
+        }
+        free(p);
+        prox_mesh_data_free(&data);
+    }
     printf("\nThe full benchmark with peers and all models: make bench (see BENCHMARKS.md).\n");
     return 0;
 }
