@@ -186,16 +186,7 @@ static int sphere_state(const dvol* fixed, const dvol* lane, double sigma) {
  * when it maps the sphere into the other model's frame: the largest stretch
  * |m|_2 (src/query_frame.c, spectral_norm_bound), without its float slack;
  * 1 for a rotation. */
-static double library_sigma(const prox_mat3* m) {
-    double g[3][3];
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            g[i][j] = m->m[0][i] * m->m[0][j] + m->m[1][i] * m->m[1][j] + m->m[2][i] * m->m[2][j];
-    prox_mat3 vectors;
-    double values[3];
-    prox_symmetric_eigen(g, 0x1p-36, &vectors, values);
-    return sqrt(fmax(0.0, fmax(values[0], fmax(values[1], values[2]))));
-}
+static double library_sigma(const prox_mat3* m) { return prox_largest_stretch(m); }
 
 /* The set of axes that separate lane box A from fixed box B, as a mask of
  * bits 0..14. Each axis L is tested as a projection of the two boxes as

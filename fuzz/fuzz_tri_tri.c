@@ -19,26 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_input.h"
 #include "predicates.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
-typedef struct reader {
-    const uint8_t* data;
-    size_t size, pos;
-} reader;
-
-static uint8_t next_byte(reader* r) { return r->pos < r->size ? r->data[r->pos++] : 0; }
-
 static double next_coordinate(reader* r, int mode, int scale) {
-    if (mode == 0) {
-        uint8_t bytes[8];
-        for (int i = 0; i < 8; ++i) bytes[i] = next_byte(r);
-        double x;
-        memcpy(&x, bytes, sizeof x);
-        return isfinite(x) ? x : 0.0;
-    }
-    const double base = (double)(next_byte(r) % 9) - 4;
+    if (mode == 0) return next_raw_double(r);
+    const double base = next_small_integer(r);
     if (mode == 1) return ldexp(base, scale);
     return base + ldexp((double)((int8_t)next_byte(r) % 4), -50);
 }

@@ -118,7 +118,7 @@ static void store_sphere(lane_ref r, prox_vec3 center, const prox_vec3* points, 
 }
 
 /* Fits the lane's volumes over a set of points given by their hull. */
-static void fit_from_hull(const prox_bvh* bvh, lane_ref r, const prox_hull* hull, gather* g) {
+static void fit_from_hull(lane_ref r, const prox_hull* hull, gather* g) {
     if (r.obb) {
         prox_moments m;
         prox_moments_init(&m, hull->vertices[0]);
@@ -138,7 +138,6 @@ static void fit_from_hull(const prox_bvh* bvh, lane_ref r, const prox_hull* hull
         prox_ball ball = prox_ball_fit(hull->vertices, NULL, hull->vertex_count, g->ball_scratch);
         store_sphere(r, ball.center, hull->vertices, NULL, hull->vertex_count);
     }
-    (void)bvh;
 }
 
 /* The tightest box of one triangle: one axis along its normal (the box is
@@ -179,17 +178,21 @@ static bool triangle_axes(const prox_vec3* p, prox_mat3* axes) {
     return true;
 }
 
-/* A set of at most three points (a leaf with one triangle): the triangle's
- * smallest box, or the points' covariance when it has no area. */
+/* Axes for at most three points (one triangle's corners): the triangle's
+ * smallest box, or the points' covariance when they span no area. */
+static void few_points_axes(const prox_vec3* points, int count, prox_mat3* axes) {
+    if (count == 3 && triangle_axes(points, axes)) return;
+    prox_moments m;
+    prox_moments_init(&m, points[0]);
+    for (int i = 0; i < count; ++i) prox_moments_add_triangle(&m, points[i], points[i], points[i]);
+    prox_moments_axes(&m, axes);
+}
+
+/* A leaf with one triangle: its at most three distinct corners. */
 static void fit_small(lane_ref r, const prox_vec3* points, int count, gather* g) {
     if (r.obb) {
         prox_mat3 axes;
-        if (!(count == 3 && triangle_axes(points, &axes))) {
-            prox_moments m;
-            prox_moments_init(&m, points[0]);
-            for (int i = 0; i < count; ++i) prox_moments_add_triangle(&m, points[i], points[i], points[i]);
-            prox_moments_axes(&m, &axes);
-        }
+        few_points_axes(points, count, &axes);
         prox_axes_sort_by_extent(&axes, points, NULL, count);
         store_obb(r, &axes, points, NULL, count);
     }
@@ -213,12 +216,7 @@ static void fit_from_slots(const prox_bvh* bvh, lane_ref r, int first, int end, 
                 for (int k = 0; k < 3; ++k) axes.m[i][k] = r.obb->axis[i][k][r.lane];
         } else if (end - first == 1) {
             prox_vec3 t[3] = {bvh->vertices[ids[0]], bvh->vertices[ids[1]], bvh->vertices[ids[2]]};
-            if (!triangle_axes(t, &axes)) {
-                prox_moments m;
-                prox_moments_init(&m, t[0]);
-                for (int i = 0; i < 3; ++i) prox_moments_add_triangle(&m, t[i], t[i], t[i]);
-                prox_moments_axes(&m, &axes);
-            }
+            few_points_axes(t, 3, &axes);
             prox_axes_sort_by_extent(&axes, bvh->vertices, ids, count);
         } else {
             prox_moments m;
@@ -298,7 +296,7 @@ static void clear_empty_lanes(prox_bvh* bvh) {
 }
 
 /* Bound on |coordinate| over every point of every volume. */
-static double lane_radius(const prox_bvh* bvh, lane_ref r) {
+static double lane_radius(lane_ref r) {
     double radius = 0;
     if (r.obb) {
         double reach = 0, c = 0;
@@ -313,16 +311,15 @@ static double lane_radius(const prox_bvh* bvh, lane_ref r) {
         for (int k = 0; k < 3; ++k) c = fmax(c, fabs((double)r.sphere->center[k][r.lane]));
         radius = fmax(radius, c + r.sphere->radius[r.lane]);
     }
-    (void)bvh;
     return radius;
 }
 
 static void update_volume_radius(prox_bvh* bvh) {
-    double radius = lane_radius(bvh, root_of(bvh));
+    double radius = lane_radius(root_of(bvh));
     for (int i = 0; i < bvh->node_count; ++i)
         for (int lane = 0; lane < PROX_LANES; ++lane)
             if (bvh->nodes[i].count[lane] >= 0)
-                radius = fmax(radius, lane_radius(bvh, lane_of(bvh, (uint32_t)(i * PROX_LANES + lane))));
+                radius = fmax(radius, lane_radius(lane_of(bvh, (uint32_t)(i * PROX_LANES + lane))));
     bvh->volume_radius = radius;
 }
 
@@ -337,7 +334,7 @@ static bool hull_of_gathered(const prox_bvh* bvh, lane_ref r, gather* g, int cou
         *out_begin = (int64_t)pool->count;
         *out_len = hull->vertex_count;
         for (int i = 0; i < hull->vertex_count; ++i) pool->ids[pool->count++] = g->ids[hull->vertex_source[i]];
-        fit_from_hull(bvh, r, hull, g);
+        fit_from_hull(r, hull, g);
     }
     prox_hull_destroy(hull);
     return ok;
@@ -451,19 +448,6 @@ static void kdop_leaf(const prox_bvh* bvh, prox_kdop_lanes* k, int lane, int fir
     }
 }
 
-/* The union of a node's lanes, slab by slab (exact in float). */
-static void kdop_union(const prox_kdop_lanes* node, int slabs, float lo[], float hi[]) {
-    for (int s = 0; s < slabs; ++s) {
-        float l = node->lo[s][0], h = node->hi[s][0];
-        for (int lane = 1; lane < PROX_LANES; ++lane) {
-            l = node->lo[s][lane] < l ? node->lo[s][lane] : l;
-            h = node->hi[s][lane] > h ? node->hi[s][lane] : h;
-        }
-        lo[s] = l;
-        hi[s] = h;
-    }
-}
-
 /* Bottom-up, like the boxes (van den Bergen 1998, sec. 4): the smallest
  * k-DOP of a set is the slab-wise union of its subsets' smallest k-DOPs. */
 static void kdop_refit(prox_bvh* bvh) {
@@ -479,14 +463,15 @@ static void kdop_refit(prox_bvh* bvh) {
         uint32_t ref = bvh->internal_lanes[i];
         int lane = (int)(ref % PROX_LANES);
         float lo[PROX_KDOP_MAX_SLABS], hi[PROX_KDOP_MAX_SLABS];
-        kdop_union(&bvh->kdops[bvh->nodes[ref / PROX_LANES].index[lane]], slabs, lo, hi);
+        const prox_kdop_lanes* child = &bvh->kdops[bvh->nodes[ref / PROX_LANES].index[lane]];
+        prox_lanes_union(&child->lo[0][0], &child->hi[0][0], slabs, lo, hi);
         for (int s = 0; s < slabs; ++s) {
             bvh->kdops[ref / PROX_LANES].lo[s][lane] = lo[s];
             bvh->kdops[ref / PROX_LANES].hi[s][lane] = hi[s];
         }
     }
     float lo[PROX_KDOP_MAX_SLABS], hi[PROX_KDOP_MAX_SLABS];
-    kdop_union(&bvh->kdops[0], slabs, lo, hi);
+    prox_lanes_union(&bvh->kdops[0].lo[0][0], &bvh->kdops[0].hi[0][0], slabs, lo, hi);
     for (int s = 0; s < PROX_KDOP_MAX_SLABS; ++s) {
         bvh->root_kdop.lo[s][0] = s < slabs ? lo[s] : INFINITY;
         bvh->root_kdop.hi[s][0] = s < slabs ? hi[s] : -INFINITY;

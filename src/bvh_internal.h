@@ -123,6 +123,24 @@ static inline void prox_lane_set(prox_node* n, int lane, const double lo[3], con
     }
 }
 
+/* The union of a node's lanes, row by row (a box axis or a k-DOP slab):
+ * the least lo and greatest hi of each row, exact in float. `lo` and `hi`
+ * point at the first of `rows` rows of PROX_LANES floats. Empty lanes hold
+ * [+inf, -inf], so all lanes can be taken without a test. */
+static inline void prox_lanes_union(const float* lo, const float* hi, int rows, float out_lo[], float out_hi[]) {
+    for (int k = 0; k < rows; ++k) {
+        const float* rl = lo + k * PROX_LANES;
+        const float* rh = hi + k * PROX_LANES;
+        float l = rl[0], h = rh[0];
+        for (int lane = 1; lane < PROX_LANES; ++lane) {
+            l = rl[lane] < l ? rl[lane] : l;
+            h = rh[lane] > h ? rh[lane] : h;
+        }
+        out_lo[k] = l;
+        out_hi[k] = h;
+    }
+}
+
 /* Builds the tree over the hierarchy's current vertices and mesh_indices,
  * filling the nodes, the refit order lists and the slot arrays. */
 prox_result prox_bvh_build_tree(prox_bvh* bvh);

@@ -24,18 +24,8 @@ static void leaf_bounds(const prox_bvh* bvh, int first, int count, double lo[3],
     }
 }
 
-/* The union of a node's lanes, exact in float. Empty lanes hold the empty
- * box [+inf, -inf], so all lanes can be taken without a test. */
 static void node_bounds(const prox_node* node, float lo[3], float hi[3]) {
-    for (int k = 0; k < 3; ++k) {
-        float l = node->lo[k][0], h = node->hi[k][0];
-        for (int lane = 1; lane < PROX_LANES; ++lane) {
-            l = node->lo[k][lane] < l ? node->lo[k][lane] : l;
-            h = node->hi[k][lane] > h ? node->hi[k][lane] : h;
-        }
-        lo[k] = l;
-        hi[k] = h;
-    }
+    prox_lanes_union(&node->lo[0][0], &node->hi[0][0], 3, lo, hi);
 }
 
 void prox_bvh_refit_boxes(prox_bvh* bvh) {

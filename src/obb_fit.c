@@ -83,6 +83,17 @@ void prox_symmetric_eigen(double a_in[3][3], double tolerance, prox_mat3* out_ve
     }
 }
 
+double prox_largest_stretch(const prox_mat3* m) {
+    double g[3][3];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            g[i][j] = m->m[0][i] * m->m[0][j] + m->m[1][i] * m->m[1][j] + m->m[2][i] * m->m[2][j];
+    prox_mat3 vectors;
+    double values[3];
+    prox_symmetric_eigen(g, 0x1p-36, &vectors, values);
+    return sqrt(fmax(0.0, fmax(values[0], fmax(values[1], values[2]))));
+}
+
 static prox_vec3 row(const prox_mat3* m, int i) { return prox_vec3_make(m->m[i][0], m->m[i][1], m->m[i][2]); }
 
 static void set_row(prox_mat3* m, int i, prox_vec3 v) {

@@ -37,6 +37,11 @@ void prox_moments_axes(const prox_moments* m, prox_mat3* out_axes);
  * within 3 tolerance of the largest one's magnitude (Weyl). */
 void prox_symmetric_eigen(double a[3][3], double tolerance, prox_mat3* out_vectors, double out_values[3]);
 
+/* |m|_2, the largest stretch of m: the square root of the largest eigenvalue
+ * of m^T m (Jacobi to a tolerance of 2^-36, so within 3 2^-36 relative, by
+ * Weyl). 1 for a rotation. */
+double prox_largest_stretch(const prox_mat3* m);
+
 /* Orders the axes (rows) by decreasing extent of the points along them,
  * and makes them orthonormal and right-handed again (Gram-Schmidt, then the
  * third is the cross product of the first two). */

@@ -34,15 +34,7 @@ static double frobenius(const prox_mat3* m) {
  * covers it), capped by the cheap bounds, which always hold. */
 static double spectral_norm_bound(const prox_mat3* m) {
     double cheap = fmin(sqrt(max_row_sum(m) * max_col_sum(m)), frobenius(m));
-    double g[3][3];
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            g[i][j] = m->m[0][i] * m->m[0][j] + m->m[1][i] * m->m[1][j] + m->m[2][i] * m->m[2][j];
-    prox_mat3 vectors;
-    double values[3];
-    prox_symmetric_eigen(g, 0x1p-36, &vectors, values);
-    double largest = fmax(values[0], fmax(values[1], values[2]));
-    double sigma = sqrt(fmax(largest, 0.0)) * (1 + 0x1p-30);
+    double sigma = prox_largest_stretch(m) * (1 + 0x1p-30);
     return isfinite(sigma) && sigma < cheap ? sigma : cheap;
 }
 
