@@ -44,3 +44,35 @@ bool bench_load_model(const char* program, const char* name, prox_mesh_data* out
     for (int v = 0; v < out->vertex_count; ++v) out->vertices[v] = prox_vec3_sub(out->vertices[v], c);
     return true;
 }
+
+void bench_machine_note(void) {
+    char line[256], cpu[256] = "unknown CPU";
+    FILE* f = fopen("/proc/cpuinfo", "r");
+    int cpus = 0;
+    if (f) {
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) == 0 && cpus++ == 0) {
+                const char* colon = strchr(line, ':');
+                if (colon) snprintf(cpu, sizeof cpu, "%s", colon + 2);
+                cpu[strcspn(cpu, "\n")] = 0;
+            }
+        }
+        fclose(f);
+    }
+    char load[128] = "?";
+    f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fgets(load, sizeof load, f)) load[strcspn(load, "\n")] = 0;
+        fclose(f);
+    }
+#ifdef __VERSION__
+    const char* compiler = __VERSION__;
+#else
+    const char* compiler = "unknown";
+#endif
+    printf("Machine: %s, %d logical CPUs; compiler %s; load average at start: %s\n\n", cpu, cpus, compiler, load);
+    if (cpus > 0 && atof(load) > 0.5 * cpus)
+        printf("**Note: the machine is busy (load average %.1f on %d CPUs): timings are inflated and noisy, the means "
+               "most (a preempted query lands in the mean); compare medians.**\n\n",
+               atof(load), cpus);
+}

@@ -12,4 +12,8 @@
 /// message on stderr naming `program`, when a file is absent or unreadable.
 bool bench_load_model(const char* program, const char* name, prox_mesh_data* out);
 
+/// Prints the CPU, the compiler and the load average (with a warning when the
+/// machine is busy), for the header of a benchmark's report.
+void bench_machine_note(void);
+
 #endif

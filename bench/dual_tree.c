@@ -804,28 +804,6 @@ static void distance_experiment(char* const* names, int name_count, int placemen
 
 /* ------------------------------------------------------------------------ */
 
-static void machine_note(void) {
-    char line[256], cpu[256] = "unknown CPU";
-    FILE* f = fopen("/proc/cpuinfo", "r");
-    int cpus = 0;
-    if (f) {
-        while (fgets(line, sizeof line, f)) {
-            if (strncmp(line, "model name", 10) == 0 && cpus++ == 0) {
-                const char* colon = strchr(line, ':');
-                if (colon) snprintf(cpu, sizeof cpu, "%s", colon + 2);
-                cpu[strcspn(cpu, "\n")] = 0;
-            }
-        }
-        fclose(f);
-    }
-    char load[128] = "?";
-    f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fgets(load, sizeof load, f)) load[strcspn(load, "\n")] = 0;
-        fclose(f);
-    }
-    printf("Machine: %s, %d logical CPUs; load average at start: %s\n\n", cpu, cpus, load);
-}
 
 static int split_list(char* list, char** out, int capacity) {
     int n = 0;
@@ -866,7 +844,7 @@ int main(int argc, char** argv) {
     printf("# dual_tree: the dual OBB-sphere tree (Chang, Wang, Kim 2010)\n\nCommand: `");
     for (int i = 0; i < argc; ++i) printf("%s%s", i ? " " : "", argv[i]);
     printf("`\n\n");
-    machine_note();
+    bench_machine_note();
     if (csv) {
         fprintf(csv, "# command:");
         for (int i = 0; i < argc; ++i) fprintf(csv, " %s", argv[i]);

@@ -6,6 +6,8 @@
 
 #include "peers_internal.h"
 
+#include <limits>
+
 namespace {
 
 struct Registry {
@@ -74,6 +76,16 @@ int prox_peer_collide(int peer, void* a, const prox_transform* xa, void* b, cons
 int prox_peer_refit(int peer, void* model, const prox_vec3* vertices, int vertex_count) {
     const prox_peer_variant* v = variant(peer);
     return v && model && v->refit ? v->refit(model, vertices, vertex_count) : 0;
+}
+
+int prox_peer_has_distance(int peer) {
+    const prox_peer_variant* v = variant(peer);
+    return v && v->distance ? 1 : 0;
+}
+
+double prox_peer_distance(int peer, void* a, const prox_transform* xa, void* b, const prox_transform* xb) {
+    const prox_peer_variant* v = variant(peer);
+    return v && v->distance && a && b ? v->distance(a, xa, b, xb) : std::numeric_limits<double>::quiet_NaN();
 }
 
 void prox_peer_destroy(int peer, void* model) {

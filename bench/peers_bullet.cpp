@@ -211,7 +211,9 @@ void gimpact_destroy(void* model) {
 }
 
 const prox_peer_variant kVariants[] = {
-    {"bullet-gimpact", &gimpact_build, &gimpact_collide, &gimpact_refit, &gimpact_destroy},
+    // No distance query: Bullet has no mesh-mesh distance (GImpact reports
+    // contacts only).
+    {"bullet-gimpact", &gimpact_build, &gimpact_collide, &gimpact_refit, &gimpact_destroy, nullptr},
 };
 
 } // namespace

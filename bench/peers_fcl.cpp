@@ -31,6 +31,29 @@
 //   - That copy shares the original's bv_fitter / bv_splitter objects, so
 //     these variants must not be queried from several threads at once.
 //
+// Distance (prox_peer_distance): fcl::distance on the two objects with one
+// DistanceRequest for every query (enable_nearest_points = true, rel_err =
+// abs_err = 0: exact, with witness points, as a user wanting closest points
+// asks) and a fresh DistanceResult per query (the output; its min_distance
+// starts at the largest double). In FCL 0.7 (narrowphase/detail/
+// distance_func_matrix-inl.h) mesh-mesh distance exists for four BV types:
+//   - RSS, OBBRSS and kIOS: oriented traversal nodes, the hierarchies used in
+//     place in model 1's frame. The preprocess step measures triangle 0 of
+//     each model to get a first upper bound; the recursion (qsize 2) bounds
+//     both children pairs and descends into the nearer first, pruning pairs
+//     whose BV distance is not below the best (PQP's scheme); the closest
+//     points are moved to world space at the end.
+//   - AABB: the generic BVHDistanceImpl, which, like the generic collide
+//     path above, deep-copies both models, moves every vertex of each copy to
+//     world space and rebuilds the copy's hierarchy, per query.
+//   - OBB and KDOP16/18/24 have no mesh-mesh entry: fcl::distance prints
+//     "distance function ... not supported" and returns the largest double.
+//     Those variants report no distance (distance pointer NULL).
+// FCL 0.7 has no tolerance query for meshes: CollisionRequest has no
+// security margin (hpp-fcl / Coal added one later), DistanceRequest has no
+// upper bound, and its abs_err / rel_err only loosen the distance. A FCL
+// user asks "within t?" with the full distance query.
+//
 // FCL represents a placement as an Isometry3d (rotation + translation); the
 // benchmark's bases are pure rotations, which is what this adapter assumes
 // (a scaled basis would be taken as-is by FCL, whose oriented paths then
@@ -182,9 +205,55 @@ void fcl_destroy(void* model) {
     delete static_cast<FclModel<BV>*>(model);
 }
 
+// One request for every distance query: exact (no error bounds), closest
+// points wanted; the other fields at FCL's defaults (unsigned distance,
+// libccd solver, which meshes never use).
+const fcl::DistanceRequest<double> kDistanceRequest(true /*enable_nearest_points*/, false /*enable_signed_distance*/,
+                                                   0.0 /*rel_err*/, 0.0 /*abs_err*/);
+
+template <typename BV>
+double fcl_distance(void* a, const prox_transform* xa, void* b, const prox_transform* xb) {
+    FclModel<BV>* ma = static_cast<FclModel<BV>*>(a);
+    FclModel<BV>* mb = static_cast<FclModel<BV>*>(b);
+    Object* oa = ma->object.get();
+    Object* ob = mb == ma ? mb->twin.get() : mb->object.get();
+    place(*oa, xa);
+    place(*ob, xb);
+    fcl::DistanceResult<double> result;
+    fcl::distance(oa, ob, kDistanceRequest, result);
+    return result.min_distance;
+}
+
+// The BV types with a mesh-mesh distance in FCL 0.7's distance function table.
+template <typename BV>
+struct HasDistance {
+    static constexpr bool value = false;
+};
+template <>
+struct HasDistance<fcl::AABB<double>> {
+    static constexpr bool value = true;
+};
+template <>
+struct HasDistance<fcl::RSS<double>> {
+    static constexpr bool value = true;
+};
+template <>
+struct HasDistance<fcl::OBBRSS<double>> {
+    static constexpr bool value = true;
+};
+template <>
+struct HasDistance<fcl::kIOS<double>> {
+    static constexpr bool value = true;
+};
+
 template <typename BV>
 constexpr prox_peer_variant variant(const char* name) {
-    return prox_peer_variant{name, &fcl_build<BV>, &fcl_collide<BV>, &fcl_refit<BV>, &fcl_destroy<BV>};
+    return prox_peer_variant{name,
+                             &fcl_build<BV>,
+                             &fcl_collide<BV>,
+                             &fcl_refit<BV>,
+                             &fcl_destroy<BV>,
+                             HasDistance<BV>::value ? &fcl_distance<BV> : nullptr};
 }
 
 const prox_peer_variant kVariants[] = {

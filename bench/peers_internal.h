@@ -13,6 +13,9 @@ struct prox_peer_variant {
     int (*collide)(void* a, const prox_transform* xa, void* b, const prox_transform* xb);
     int (*refit)(void* model, const prox_vec3* vertices, int vertex_count);
     void (*destroy)(void* model);
+    /// Exact separation distance (see prox_peer_distance); NULL when the
+    /// variant has none.
+    double (*distance)(void* a, const prox_transform* xa, void* b, const prox_transform* xb);
 };
 
 #ifdef PROX_HAVE_FCL

@@ -3,6 +3,8 @@
  * FCL nor Bullet (or PROX_PEERS is OFF). Benchmarks then time proxima alone. */
 #include "peers.h"
 
+#include <math.h>
+
 int prox_peer_count(void) {
     return 0;
 }
@@ -38,4 +40,18 @@ int prox_peer_refit(int peer, void* model, const prox_vec3* vertices, int vertex
 void prox_peer_destroy(int peer, void* model) {
     (void)peer;
     (void)model;
+}
+
+int prox_peer_has_distance(int peer) {
+    (void)peer;
+    return 0;
+}
+
+double prox_peer_distance(int peer, void* a, const prox_transform* xa, void* b, const prox_transform* xb) {
+    (void)peer;
+    (void)a;
+    (void)xa;
+    (void)b;
+    (void)xb;
+    return NAN;
 }

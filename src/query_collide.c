@@ -23,6 +23,7 @@
 #include "query_frame.h"
 #include "query_kdop.h"
 #include "query_obb.h"
+#include "query_traverse.h"
 
 prox_collide_def prox_default_collide_def(void) {
     prox_collide_def def;
@@ -83,11 +84,6 @@ static inline __attribute__((always_inline)) unsigned overlap_lanes(const lane_f
     return mask;
 }
 
-static void place_triangle(const prox_bvh* bvh, const prox_transform* x, int slot, prox_vec3 out[3]) {
-    const uint32_t* idx = bvh->slot_indices + 3 * (size_t)slot;
-    for (int c = 0; c < 3; ++c) out[c] = prox_transform_point(x, bvh->vertices[idx[c]]);
-}
-
 typedef struct collide_state {
     const prox_bvh *a, *b;
     const prox_transform *xa, *xb;
@@ -122,88 +118,6 @@ static void test_leaves(collide_state* st, int first_a, int count_a, int first_b
     }
 }
 
-/* A reference to a box: a lane of a node (node * PROX_LANES + lane), or the root. */
-enum { ROOT_SLOT = -1 };
-
-typedef struct slot_view {
-    const float* lo; /* with stride */
-    const float* hi;
-    int stride;
-    int32_t index; /* child node (internal) or first triangle slot (leaf) */
-    int32_t count; /* 0 internal, > 0 leaf */
-} slot_view;
-
-static inline slot_view view_slot(const prox_bvh* bvh, int32_t slot) {
-    slot_view v;
-    if (slot == ROOT_SLOT) {
-        v.lo = bvh->root_lo;
-        v.hi = bvh->root_hi;
-        v.stride = 1;
-        v.index = 0;
-        v.count = 0;
-    } else {
-        const prox_node* n = &bvh->nodes[slot / PROX_LANES];
-        int lane = slot % PROX_LANES;
-        v.lo = &n->lo[0][lane];
-        v.hi = &n->hi[0][lane];
-        v.stride = PROX_LANES;
-        v.index = n->index[lane];
-        v.count = n->count[lane];
-    }
-    return v;
-}
-
-static inline double view_side(const slot_view* v, int k) {
-    return (double)v->hi[k * v->stride] - (double)v->lo[k * v->stride];
-}
-
-static inline double view_volume(const slot_view* v) { return view_side(v, 0) * view_side(v, 1) * view_side(v, 2); }
-
-static inline double view_size(const slot_view* v) { return view_side(v, 0) + view_side(v, 1) + view_side(v, 2); }
-
-static inline int valid_lanes(const prox_node* n) {
-    int valid = 0;
-    for (int lane = 0; lane < PROX_LANES; ++lane) valid += n->count[lane] >= 0;
-    return valid;
-}
-
-/* The lanes of a slot's volumes: a node's block and lane, or the root's
- * one-lane block. */
-static inline const prox_obb_lanes* obb_block(const prox_bvh* bvh, int32_t slot, int* lane) {
-    if (slot == ROOT_SLOT) {
-        *lane = 0;
-        return &bvh->root_obb;
-    }
-    *lane = slot % PROX_LANES;
-    return &bvh->obbs[slot / PROX_LANES];
-}
-
-static inline const prox_sphere_lanes* sphere_block(const prox_bvh* bvh, int32_t slot, int* lane) {
-    if (slot == ROOT_SLOT) {
-        *lane = 0;
-        return &bvh->root_sphere;
-    }
-    *lane = slot % PROX_LANES;
-    return &bvh->spheres[slot / PROX_LANES];
-}
-
-/* How the two hierarchies are tested: by their own volumes when both are
- * of the same kind, else by the boxes every hierarchy has. */
-typedef enum test_kind { TEST_AABB, TEST_OBB, TEST_OBB_SPHERE, TEST_SPHERE, TEST_KDOP } test_kind;
-
-/* Volume of a slot's test volume, for the unfolding rule (up to a constant
- * factor shared by both models). */
-static inline double slot_measure(const prox_bvh* bvh, int32_t slot, test_kind kind) {
-    int lane;
-    if (kind == TEST_OBB || kind == TEST_OBB_SPHERE) {
-        const prox_obb_lanes* o = obb_block(bvh, slot, &lane);
-        return (double)o->extent[0][lane] * o->extent[1][lane] * o->extent[2][lane];
-    }
-    const prox_sphere_lanes* s = sphere_block(bvh, slot, &lane);
-    double r = s->radius[lane];
-    return r * r * r;
-}
-
 /* Depth-first tandem traversal (van den Bergen 1998, sec. 3). Each step
  * unfolds one node into its lanes, so the stack grows by at most
  * PROX_LANES - 1 entries per level of either tree. Instantiated once per
@@ -212,7 +126,7 @@ static inline double slot_measure(const prox_bvh* bvh, int32_t slot, test_kind k
 static inline __attribute__((always_inline)) void traverse(collide_state* st, const query_frames* f, test_kind kind,
                                                            int axes) {
     const prox_bvh *a = st->a, *b = st->b;
-    int32_t stack[2 * ((PROX_LANES - 1) * 2 * PROX_MAX_DEPTH + 8)];
+    int32_t stack[2 * PROX_TRAVERSE_STACK];
     int top = 0;
     stack[top++] = ROOT_SLOT;
     stack[top++] = ROOT_SLOT;
@@ -231,17 +145,7 @@ static inline __attribute__((always_inline)) void traverse(collide_state* st, co
             test_leaves(st, va.index, va.count, vb.index, vb.count);
             continue;
         }
-        /* Unfold the node with the larger volume (B's measured in A's frame):
-         * the biggest cut in total volume for the next tests. */
-        bool unfold_a;
-        if (va.count > 0) unfold_a = false;
-        else if (vb.count > 0) unfold_a = true;
-        else if (kind == TEST_AABB || kind == TEST_KDOP) {
-            double vol_a = view_volume(&va), vol_b = view_volume(&vb) * f->ab.det_abs;
-            unfold_a = vol_a > vol_b || (vol_a == vol_b && view_size(&va) >= view_size(&vb));
-        } else {
-            unfold_a = slot_measure(a, sa, kind) >= slot_measure(b, sb, kind) * f->ab.det_abs;
-        }
+        bool unfold_a = unfold_first(a, sa, &va, b, sb, &vb, kind, f->ab.det_abs);
         const prox_bvh* open = unfold_a ? a : b;
         const prox_bvh* closed = unfold_a ? b : a;
         const int32_t fixed_slot = unfold_a ? sb : sa;
@@ -270,9 +174,8 @@ static inline __attribute__((always_inline)) void traverse(collide_state* st, co
             if (kind == TEST_KDOP) {
                 const kdop_frame* kf = unfold_a ? &f->kdop_ab : &f->kdop_ba;
                 if (!same_fixed) {
-                    const prox_kdop_lanes* fk =
-                        fixed_slot == ROOT_SLOT ? &closed->root_kdop : &closed->kdops[fixed_slot / PROX_LANES];
-                    fixed_kdop_make(kf, fk, fixed_slot == ROOT_SLOT ? 0 : fixed_slot % PROX_LANES, &fixed_k);
+                    const prox_kdop_lanes* fk = kdop_block(closed, fixed_slot, &lane);
+                    fixed_kdop_make(kf, fk, lane, &fixed_k);
                 }
                 mask = kdop_overlap_lanes(kf, node, &open->kdops[child], &fixed_k);
             } else if (kind == TEST_SPHERE) {
@@ -319,22 +222,9 @@ static inline __attribute__((always_inline)) void traverse(collide_state* st, co
     }
 }
 
-static test_kind choose_test(const prox_bvh* a, const prox_bvh* b, const query_frames* f) {
-    if (a->def.volume != b->def.volume || !f->float_range_ok) return TEST_AABB;
-    switch (a->def.volume) {
-    case PROX_VOLUME_OBB: return TEST_OBB;
-    case PROX_VOLUME_OBB_SPHERE: return TEST_OBB_SPHERE;
-    case PROX_VOLUME_SPHERE: return TEST_SPHERE;
-    case PROX_VOLUME_KDOP14:
-    case PROX_VOLUME_KDOP18:
-    case PROX_VOLUME_KDOP26: return TEST_KDOP;
-    default: return TEST_AABB;
-    }
-}
-
 prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                  const prox_transform* xb, const prox_collide_def* def) {
-    static const prox_collide_def default_def = {PROX_SAT_FULL, false, NULL, NULL, NULL, 0};
+    static const prox_collide_def default_def = {PROX_SAT_FULL, false, NULL, NULL, NULL, 0, false};
     prox_transform identity = prox_transform_identity();
     collide_state st;
     memset(&st, 0, sizeof st);
@@ -357,6 +247,8 @@ prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, co
     case TEST_SPHERE: traverse(&st, &f, TEST_SPHERE, axes); break;
     case TEST_KDOP: traverse(&st, &f, TEST_KDOP, axes); break;
     }
+    if (st.def->containment && !st.result.colliding && !st.result.stopped)
+        st.result.containment = prox_find_containment(a, st.xa, b, st.xb);
     return st.result;
 }
 

@@ -32,7 +32,7 @@ static double frobenius(const prox_mat3* m) {
  * every sphere test by up to 73%. So the largest eigenvalue of m^T m is
  * computed (Jacobi, to within 3 2^-36 of it by Weyl: the margin of 2^-30
  * covers it), capped by the cheap bounds, which always hold. */
-static double spectral_norm_bound(const prox_mat3* m) {
+double prox_stretch_bound(const prox_mat3* m) {
     double cheap = fmin(sqrt(max_row_sum(m) * max_col_sum(m)), frobenius(m));
     double sigma = prox_largest_stretch(m) * (1 + 0x1p-30);
     return isfinite(sigma) && sigma < cheap ? sigma : cheap;
@@ -77,7 +77,7 @@ static void make_lane_frame(const prox_transform* rel, const prox_mat3* rel_inv,
     f->t[1] = (float)rel->origin.y;
     f->t[2] = (float)rel->origin.z;
     double stretch = fmax(max_row_sum(&rel->basis), max_col_sum(&rel->basis));
-    double sigma = spectral_norm_bound(&rel->basis);
+    double sigma = prox_stretch_bound(&rel->basis);
     double g = max_abs3(rel->origin) + stretch * radius_y + radius_x;
     double slack_x = 0x1p-16 * g + world_slack_x;
     f->sigma = prox_float_up(sigma * (1 + 0x1p-40));

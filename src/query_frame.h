@@ -4,6 +4,8 @@
 #ifndef PROX_QUERY_FRAME_H
 #define PROX_QUERY_FRAME_H
 
+#include <proxima/query.h>
+
 #include "bvh_internal.h"
 
 /* One direction of the relative placement, for testing a fixed volume of
@@ -63,6 +65,15 @@ typedef struct query_frames {
     /* for two k-DOP trees of one kind */
     kdop_frame kdop_ab, kdop_ba;
 } query_frames;
+
+/* An upper bound of |m|_2, the largest stretch of m (a sphere of radius r
+ * maps into one of radius |m|_2 r): within 2^-29 of it, relative. */
+double prox_stretch_bound(const prox_mat3* m);
+
+/* Whether one placed model lies inside the other, given that their
+ * triangles do not meet: a vertex of one inside the other (query_point.c). */
+prox_containment prox_find_containment(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                                       const prox_transform* xb);
 
 /* Sets up both directions; false when a transform is singular or not finite. */
 bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,

@@ -168,3 +168,141 @@ size_t oracle_collide_quadratic(const prox_mesh* a, const prox_transform* xa, co
     unplace(&pb);
     return found;
 }
+
+/* Distance between two boxes {lo xyz, hi xyz}. */
+static double box_distance(const double* a, const double* b) {
+    double s = 0;
+    for (int k = 0; k < 3; ++k) {
+        double g = fmax(a[k] - b[3 + k], b[k] - a[3 + k]);
+        if (g > 0) s += g * g;
+    }
+    return sqrt(s);
+}
+
+/* Triangles grouped into chunks of nearby ones (sorted along a Morton
+ * curve of their box centres), each chunk with the box of its triangles'
+ * boxes: a chunk pair whose boxes are farther apart than the best distance
+ * cannot hold a closer pair. */
+enum { CHUNK = 32 };
+
+typedef struct chunked {
+    placed p;
+    int32_t* sorted;    /* triangles in curve order */
+    double (*chunk)[6]; /* box of each chunk of CHUNK consecutive sorted triangles */
+    int chunks;
+} chunked;
+
+static uint64_t spread_bits(uint64_t x) { /* 21 bits to every third of 63 */
+    x &= 0x1fffff;
+    x = (x | x << 32) & 0x1f00000000ffffull;
+    x = (x | x << 16) & 0x1f0000ff0000ffull;
+    x = (x | x << 8) & 0x100f00f00f00f00full;
+    x = (x | x << 4) & 0x10c30c30c30c30c3ull;
+    x = (x | x << 2) & 0x1249249249249249ull;
+    return x;
+}
+
+static uint64_t* sort_keys;
+static int compare_keys(const void* x, const void* y) {
+    uint64_t a = sort_keys[*(const int32_t*)x], b = sort_keys[*(const int32_t*)y];
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+static void chunk_mesh(const prox_mesh* m, const prox_transform* x, chunked* c) {
+    place(m, x, &c->p);
+    int n = m->triangle_count;
+    c->sorted = malloc(sizeof(int32_t) * (size_t)n);
+    uint64_t* keys = malloc(sizeof(uint64_t) * (size_t)n);
+    c->chunks = (n + CHUNK - 1) / CHUNK;
+    c->chunk = malloc(sizeof(double[6]) * (size_t)c->chunks);
+    if (!c->sorted || !keys || !c->chunk) abort();
+    for (int t = 0; t < n; ++t) {
+        uint64_t key = 0;
+        for (int k = 0; k < 3; ++k) {
+            double lo = c->p.bounds[k], span = c->p.bounds[3 + k] - lo;
+            double centre = 0.5 * (c->p.box[t][k] + c->p.box[t][3 + k]);
+            double u = span > 0 ? (centre - lo) / span : 0;
+            uint64_t cell = (uint64_t)(fmin(fmax(u, 0), 1) * 2097151.0);
+            key |= spread_bits(cell) << k;
+        }
+        keys[t] = key;
+        c->sorted[t] = t;
+    }
+    sort_keys = keys;
+    qsort(c->sorted, (size_t)n, sizeof(int32_t), compare_keys);
+    free(keys);
+    for (int i = 0; i < c->chunks; ++i) {
+        double* box = c->chunk[i];
+        for (int k = 0; k < 3; ++k) {
+            box[k] = INFINITY;
+            box[3 + k] = -INFINITY;
+        }
+        for (int j = i * CHUNK; j < n && j < (i + 1) * CHUNK; ++j)
+            for (int k = 0; k < 3; ++k) {
+                box[k] = fmin(box[k], c->p.box[c->sorted[j]][k]);
+                box[3 + k] = fmax(box[3 + k], c->p.box[c->sorted[j]][3 + k]);
+            }
+    }
+}
+
+static void unchunk(chunked* c) {
+    unplace(&c->p);
+    free(c->sorted);
+    free(c->chunk);
+}
+
+double oracle_distance(const prox_mesh* a, const prox_transform* xa, const prox_mesh* b, const prox_transform* xb,
+                       double start, int32_t* out_ta, int32_t* out_tb) {
+    chunked ca, cb;
+    chunk_mesh(a, xa, &ca);
+    chunk_mesh(b, xb, &cb);
+    double best = start;
+    int32_t best_a = -1, best_b = -1;
+    /* A pair can be closer than `best` only if its boxes are; the margin
+     * keeps the rounding of box_distance from skipping a pair at exactly
+     * the best distance. */
+    const double margin = 1 + 1e-12;
+    for (int i = 0; i < ca.chunks && !(best == 0 && best_a >= 0); ++i)
+        for (int j = 0; j < cb.chunks; ++j) {
+            if (box_distance(ca.chunk[i], cb.chunk[j]) > best * margin) continue;
+            for (int u = i * CHUNK; u < a->triangle_count && u < (i + 1) * CHUNK; ++u) {
+                int ta = ca.sorted[u];
+                for (int v = j * CHUNK; v < b->triangle_count && v < (j + 1) * CHUNK; ++v) {
+                    int tb = cb.sorted[v];
+                    if (box_distance(ca.p.box[ta], cb.p.box[tb]) > best * margin) continue;
+                    prox_vec3 x[3], y[3];
+                    triangle(&ca.p, ta, x);
+                    triangle(&cb.p, tb, y);
+                    double d = prox_tri_tri_distance(x, y, NULL, NULL);
+                    if (d <= best && (d < best || best_a < 0)) {
+                        best = d;
+                        best_a = ta;
+                        best_b = tb;
+                    }
+                }
+            }
+        }
+    unchunk(&ca);
+    unchunk(&cb);
+    if (out_ta) *out_ta = best_a;
+    if (out_tb) *out_tb = best_b;
+    return best_a < 0 ? INFINITY : best;
+}
+
+double oracle_distance_quadratic(const prox_mesh* a, const prox_transform* xa, const prox_mesh* b,
+                                 const prox_transform* xb) {
+    placed pa, pb;
+    place(a, xa, &pa);
+    place(b, xb, &pb);
+    double best = INFINITY;
+    for (int ta = 0; ta < a->triangle_count; ++ta)
+        for (int tb = 0; tb < b->triangle_count; ++tb) {
+            prox_vec3 x[3], y[3];
+            triangle(&pa, ta, x);
+            triangle(&pb, tb, y);
+            best = fmin(best, prox_tri_tri_distance(x, y, NULL, NULL));
+        }
+    unplace(&pa);
+    unplace(&pb);
+    return best;
+}

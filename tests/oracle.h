@@ -29,4 +29,18 @@ size_t oracle_collide(const prox_mesh* a, const prox_transform* xa, const prox_m
 size_t oracle_collide_quadratic(const prox_mesh* a, const prox_transform* xa, const prox_mesh* b,
                                 const prox_transform* xb, oracle_pairs* out);
 
+/// Least distance between the placed triangle sets (all pairs, in double,
+/// each by prox_tri_tri_distance on world-space triangles), and a pair that
+/// realises it. `start` is an upper bound to begin with (INFINITY: none);
+/// when no pair is as close as `start`, returns INFINITY and -1 indices.
+/// Only pairs whose exact world boxes are within the best distance so far are
+/// measured (a pair whose boxes are farther apart cannot be closer), so a
+/// good `start` keeps it fast without changing the answer.
+double oracle_distance(const prox_mesh* a, const prox_transform* xa, const prox_mesh* b, const prox_transform* xb,
+                       double start, int32_t* out_ta, int32_t* out_tb);
+
+/// Every pair, no culling: for small meshes and for checking oracle_distance.
+double oracle_distance_quadratic(const prox_mesh* a, const prox_transform* xa, const prox_mesh* b,
+                                 const prox_transform* xb);
+
 #endif

@@ -55,6 +55,7 @@ PROX_TEST(cli, batch_placements_match_the_library) {
     prox_rng rng = prox_rng_seed(prox_test_seed(31));
     enum { N = 200 };
     int expected[N], hits = 0;
+    double expected_distance[N];
     for (int i = 0; i < N; ++i) {
         prox_transform x[2];
         for (int k = 0; k < 2; ++k) {
@@ -69,6 +70,7 @@ PROX_TEST(cli, batch_placements_match_the_library) {
         }
         fprintf(f, "  # placement %d\n", i);
         expected[i] = prox_overlap(bvh, &x[0], bvh, &x[1], PROX_SAT_FULL);
+        expected_distance[i] = prox_distance(bvh, &x[0], bvh, &x[1], NULL).distance;
         hits += expected[i];
     }
     fclose(f);
@@ -88,6 +90,19 @@ PROX_TEST(cli, batch_placements_match_the_library) {
         }
         CHECK(i == N);
     }
+    /* distances, printed to round-trip: equal to the library's bit for bit */
+    snprintf(command, sizeof command, "%s distance builtin:torus builtin:torus --placements %s", cli(), path);
+    REQUIRE(run(command, out, sizeof out) == 0);
+    char* line = out;
+    int i = 0;
+    for (; i < N && line && *line; ++i) {
+        double d = strtod(line, NULL);
+        CHECK_MSG(d == expected_distance[i], "placement %d: cli %.17g, library %.17g", i, d, expected_distance[i]);
+        CHECK((d == 0) == (expected[i] == 1));
+        line = strchr(line, '\n');
+        if (line) ++line;
+    }
+    CHECK(i == N);
     prox_bvh_destroy(bvh);
     prox_mesh_data_free(&data);
 }
@@ -115,7 +130,7 @@ PROX_TEST(cli, single_pose_all_pairs_and_info) {
     snprintf(command, sizeof command,
              "%s collide builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 2 0 0\" --stats 2>&1 >/dev/null", cli());
     REQUIRE(run(command, out, sizeof out) == 0);
-    CHECK_MSG(strstr(out, "box tests") && strstr(out, "triangle tests"), "%.300s", out);
+    CHECK_MSG(strstr(out, "volume tests") && strstr(out, "triangle tests"), "%.300s", out);
     snprintf(command, sizeof command, "%s collide builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 2.000001 0 0\"",
              cli());
     REQUIRE(run(command, out, sizeof out) == 0);
@@ -149,6 +164,37 @@ PROX_TEST(cli, single_pose_all_pairs_and_info) {
 }
 
 /* The main job runs and shows every volume kind. */
+PROX_TEST(cli, distance_points_and_tolerance) {
+    if (!cli()) {
+        prox_test_skip("PROX_CLI not set (run through ctest)");
+        return;
+    }
+    static char out[1 << 16];
+    char command[1024];
+    /* unit boxes (half side 1), B moved by 2.5 along x: 0.5 apart, face to face */
+    const char* pose = "--pose-b \"1 0 0 0 1 0 0 0 1 2.5 0 0\"";
+    snprintf(command, sizeof command, "%s distance builtin:box builtin:box %s --points", cli(), pose);
+    REQUIRE(run(command, out, sizeof out) == 0);
+    double d, pa[3], pb[3];
+    int ta, tb;
+    REQUIRE(sscanf(out, "%lf %d %d %lf %lf %lf %lf %lf %lf", &d, &ta, &tb, &pa[0], &pa[1], &pa[2], &pb[0], &pb[1],
+                   &pb[2]) == 9);
+    CHECK(d == 0.5 && pa[0] == 1 && pb[0] == 1.5 && pa[1] == pb[1] && pa[2] == pb[2]);
+    CHECK(ta >= 0 && ta < 12 && tb >= 0 && tb < 12);
+    for (int kind = 0; kind < 2; ++kind) {
+        snprintf(command, sizeof command, "%s distance builtin:box builtin:box %s --tolerance %s --bv %s", cli(),
+                 pose, kind ? "0.5" : "0.49999", kind ? "obb" : "sphere");
+        REQUIRE(run(command, out, sizeof out) == 0);
+        CHECK_MSG(out[0] == (kind ? '1' : '0'), "%.200s", out);
+    }
+    snprintf(command, sizeof command, "%s distance builtin:box builtin:box %s --upper-bound 0.25", cli(), pose);
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK(strtod(out, NULL) > 0.25);
+    snprintf(command, sizeof command, "%s distance builtin:box builtin:box %s --tolerance -1", cli(), pose);
+    CHECK(run(command, out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "--tolerance") != NULL, "%.200s", out);
+}
+
 PROX_TEST(cli, demo_runs_every_kind) {
     if (!cli()) {
         prox_test_skip("PROX_CLI not set (run through ctest)");

@@ -4,6 +4,8 @@
  *   proxima info FILE [--bv KIND] [--split RULE] [--leaf N]
  *   proxima collide A B [--bv KIND] [--sat full|lite] [--all] [--stats]
  *                       [--pose-a "12 numbers"] [--pose-b "12 numbers"] [--placements FILE]
+ *   proxima distance A B [--bv KIND] [--points] [--rel-error X] [--abs-error X] [--upper-bound X]
+ *                        [--tolerance D] [--pose-a ...] [--pose-b ...] [--placements FILE]
  *   proxima demo [--placements N]
  *
  * A model is a mesh file (OBJ, STL, PLY, OFF) or a built-in model:
@@ -27,6 +29,9 @@ static void usage(FILE* f) {
           "                      [--split RULE] [--fit hull|triangles] [--leaf N]\n"
           "                      [--pose-a \"R00 R01 R02 R10 R11 R12 R20 R21 R22 TX TY TZ\"] [--pose-b ...]\n"
           "                      [--placements FILE]\n"
+          "  proxima distance A B [--bv KIND] [--points] [--rel-error X] [--abs-error X]\n"
+          "                       [--upper-bound X] [--tolerance D] [--pose-a ...] [--pose-b ...]\n"
+          "                       [--placements FILE]\n"
           "  proxima demo [--placements N]\n"
           "\n"
           "MODEL is a mesh file (.obj .stl .ply .off) or builtin:torus, builtin:teapot,\n"
@@ -38,7 +43,14 @@ static void usage(FILE* f) {
           "row-major 3x3 basis (rotation, may scale) and a translation: x -> R x + T. A\n"
           "placements file has one placement per line: 24 numbers, A's pose then B's pose;\n"
           "'#' starts a comment. collide prints\n"
-          "1 (touching) or 0 per placement; with --all, the contacting triangle pairs follow.\n",
+          "1 (touching) or 0 per placement; with --all, the contacting triangle pairs follow.\n"
+          "distance prints the separation distance per placement (0 when touching), in\n"
+          "full precision; --points appends the triangles (a, b) and the closest points\n"
+          "on A and on B. With --tolerance D it prints 1 when the models are within D,\n"
+          "else 0 (--points: then the distance, triangles and points of a pair within D).\n"
+          "--rel-error/--abs-error allow an approximate distance d <= (1+rel) true + abs;\n"
+          "--upper-bound stops early when the models are farther apart (the distance\n"
+          "printed is then above the bound).\n",
           f);
 }
 
@@ -84,6 +96,11 @@ typedef struct options {
     prox_transform pose[2];
     const char* placements;
     int demo_count;
+    /* distance */
+    bool points;
+    bool have_tolerance;
+    double tolerance;
+    prox_distance_def distance;
     const char* positional[2];
     int positional_count;
 } options;
@@ -124,11 +141,13 @@ static int parse_options(int argc, char** argv, int first, options* o) {
     o->bvh = prox_default_bvh_def();
     o->sat = PROX_SAT_FULL;
     o->demo_count = 10000;
+    o->distance = prox_default_distance_def();
     for (int i = first; i < argc; ++i) {
         const char* a = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--all") == 0) o->all = true;
         else if (strcmp(a, "--stats") == 0) o->stats = true;
+        else if (strcmp(a, "--points") == 0) o->points = true;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             exit(0);
@@ -166,6 +185,22 @@ static int parse_options(int argc, char** argv, int first, options* o) {
                 }
                 if (!pose_from_numbers(v, &o->pose[k])) return fail("%s: the basis is singular", a);
                 o->have_pose[k] = true;
+            } else if (strcmp(a, "--tolerance") == 0 || strcmp(a, "--rel-error") == 0 ||
+                       strcmp(a, "--abs-error") == 0 || strcmp(a, "--upper-bound") == 0) {
+                double x;
+                const char* error = "";
+                if (!parse_numbers(value, &x, 1, &error) || x < 0)
+                    return fail("%s takes one finite number >= 0", a);
+                if (a[2] == 't') {
+                    o->tolerance = x;
+                    o->have_tolerance = true;
+                } else if (a[2] == 'r') {
+                    o->distance.relative_error = x;
+                } else if (a[2] == 'a') {
+                    o->distance.absolute_error = x;
+                } else {
+                    o->distance.upper_bound = x;
+                }
             } else if (strcmp(a, "--placements") == 0) {
                 o->placements = value;
                 char* end;
@@ -241,8 +276,44 @@ static bool print_pair(prox_tri_pair pair, void* context) {
     return true;
 }
 
-static void run_one(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
-                    const options* o, prox_collide_result* totals) {
+typedef enum pair_command { PAIR_COLLIDE, PAIR_DISTANCE } pair_command;
+
+typedef struct pair_totals {
+    long queries;
+    int64_t volume_tests, triangle_tests, pairs;
+} pair_totals;
+
+static void print_vec(prox_vec3 v) { printf(" %.17g %.17g %.17g", v.x, v.y, v.z); }
+
+static void run_one(pair_command command, const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                    const prox_transform* xb, const options* o, pair_totals* totals) {
+    totals->queries++;
+    if (command == PAIR_DISTANCE && o->have_tolerance) {
+        prox_tolerance_result t = prox_within_distance(a, xa, b, xb, o->tolerance);
+        printf("%d", t.within ? 1 : 0);
+        if (o->points && t.within) {
+            printf(" %.17g %d %d", t.distance, t.triangle_a, t.triangle_b);
+            print_vec(t.point_a);
+            print_vec(t.point_b);
+        }
+        printf("\n");
+        totals->volume_tests += t.volume_tests;
+        totals->triangle_tests += t.triangle_tests;
+        return;
+    }
+    if (command == PAIR_DISTANCE) {
+        prox_distance_result r = prox_distance(a, xa, b, xb, &o->distance);
+        printf("%.17g", r.distance);
+        if (o->points) {
+            printf(" %d %d", r.triangle_a, r.triangle_b);
+            print_vec(r.point_a);
+            print_vec(r.point_b);
+        }
+        printf("\n");
+        totals->volume_tests += r.volume_tests;
+        totals->triangle_tests += r.triangle_tests;
+        return;
+    }
     prox_collide_def def = prox_default_collide_def();
     def.sat = o->sat;
     def.all_pairs = o->all;
@@ -255,10 +326,10 @@ static void run_one(const prox_bvh* a, const prox_transform* xa, const prox_bvh*
     }
     totals->volume_tests += r.volume_tests;
     totals->triangle_tests += r.triangle_tests;
-    totals->pair_count += r.pair_count;
+    totals->pairs += r.pair_count;
 }
 
-static int command_collide(const options* o) {
+static int command_pair(pair_command command, const options* o) {
     if (o->positional_count != 2) {
         usage(stderr);
         return 2;
@@ -275,8 +346,7 @@ static int command_collide(const options* o) {
             goto done;
         }
     }
-    prox_collide_result totals = {0};
-    long queries = 0;
+    pair_totals totals = {0, 0, 0, 0};
     if (o->placements) {
         FILE* f = strcmp(o->placements, "-") == 0 ? stdin : fopen(o->placements, "r");
         if (!f) {
@@ -307,21 +377,19 @@ static int command_collide(const options* o) {
                 status = 1;
                 break;
             }
-            run_one(bvh[0], &xa, bvh[1], &xb, o, &totals);
-            queries++;
+            run_one(command, bvh[0], &xa, bvh[1], &xb, o, &totals);
         }
         free(line);
         if (f != stdin) fclose(f);
     } else {
         prox_transform id = prox_transform_identity();
-        run_one(bvh[0], o->have_pose[0] ? &o->pose[0] : &id, bvh[1], o->have_pose[1] ? &o->pose[1] : &id, o,
-                &totals);
-        queries = 1;
+        run_one(command, bvh[0], o->have_pose[0] ? &o->pose[0] : &id, bvh[1], o->have_pose[1] ? &o->pose[1] : &id,
+                o, &totals);
         status = 0;
     }
     if (o->stats)
-        fprintf(stderr, "queries %ld  box tests %lld  triangle tests %lld  pairs %lld\n", queries,
-                (long long)totals.volume_tests, (long long)totals.triangle_tests, (long long)totals.pair_count);
+        fprintf(stderr, "queries %ld  volume tests %lld  triangle tests %lld  pairs %lld\n", totals.queries,
+                (long long)totals.volume_tests, (long long)totals.triangle_tests, (long long)totals.pairs);
 done:
     for (int k = 0; k < 2; ++k) {
         prox_bvh_destroy(bvh[k]);
@@ -439,7 +507,8 @@ int main(int argc, char** argv) {
     int r = parse_options(argc, argv, 2, &o);
     if (r) return r;
     if (strcmp(command, "info") == 0) return command_info(&o);
-    if (strcmp(command, "collide") == 0) return command_collide(&o);
+    if (strcmp(command, "collide") == 0) return command_pair(PAIR_COLLIDE, &o);
+    if (strcmp(command, "distance") == 0) return command_pair(PAIR_DISTANCE, &o);
     if (strcmp(command, "demo") == 0) return command_demo(&o);
     fprintf(stderr, "proxima: unknown command '%s'\n", command);
     usage(stderr);

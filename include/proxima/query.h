@@ -32,6 +32,16 @@ typedef struct prox_tri_pair {
 /// Receives each contacting pair; return false to stop the query.
 typedef bool prox_pair_fcn(prox_tri_pair pair, void* context);
 
+/// Whether one model lies entirely inside the other while their surfaces do
+/// not touch (meaningful for closed meshes: see prox_point_inside). A
+/// collision query reports no contact then; a user who treats the models as
+/// solids wants to know.
+typedef enum prox_containment {
+    PROX_NOT_CONTAINED = 0,
+    PROX_A_INSIDE_B, ///< a vertex of model a is inside model b, and no triangles meet
+    PROX_B_INSIDE_A,
+} prox_containment;
+
 typedef struct prox_collide_def {
     prox_sat sat;
     /// false: stop at the first contact (boolean query). true: find all pairs.
@@ -42,6 +52,11 @@ typedef struct prox_collide_def {
     /// Optional: caller-sized buffer for pairs; the first `capacity` found are written.
     prox_tri_pair* pairs;
     int capacity;
+    /// When no triangles meet, also find out whether one model lies inside
+    /// the other (one ray cast against each model whose world box holds a
+    /// vertex of the other): `containment` in the result. Off by default: it
+    /// can double the cost of a query that finds no contact.
+    bool containment;
 } prox_collide_def;
 
 PROX_API prox_collide_def prox_default_collide_def(void);
@@ -53,6 +68,7 @@ typedef struct prox_collide_result {
     int64_t pair_count;      ///< pairs found (may exceed `capacity`: then the buffer holds the first ones)
     int64_t volume_tests;    ///< Nb: volume pairs tested (a node's children tested in one batch count one each)
     int64_t triangle_tests;  ///< Np: triangle pairs tested
+    prox_containment containment; ///< with def.containment, when not colliding
 } prox_collide_result;
 
 /// Collision query between hierarchy `a` placed by `xa` and `b` placed by `xb`.
@@ -68,5 +84,196 @@ PROX_API prox_collide_result prox_collide(const prox_bvh* a, const prox_transfor
 /// Boolean shortcut: do the placed models touch? (first contact, SAT as given).
 PROX_API bool prox_overlap(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                            const prox_transform* xb, prox_sat sat);
+
+/* ---------------------------------------------------------------------------
+ * Distance and tolerance
+ *
+ * Distances are Euclidean, in world units (after both transforms, scale
+ * included), between the closed triangle sets of the two placed models: zero
+ * when they touch or cross. Every volume kind answers them, each with a lower
+ * bound of the distance between two of its volumes (boxes: the gaps along
+ * both boxes' axes; spheres: centre distance minus radii; oriented boxes and
+ * the dual tree: both; k-DOPs: the gaps along the slab directions); two
+ * hierarchies of different kinds use their axis-aligned boxes. The bounds are
+ * computed in double from the float volumes and rounded down, so pruning never
+ * loses the closest pair: with zero error bounds the result is the all-pairs
+ * triangle distance (each pair by prox_tri_tri_distance in world coordinates).
+ * ------------------------------------------------------------------------- */
+
+/// Warm start for repeated distance queries between the same two models
+/// (frame coherence): the closest triangle pair of the last query, tried
+/// first so that its distance prunes from the start. Caller-owned; the
+/// hierarchies are never written. Zero-initialise it (or set `valid` false)
+/// before the first query; a stale or wrong cache only costs time.
+typedef struct prox_distance_cache {
+    bool valid;
+    int32_t triangle_a; ///< triangle index in model a
+    int32_t triangle_b;
+} prox_distance_cache;
+
+typedef struct prox_distance_def {
+    /// Approximate distance (PQP's contract): the reported distance d of
+    /// the pair found satisfies true <= d <= (1 + relative_error) * true +
+    /// absolute_error. Both 0 (the default): exact. Negative or NaN values
+    /// are taken as 0.
+    double relative_error;
+    double absolute_error;
+    /// Stop early: when the models are farther apart than this, the query
+    /// may stop as soon as that is certain and sets `beyond_upper_bound`.
+    /// Default INFINITY. NaN is taken as INFINITY.
+    double upper_bound;
+    /// Optional warm start, read and updated.
+    prox_distance_cache* cache;
+} prox_distance_def;
+
+PROX_API prox_distance_def prox_default_distance_def(void);
+
+typedef struct prox_distance_result {
+    /// The distance (within the def's error bounds), or, with
+    /// `beyond_upper_bound`, that of the closest pair seen (> upper_bound),
+    /// or INFINITY when no pair was measured. INFINITY on an invalid transform.
+    double distance;
+    prox_vec3 point_a;  ///< on triangle_a of model a, world coordinates
+    prox_vec3 point_b;  ///< on triangle_b of model b, world coordinates; |point_a - point_b| = distance
+    int32_t triangle_a; ///< -1 when no pair was measured
+    int32_t triangle_b;
+    bool beyond_upper_bound; ///< the models are farther apart than def.upper_bound
+    bool invalid_transform;  ///< a transform was singular or not finite; nothing was tested
+    /// When the distance is positive: whether one model lies inside the
+    /// other (closed meshes; one ray cast when a vertex of one lies in the
+    /// other's world box).
+    prox_containment containment;
+    int64_t volume_tests;    ///< Nb: volume pairs bounded
+    int64_t triangle_tests;  ///< Np: triangle pairs measured
+} prox_distance_result;
+
+/// Separation distance between model `a` placed by `xa` and model `b` placed
+/// by `xb`, with the closest points and the triangles they lie on. Depth-first
+/// traversal that visits the children of a node nearest first and prunes
+/// every pair of volumes whose lower bound cannot beat the best pair found
+/// (Larsen, Gottschalk, Lin, Manocha 1999). When the models intersect the
+/// distance is 0 and both points are one common point. `def` may be NULL.
+PROX_API prox_distance_result prox_distance(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                                            const prox_transform* xb, const prox_distance_def* def);
+
+typedef struct prox_tolerance_result {
+    bool within;             ///< some point of a is within `tolerance` of some point of b
+    double distance;         ///< when within: the distance of the pair found (<= tolerance), else INFINITY
+    prox_vec3 point_a;       ///< when within: the pair's closest points, world coordinates
+    prox_vec3 point_b;
+    int32_t triangle_a;      ///< when within: the pair found, else -1
+    int32_t triangle_b;
+    bool invalid_transform;  ///< a transform was singular or not finite; nothing was tested
+    int64_t volume_tests;    ///< Nb
+    int64_t triangle_tests;  ///< Np
+} prox_tolerance_result;
+
+/// Tolerance query: are the placed models within distance `tolerance` of each
+/// other (touching counts: tolerance 0 asks for contact)? Stops at the first
+/// triangle pair that is, and prunes every pair of volumes whose lower bound
+/// exceeds the tolerance, so it is much cheaper than a distance query. A
+/// negative or NaN tolerance gives `within` false.
+PROX_API prox_tolerance_result prox_within_distance(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                                                    const prox_transform* xb, double tolerance);
+
+/* ---------------------------------------------------------------------------
+ * Contacts
+ * ------------------------------------------------------------------------- */
+
+/// Where a pair of triangles meets (see prox_tri_tri_contact in geometry.h),
+/// in world coordinates.
+typedef struct prox_contact {
+    prox_tri_pair pair;
+    prox_vec3 point;      ///< on both triangles, inside their intersection (not a vertex of either, unless they only touch there)
+    prox_vec3 normal;     ///< unit: triangle a's plane normal, oriented as prox_tri_tri_contact says (towards b's cheaper way out of a's plane)
+    prox_vec3 segment[2]; ///< the intersection segment (both ends equal when it is a point)
+} prox_contact;
+
+/// Receives each contact; return false to stop the query.
+typedef bool prox_contact_fcn(const prox_contact* contact, void* context);
+
+/// At most this many points in a contact manifold.
+enum { PROX_MANIFOLD_POINTS = 4 };
+
+/// The contacts of two models reduced to a few points a solver can use: one
+/// normal pointing from model a towards model b (the pairs' normals, each
+/// turned to point to the side of b's bounding-box centre seen from a's and
+/// weighted by the length of its intersection segment, summed and
+/// normalised; a heuristic: for deep or concave overlaps no single normal
+/// is right) and up to
+/// PROX_MANIFOLD_POINTS of the contact points chosen to span the contact
+/// region (kept as the contacts stream in: a new point replaces a kept one
+/// when that enlarges the quadrilateral they span, as game physics engines
+/// reduce their contact caches).
+typedef struct prox_manifold {
+    int point_count;
+    prox_vec3 normal;
+    prox_vec3 points[PROX_MANIFOLD_POINTS];
+    prox_tri_pair pairs[PROX_MANIFOLD_POINTS]; ///< the triangle pair of each point
+} prox_manifold;
+
+typedef struct prox_contacts_def {
+    prox_sat sat;
+    /// Optional: called for every contacting triangle pair.
+    prox_contact_fcn* callback;
+    void* context;
+    /// Optional: caller-sized buffer; the first `capacity` contacts are written.
+    prox_contact* contacts;
+    int capacity;
+    /// Optional: receives the contacts merged into one manifold.
+    prox_manifold* manifold;
+} prox_contacts_def;
+
+PROX_API prox_contacts_def prox_default_contacts_def(void);
+
+typedef struct prox_contacts_result {
+    int64_t contact_count;   ///< contacting triangle pairs (may exceed `capacity`)
+    bool invalid_transform;
+    bool stopped;            ///< the callback returned false
+    int64_t volume_tests;
+    int64_t triangle_tests;
+} prox_contacts_result;
+
+/// Every contacting triangle pair of the placed models (as prox_collide with
+/// all pairs), each with a contact point on the intersection of the two
+/// triangles and a normal, optionally merged into a contact manifold.
+PROX_API prox_contacts_result prox_contacts(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                                            const prox_transform* xb, const prox_contacts_def* def);
+
+/* ---------------------------------------------------------------------------
+ * Points
+ * ------------------------------------------------------------------------- */
+
+typedef struct prox_point_result {
+    double distance;         ///< from the point to the placed mesh (INFINITY beyond upper_bound or on invalid input)
+    prox_vec3 point;         ///< the closest point of the mesh, world coordinates
+    int32_t triangle;        ///< the triangle it lies on; -1 when none was found
+    bool beyond_upper_bound; ///< the mesh is farther than the upper bound
+    bool invalid_input;      ///< a non-finite point, or a singular or non-finite transform
+    int64_t volume_tests;
+    int64_t triangle_tests;
+} prox_point_result;
+
+/// The closest point of the mesh of `bvh` placed by `x` to a world point, with
+/// its distance and triangle (exact up to rounding: each triangle's closest
+/// point by prox_closest_point_triangle, volumes pruned with rounded-down
+/// box distances). `upper_bound` (INFINITY for none) stops the search beyond it.
+PROX_API prox_point_result prox_closest_point(const prox_bvh* bvh, const prox_transform* x, prox_vec3 point,
+                                              double upper_bound);
+
+typedef enum prox_inside {
+    PROX_OUTSIDE = 0,
+    PROX_INSIDE,
+    PROX_ON_SURFACE,     ///< the point lies on a triangle
+    PROX_INSIDE_UNKNOWN, ///< invalid input, or every ray tried grazed an edge (not seen in practice)
+} prox_inside;
+
+/// Is a world point inside the placed mesh? Meaningful for closed meshes
+/// (every edge shared by two triangles: a watertight surface): the parity of
+/// the crossings of a ray from the point, each decided with exact
+/// orientation predicates on the placed triangles; a ray that grazes an edge
+/// or a corner is replaced by another. For a mesh that is not closed the
+/// answer is that parity, which may mean little.
+PROX_API prox_inside prox_point_inside(const prox_bvh* bvh, const prox_transform* x, prox_vec3 point);
 
 #endif

@@ -1,0 +1,887 @@
+/* SPDX-License-Identifier: MIT */
+/* distance: the separation-distance and tolerance queries (issue 4) for
+ * every volume kind, with FCL's distance query timed in the same run on the
+ * same placements.
+ *
+ * Placements: two copies of a model, each with a uniformly random rotation
+ * (Shoemake, as in vdb98); A's origin at 0, B's on a uniformly random
+ * direction u from it, at the outermost distance s along u where the gap
+ * (the models' separation distance) equals a target drawn log-uniformly from
+ * a band relative to the model's radius R (max |vertex| about the bounding
+ * box centre): [0.001R, 0.01R), [0.01R, 0.1R), [0.1R, R). s is found by
+ * conservative advancement from outside (s = 2R + 2 target, where the
+ * bounding spheres are apart): the gap changes by at most |ds| when B slides
+ * by ds, so stepping s down by (gap - target) never overshoots, and a secant
+ * step, taken only when it keeps gap >= target, speeds up grazing
+ * approaches (Mirtich's conservative advancement, 1996, along a line). Each
+ * band's table reports the gap actually measured. Every variant and peer
+ * answers the same placements.
+ *
+ * For each model and band: prox_distance per volume kind (mean and median
+ * us per query, Nb and Np per query), FCL's fcl::distance per BV type that
+ * supports meshes (AABB, RSS, OBBRSS, kIOS in FCL 0.7; see peers_fcl.cpp),
+ * the ratio FCL fastest / proxima fastest, and every answer checked against
+ * the reference, the gap measured at setup by the OBB tree's prox_distance,
+ * to a relative 1e-6: so the other kinds and FCL are each checked against
+ * it, and through it against each other (the OBB row agrees with itself by
+ * construction). FCL's AABB type copies and rebuilds both models per query
+ * (milliseconds); it runs on a prefix of the placements within a time budget,
+ * marked "(prefix)", and is left out of the ratios. Then
+ * prox_within_distance at tolerances 0.5x and 2x the distance (the answers
+ * must be "no" and "yes"; FCL 0.7 has no tolerance query, so its column is
+ * its full distance query), and the warm start: B moving slowly along a path
+ * at about 0.02R from A (see make_path), frame by frame, with and without a
+ * prox_distance_cache, and FCL on the same frames.
+ *
+ * Timing as in vdb98 (tools/experiment.h): a short warm-up, then one clock
+ * around the loop over all placements (the mean) and a second pass with a
+ * clock per query (the median); the warm-start path is timed in one pass
+ * (see time_job_once). Disagreements are printed as they are found, counted
+ * per row and in total, and make the exit status 1.
+ *
+ *   distance [--quick] [--models a,b,...] [--placements N] [--frames N]
+ *            [--seed S] [--no-peers] [--csv FILE]
+ *
+ * Defaults: the five vdb98 models, 40 placements per band, 1000 frames.
+ * --quick: the torus (unless --models), 3 placements per band, 30 frames.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <proxima/io.h>
+#include <proxima/query.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_models.h"
+#include "experiment.h"
+#include "peers.h"
+
+#ifndef PROX_SOURCE_DIR
+#define PROX_SOURCE_DIR "."
+#endif
+
+enum { KIND_COUNT = PROX_VOLUME_COUNT, MAX_PEERS = 32, BAND_COUNT = 3, MAX_MODELS = 16 };
+
+static const double band_lo[BAND_COUNT] = {0.001, 0.01, 0.1};
+static const double band_hi[BAND_COUNT] = {0.01, 0.1, 1.0};
+
+/* Relative agreement demanded between any two distance answers. */
+static const double AGREE_RELATIVE = 1e-6;
+
+static FILE* csv;
+
+typedef struct options {
+    int placements;        /* per band */
+    int frames;            /* warm-start path */
+    bool quick;
+    bool use_peers;
+    uint64_t seed;
+    double slow_peer_seconds; /* budget per band for a peer that takes milliseconds per query */
+    const char* models;
+} options;
+
+/* ------------------------------------------------------------------------ */
+/* Timing: warm-up, one clock around the loop (mean), per-query clocks (median) */
+
+typedef struct job {
+    void (*reset)(void* context); /* before every pass (may be NULL) */
+    void (*run)(void* context, int i);
+    void* context;
+} job;
+
+typedef struct timing {
+    int count;
+    double mean_us;
+    double median_us;
+} timing;
+
+/* One pass with a clock per query, for both the mean and the median: for
+ * the warm-start path, where a second pass would repeat the same frames with
+ * the same cache states anyway, and each query takes 100 us or more, far
+ * above the clock's own cost (tens of ns). */
+static void time_job_once(const job* j, int count, int warm, double* scratch, timing* out) {
+    out->count = count;
+    if (warm > count) warm = count;
+    if (j->reset) j->reset(j->context);
+    for (int i = 0; i < warm; ++i) j->run(j->context, i);
+    if (j->reset) j->reset(j->context);
+    double total = 0;
+    for (int i = 0; i < count; ++i) {
+        double t0 = experiment_now();
+        j->run(j->context, i);
+        scratch[i] = experiment_now() - t0;
+        total += scratch[i];
+    }
+    out->mean_us = 1e6 * total / count;
+    out->median_us = 1e6 * experiment_median(scratch, count);
+}
+
+static void time_job(const job* j, int count, int warm, double* scratch, timing* out) {
+    out->count = count;
+    if (warm > count) warm = count;
+    if (j->reset) j->reset(j->context);
+    for (int i = 0; i < warm; ++i) j->run(j->context, i);
+    if (j->reset) j->reset(j->context);
+    double start = experiment_now();
+    for (int i = 0; i < count; ++i) j->run(j->context, i);
+    out->mean_us = 1e6 * (experiment_now() - start) / count;
+    if (j->reset) j->reset(j->context);
+    for (int i = 0; i < count; ++i) {
+        double t0 = experiment_now();
+        j->run(j->context, i);
+        scratch[i] = experiment_now() - t0;
+    }
+    out->median_us = 1e6 * experiment_median(scratch, count);
+}
+
+/* prox_distance over a list of placements; records each answer. */
+typedef struct distance_context {
+    const prox_bvh* tree;
+    const experiment_placement* p;
+    prox_distance_def def;
+    prox_distance_cache cache;
+    bool use_cache;
+    double* distance;
+    int64_t* nb;
+    int64_t* np;
+} distance_context;
+
+static void distance_reset(void* c) {
+    distance_context* x = c;
+    memset(&x->cache, 0, sizeof x->cache);
+    x->def.cache = x->use_cache ? &x->cache : NULL;
+}
+
+static void distance_run(void* c, int i) {
+    distance_context* x = c;
+    prox_distance_result r = prox_distance(x->tree, &x->p[i].a, x->tree, &x->p[i].b, &x->def);
+    x->distance[i] = r.distance;
+    x->nb[i] = r.volume_tests;
+    x->np[i] = r.triangle_tests;
+}
+
+/* prox_within_distance at a tolerance of `factor` times each placement's distance. */
+typedef struct tolerance_context {
+    const prox_bvh* tree;
+    const experiment_placement* p;
+    const double* reference;
+    double factor;
+    uint8_t* within;
+    double* distance;
+    int64_t* nb;
+    int64_t* np;
+} tolerance_context;
+
+static void tolerance_run(void* c, int i) {
+    tolerance_context* x = c;
+    prox_tolerance_result r =
+        prox_within_distance(x->tree, &x->p[i].a, x->tree, &x->p[i].b, x->factor * x->reference[i]);
+    x->within[i] = r.within;
+    x->distance[i] = r.distance;
+    x->nb[i] = r.volume_tests;
+    x->np[i] = r.triangle_tests;
+}
+
+typedef struct peer_context {
+    int peer;
+    void* model;
+    const experiment_placement* p;
+    double* distance;
+} peer_context;
+
+static void peer_run(void* c, int i) {
+    peer_context* x = c;
+    x->distance[i] = prox_peer_distance(x->peer, x->model, &x->p[i].a, x->model, &x->p[i].b);
+}
+
+/* Least time per query of a peer over up to 3 queries (fewer when they
+ * exceed a quarter of `budget` seconds): the least, so that a query
+ * preempted by another process does not make a fast peer look slow. These
+ * queries also warm the peer up. */
+static double peer_estimate(peer_context* c, int n, double budget) {
+    double least = INFINITY, start = experiment_now();
+    for (int i = 0; i < n && i < 3; ++i) {
+        double t0 = experiment_now();
+        peer_run(c, i);
+        double t1 = experiment_now();
+        least = fmin(least, t1 - t0);
+        if (t1 - start > 0.25 * budget) break;
+    }
+    return least;
+}
+
+static double sum_i64(const int64_t* v, int n) {
+    double s = 0;
+    for (int i = 0; i < n; ++i) s += (double)v[i];
+    return s;
+}
+
+static double relative_difference(double x, double reference) {
+    if (!(x == x)) return INFINITY;
+    return fabs(x - reference) / fmax(fabs(reference), 1e-300);
+}
+
+static bool agree(double x, double reference) {
+    if (!(x == x)) return false; /* NaN */
+    return fabs(x - reference) <= AGREE_RELATIVE * fmax(fabs(reference), 1e-300);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Placements */
+
+static double mesh_radius(const prox_mesh* mesh) {
+    double r = 0;
+    for (int i = 0; i < mesh->vertex_count; ++i) r = fmax(r, prox_vec3_length(mesh->vertices[i]));
+    return r;
+}
+
+static prox_vec3 random_direction(prox_rng* rng) {
+    double z = 2 * prox_rng_uniform(rng) - 1;
+    double phi = 6.283185307179586 * prox_rng_uniform(rng);
+    double s = sqrt(fmax(0, 1 - z * z));
+    return prox_vec3_make(s * cos(phi), s * sin(phi), z);
+}
+
+static prox_transform rigid(const prox_mat3* basis, prox_vec3 origin) {
+    prox_transform t;
+    t.basis = *basis;
+    t.origin = origin;
+    return t;
+}
+
+static double gap_at(const prox_bvh* tree, const prox_transform* xa, const prox_mat3* basis_b, prox_vec3 u, double s,
+                     int* queries) {
+    prox_transform xb = rigid(basis_b, prox_vec3_scale(u, s));
+    ++*queries;
+    return prox_distance(tree, xa, tree, &xb, NULL).distance;
+}
+
+/* The outermost s along u at which the gap is in [target, (1 + slack) target]
+ * (see the file comment). Returns false when 200 steps did not get there
+ * (a grazing approach; the caller draws a new placement). */
+static bool advance_to_gap(const prox_bvh* tree, const prox_transform* xa, const prox_mat3* basis_b, prox_vec3 u,
+                           double radius, double target, double slack, double* out_s, double* out_gap,
+                           int* queries) {
+    double s = 2 * radius + 2 * target;
+    double gap = gap_at(tree, xa, basis_b, u, s, queries);
+    double s_prev = NAN, gap_prev = NAN;
+    for (int step = 0; step < 200; ++step) {
+        if (!(gap >= target)) return false; /* cannot happen for a rigid slide; guards NaN */
+        if (gap <= (1 + slack) * target) {
+            *out_s = s;
+            *out_gap = gap;
+            return true;
+        }
+        double next = s - (gap - target); /* conservative: gap(next) >= target */
+        double next_gap = NAN;
+        if (s_prev == s_prev && gap_prev > gap && s_prev > s) {
+            /* secant through the last two points, aimed a little above the
+             * target; kept only if it really leaves gap >= target */
+            double slope = (gap_prev - gap) / (s_prev - s);
+            double aim = target * (1 + 0.5 * slack);
+            double s_secant = s - (gap - aim) / slope;
+            if (s_secant < next && s_secant > 0) {
+                double g = gap_at(tree, xa, basis_b, u, s_secant, queries);
+                if (g >= target) {
+                    next = s_secant;
+                    next_gap = g;
+                }
+            }
+        }
+        s_prev = s;
+        gap_prev = gap;
+        s = next;
+        gap = next_gap == next_gap ? next_gap : gap_at(tree, xa, basis_b, u, s, queries);
+    }
+    return false;
+}
+
+typedef struct band_placements {
+    experiment_placement* p;
+    double* gap; /* measured at setup: the reference answer */
+    int count;
+    int queries; /* distance queries spent on the setup */
+    int redraws; /* placements abandoned (no convergence) */
+    double seconds;
+} band_placements;
+
+static void make_band(const prox_bvh* tree, double radius, int band, int count, uint64_t seed, band_placements* out) {
+    out->p = malloc(sizeof *out->p * (size_t)count);
+    out->gap = malloc(sizeof *out->gap * (size_t)count);
+    out->count = count;
+    out->queries = 0;
+    out->redraws = 0;
+    double t0 = experiment_now();
+    prox_rng rng = prox_rng_seed(seed);
+    /* targets log-uniform in [lo, hi / 1.2): the gap found is within 20% above its target */
+    const double slack = 0.2;
+    double lo = band_lo[band] * radius, hi = band_hi[band] * radius / (1 + slack);
+    for (int i = 0; i < count;) {
+        prox_quat qa = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        prox_quat qb = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        prox_vec3 u = random_direction(&rng);
+        double target = lo * pow(hi / lo, prox_rng_uniform(&rng));
+        prox_mat3 ra = prox_mat3_from_quat(qa), rb = prox_mat3_from_quat(qb);
+        prox_transform xa = rigid(&ra, prox_vec3_make(0, 0, 0));
+        double s, gap;
+        if (!advance_to_gap(tree, &xa, &rb, u, radius, target, slack, &s, &gap, &out->queries)) {
+            out->redraws++;
+            continue;
+        }
+        out->p[i].a = xa;
+        out->p[i].b = rigid(&rb, prox_vec3_scale(u, s));
+        out->gap[i] = gap;
+        ++i;
+    }
+    out->seconds = experiment_now() - t0;
+}
+
+static void free_band(band_placements* b) {
+    free(b->p);
+    free(b->gap);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Results kept for the summary */
+
+typedef struct band_summary {
+    double gap_median; /* model units */
+    int best_kind;
+    timing best_prox;
+    int best_peer; /* -1: none */
+    timing best_fcl;
+    int disagreements;
+} band_summary;
+
+typedef struct warm_summary {
+    int best_kind;
+    timing cold, warm;
+    timing fcl;
+    int fcl_peer;
+} warm_summary;
+
+typedef struct model_summary {
+    const char* name;
+    int triangles;
+    double radius;
+    band_summary band[BAND_COUNT];
+    warm_summary motion;
+    int disagreements;
+} model_summary;
+
+static const char* kind_name(int k) { return prox_volume_name((prox_volume)k); }
+
+static void print_disagreement(int* printed, const char* model, int band, int i, const char* who, double got,
+                               double reference) {
+    if (*printed >= 10) return;
+    ++*printed;
+    printf("  DISAGREEMENT: %s band %d placement %d: %s gives %.17g, reference %.17g (relative %.3g)\n", model, band,
+           i, who, got, reference, fabs(got - reference) / fmax(fabs(reference), 1e-300));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Distance and tolerance per band */
+
+static void run_band(const char* model, int band, prox_bvh* const* trees, void* const* peer_models, int peer_count,
+                     const band_placements* b, const options* o, band_summary* out, int* disagreements) {
+    int n = b->count;
+    double* d = malloc(sizeof(double) * (size_t)n);
+    double* scratch = malloc(sizeof(double) * (size_t)n);
+    int64_t* nb = malloc(sizeof(int64_t) * (size_t)n);
+    int64_t* np = malloc(sizeof(int64_t) * (size_t)n);
+    uint8_t* within = malloc((size_t)n);
+    int warm = n < 20 ? n : 20;
+    int printed = 0;
+
+    for (int i = 0; i < n; ++i) scratch[i] = b->gap[i];
+    out->gap_median = experiment_median(scratch, n);
+
+    /* distance */
+    out->best_kind = 0;
+    out->best_prox.mean_us = INFINITY;
+    out->best_peer = -1;
+    out->best_fcl.mean_us = INFINITY;
+    out->disagreements = 0;
+    double kind_mean[KIND_COUNT];
+    for (int k = 0; k < KIND_COUNT; ++k) {
+        distance_context c = {trees[k], b->p, prox_default_distance_def(), {0}, false, d, nb, np};
+        job j = {distance_reset, distance_run, &c};
+        timing t;
+        time_job(&j, n, warm, scratch, &t);
+        int bad = 0;
+        double worst = 0;
+        for (int i = 0; i < n; ++i) {
+            worst = fmax(worst, relative_difference(d[i], b->gap[i]));
+            if (!agree(d[i], b->gap[i])) {
+                ++bad;
+                print_disagreement(&printed, model, band, i, kind_name(k), d[i], b->gap[i]);
+            }
+        }
+        out->disagreements += bad;
+        kind_mean[k] = t.mean_us;
+        printf("| %s | proxima %s | %d | %.1f | %.2f | %.2f / %.2f | %d | %.1e |\n", model, kind_name(k), n,
+               sum_i64(nb, n) / n, sum_i64(np, n) / n, t.mean_us, t.median_us, bad, worst);
+        if (csv)
+            fprintf(csv, "distance,%s,%g,%g,proxima-%s,,%d,%.4f,%.4f,%.3f,%.3f,%d\n", model, band_lo[band],
+                    band_hi[band], kind_name(k), n, t.mean_us, t.median_us, sum_i64(nb, n) / n, sum_i64(np, n) / n,
+                    bad);
+        if (t.mean_us < out->best_prox.mean_us) {
+            out->best_prox = t;
+            out->best_kind = k;
+        }
+    }
+    for (int q = 0; q < peer_count; ++q) {
+        if (!peer_models[q]) continue;
+        peer_context c = {q, peer_models[q], b->p, d};
+        /* Peers that take milliseconds per query (FCL's AABB tree copies and
+         * rebuilds both models per query) run on a prefix of the placements
+         * within a time budget; the row says on how many. */
+        double per_query = peer_estimate(&c, n, o->slow_peer_seconds);
+        int m = n;
+        if (per_query * 2 * n > o->slow_peer_seconds) m = (int)(o->slow_peer_seconds / (2 * per_query));
+        if (m < 1) m = 1;
+        if (m > n) m = n;
+        job j = {NULL, peer_run, &c};
+        timing t;
+        time_job(&j, m, m < n ? 0 : warm, scratch, &t); /* the estimate above warmed up a slow peer */
+        int bad = 0;
+        double worst = 0;
+        for (int i = 0; i < m; ++i) {
+            worst = fmax(worst, relative_difference(d[i], b->gap[i]));
+            if (!agree(d[i], b->gap[i])) {
+                ++bad;
+                print_disagreement(&printed, model, band, i, prox_peer_name(q), d[i], b->gap[i]);
+            }
+        }
+        out->disagreements += bad;
+        printf("| %s | %s%s | %d | | | %.2f / %.2f | %d | %.1e |\n", model, prox_peer_name(q),
+               m < n ? " (prefix)" : "", m, t.mean_us, t.median_us, bad, worst);
+        if (csv)
+            fprintf(csv, "distance,%s,%g,%g,%s,,%d,%.4f,%.4f,,,%d\n", model, band_lo[band], band_hi[band],
+                    prox_peer_name(q), m, t.mean_us, t.median_us, bad);
+        if (m == n && t.mean_us < out->best_fcl.mean_us) {
+            out->best_fcl = t;
+            out->best_peer = q;
+        }
+    }
+    *disagreements += out->disagreements;
+
+    /* tolerance, per kind: 0.5x (answer: no) and 2x (answer: yes) the distance */
+    printf("\nTolerance queries (prox_within_distance), same placements; `exact distance` is the kind's prox_distance "
+           "mean above%s:\n\n",
+           out->best_peer >= 0 ? "; FCL has no tolerance query for meshes, so its user pays the full distance query "
+                                 "(fastest FCL type above)"
+                               : "");
+    printf("| kind | tolerance | answers `within` | wrong | Nb | Np | us per query (mean / median) | exact distance / "
+           "tolerance query (mean) |%s\n",
+           out->best_peer >= 0 ? " FCL distance / tolerance query (mean) |" : "");
+    printf("|---|---|---:|---:|---:|---:|---:|---:|%s\n", out->best_peer >= 0 ? "---:|" : "");
+    for (int k = 0; k < KIND_COUNT; ++k) {
+        for (int f = 0; f < 2; ++f) {
+            double factor = f ? 2.0 : 0.5;
+            tolerance_context c = {trees[k], b->p, b->gap, factor, within, d, nb, np};
+            job j = {NULL, tolerance_run, &c};
+            timing t;
+            time_job(&j, n, warm, scratch, &t);
+            int yes = 0, wrong = 0;
+            for (int i = 0; i < n; ++i) {
+                yes += within[i];
+                bool expect = f == 1;
+                bool ok = (within[i] != 0) == expect && (!within[i] || d[i] <= factor * b->gap[i]);
+                if (!ok) {
+                    ++wrong;
+                    if (printed < 10) {
+                        ++printed;
+                        printf("  WRONG TOLERANCE ANSWER: %s band %d placement %d: %s at %.2fx gives within=%d "
+                               "(distance %.17g, reference %.17g)\n",
+                               model, band, i, kind_name(k), factor, within[i], d[i], b->gap[i]);
+                    }
+                }
+            }
+            out->disagreements += wrong;
+            *disagreements += wrong;
+            printf("| %s | %.1fx | %d of %d | %d | %.1f | %.2f | %.2f / %.2f | %.1fx |", kind_name(k), factor, yes, n,
+                   wrong, sum_i64(nb, n) / n, sum_i64(np, n) / n, t.mean_us, t.median_us, kind_mean[k] / t.mean_us);
+            if (out->best_peer >= 0) printf(" %.1fx |", out->best_fcl.mean_us / t.mean_us);
+            printf("\n");
+            if (csv)
+                fprintf(csv, "tolerance,%s,%g,%g,proxima-%s,%.1f,%d,%.4f,%.4f,%.3f,%.3f,%d\n", model, band_lo[band],
+                        band_hi[band], kind_name(k), factor, n, t.mean_us, t.median_us, sum_i64(nb, n) / n,
+                        sum_i64(np, n) / n, wrong);
+        }
+    }
+    printf("\n");
+    free(d);
+    free(scratch);
+    free(nb);
+    free(np);
+    free(within);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Warm start: B moving slowly at about 0.02R from A */
+
+typedef struct path {
+    experiment_placement* p;
+    double* gap; /* prox_distance per frame (the reference) */
+    int frames;
+    double min_gap, max_gap;
+    int touching;
+} path;
+
+/* B's centre turns on a great circle about A's (1 mrad per frame) while B
+ * spins slowly about a random axis (0.5 mrad per frame); its distance from
+ * A's centre is fitted every 25 frames so that the gap is 0.02R there, and
+ * interpolated linearly in between. */
+static bool make_path(const prox_bvh* tree, double radius, int frames, uint64_t seed, path* out) {
+    prox_rng rng = prox_rng_seed(seed);
+    const int key_step = 25;
+    const double target = 0.02 * radius;
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        prox_quat qa = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        prox_quat qb = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        prox_vec3 e1 = random_direction(&rng), spin = random_direction(&rng), w = random_direction(&rng);
+        prox_vec3 e2 = prox_vec3_cross(e1, w);
+        if (prox_vec3_length(e2) < 1e-3) continue;
+        e2 = prox_vec3_scale(e2, 1 / prox_vec3_length(e2));
+        prox_mat3 ra = prox_mat3_from_quat(qa), rb0 = prox_mat3_from_quat(qb);
+        prox_transform xa = rigid(&ra, prox_vec3_make(0, 0, 0));
+        int keys = (frames - 1) / key_step + 2;
+        double* key_s = malloc(sizeof(double) * (size_t)keys);
+        bool ok = true;
+        int queries = 0;
+        for (int k = 0; k < keys && ok; ++k) {
+            double t = (double)(k * key_step);
+            prox_vec3 u = prox_vec3_add(prox_vec3_scale(e1, cos(1e-3 * t)), prox_vec3_scale(e2, sin(1e-3 * t)));
+            prox_mat3 spin_m = prox_mat3_rotation(spin, 0.5e-3 * t);
+            prox_mat3 rb = prox_mat3_mul(&spin_m, &rb0);
+            double gap;
+            ok = advance_to_gap(tree, &xa, &rb, u, radius, target, 0.02, &key_s[k], &gap, &queries);
+        }
+        if (!ok) {
+            free(key_s);
+            continue;
+        }
+        out->frames = frames;
+        out->p = malloc(sizeof *out->p * (size_t)frames);
+        out->gap = malloc(sizeof(double) * (size_t)frames);
+        out->min_gap = INFINITY;
+        out->max_gap = 0;
+        out->touching = 0;
+        for (int f = 0; f < frames; ++f) {
+            double t = (double)f;
+            int k = f / key_step;
+            double a = (double)(f - k * key_step) / key_step;
+            double s = (1 - a) * key_s[k] + a * key_s[k + 1];
+            prox_vec3 u = prox_vec3_add(prox_vec3_scale(e1, cos(1e-3 * t)), prox_vec3_scale(e2, sin(1e-3 * t)));
+            prox_mat3 spin_m = prox_mat3_rotation(spin, 0.5e-3 * t);
+            prox_mat3 rb = prox_mat3_mul(&spin_m, &rb0);
+            out->p[f].a = xa;
+            out->p[f].b = rigid(&rb, prox_vec3_scale(u, s));
+            out->gap[f] = prox_distance(tree, &out->p[f].a, tree, &out->p[f].b, NULL).distance;
+            out->min_gap = fmin(out->min_gap, out->gap[f]);
+            out->max_gap = fmax(out->max_gap, out->gap[f]);
+            out->touching += out->gap[f] == 0;
+        }
+        free(key_s);
+        return true;
+    }
+    return false;
+}
+
+static void run_motion(const char* model, double radius, prox_bvh* const* trees, void* const* peer_models,
+                       int peer_count, const options* o, uint64_t seed, warm_summary* out, int* disagreements) {
+    path pa;
+    double t0 = experiment_now();
+    if (!make_path(trees[PROX_VOLUME_OBB], radius, o->frames, seed, &pa)) {
+        printf("(no path found for the warm-start experiment)\n\n");
+        out->best_kind = -1;
+        return;
+    }
+    int n = pa.frames;
+    printf("Warm start: %d frames, gap along the path %.4g R .. %.4g R (%d frames touching); path set up in %.1f s.\n\n",
+           n, pa.min_gap / radius, pa.max_gap / radius, pa.touching, experiment_now() - t0);
+    printf("| kind | no cache: us per frame (mean / median) | Nb | Np | with cache: us per frame (mean / median) | Nb | "
+           "Np | gain (mean / median) | answers that differ |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    double* d = malloc(sizeof(double) * (size_t)n);
+    double* d2 = malloc(sizeof(double) * (size_t)n);
+    double* scratch = malloc(sizeof(double) * (size_t)n);
+    int64_t* nb = malloc(sizeof(int64_t) * (size_t)n);
+    int64_t* np = malloc(sizeof(int64_t) * (size_t)n);
+    int printed = 0;
+    out->best_kind = 0;
+    out->warm.mean_us = INFINITY;
+    for (int k = 0; k < KIND_COUNT; ++k) {
+        timing cold, warm;
+        distance_context c = {trees[k], pa.p, prox_default_distance_def(), {0}, false, d, nb, np};
+        job j = {distance_reset, distance_run, &c};
+        time_job_once(&j, n, 20, scratch, &cold);
+        double nb_cold = sum_i64(nb, n) / n, np_cold = sum_i64(np, n) / n;
+        distance_context cw = {trees[k], pa.p, prox_default_distance_def(), {0}, true, d2, nb, np};
+        job jw = {distance_reset, distance_run, &cw};
+        time_job_once(&jw, n, 20, scratch, &warm);
+        int bad = 0;
+        for (int i = 0; i < n; ++i) {
+            bool ok = agree(d[i], pa.gap[i]) && agree(d2[i], pa.gap[i]);
+            if (pa.gap[i] == 0) ok = d[i] == 0 && d2[i] == 0;
+            if (!ok) {
+                ++bad;
+                if (printed++ < 10)
+                    printf("  DISAGREEMENT: %s frame %d: %s gives %.17g without cache, %.17g with, reference %.17g\n",
+                           model, i, kind_name(k), d[i], d2[i], pa.gap[i]);
+            }
+        }
+        *disagreements += bad;
+        printf("| %s | %.2f / %.2f | %.1f | %.2f | %.2f / %.2f | %.1f | %.2f | %.2fx / %.2fx | %d |\n", kind_name(k),
+               cold.mean_us, cold.median_us, nb_cold, np_cold, warm.mean_us, warm.median_us, sum_i64(nb, n) / n,
+               sum_i64(np, n) / n, cold.mean_us / warm.mean_us, cold.median_us / warm.median_us, bad);
+        if (csv) {
+            fprintf(csv, "motion,%s,,,proxima-%s,no-cache,%d,%.4f,%.4f,%.3f,%.3f,%d\n", model, kind_name(k), n,
+                    cold.mean_us, cold.median_us, nb_cold, np_cold, bad);
+            fprintf(csv, "motion,%s,,,proxima-%s,cache,%d,%.4f,%.4f,%.3f,%.3f,%d\n", model, kind_name(k), n,
+                    warm.mean_us, warm.median_us, sum_i64(nb, n) / n, sum_i64(np, n) / n, bad);
+        }
+        if (warm.mean_us < out->warm.mean_us) {
+            out->warm = warm;
+            out->cold = cold;
+            out->best_kind = k;
+        }
+    }
+    /* FCL on the same frames (no warm start through fcl::distance) */
+    out->fcl_peer = -1;
+    out->fcl.mean_us = INFINITY;
+    printf("\n");
+    for (int q = 0; q < peer_count; ++q) {
+        if (!peer_models[q]) continue;
+        peer_context c = {q, peer_models[q], pa.p, d};
+        double per_query = peer_estimate(&c, n, o->slow_peer_seconds);
+        if (per_query * n > 5 * o->slow_peer_seconds) {
+            printf("%s: skipped on the path (%.1f ms per query)\n", prox_peer_name(q), 1e3 * per_query);
+            continue;
+        }
+        job j = {NULL, peer_run, &c};
+        timing t;
+        time_job_once(&j, n, 20, scratch, &t);
+        int bad = 0;
+        for (int i = 0; i < n; ++i) bad += !agree(d[i], pa.gap[i]) && !(pa.gap[i] == 0 && d[i] <= 0);
+        *disagreements += bad;
+        printf("%s on the path: %.2f / %.2f us per frame (mean / median), %d answers differ\n", prox_peer_name(q),
+               t.mean_us, t.median_us, bad);
+        if (csv)
+            fprintf(csv, "motion,%s,,,%s,,%d,%.4f,%.4f,,,%d\n", model, prox_peer_name(q), n, t.mean_us, t.median_us,
+                    bad);
+        if (t.mean_us < out->fcl.mean_us) {
+            out->fcl = t;
+            out->fcl_peer = q;
+        }
+    }
+    printf("\n");
+    free(d);
+    free(d2);
+    free(scratch);
+    free(nb);
+    free(np);
+    free(pa.p);
+    free(pa.gap);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void read_load(char* out, size_t size) {
+    snprintf(out, size, "?");
+    FILE* f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fgets(out, (int)size, f)) out[strcspn(out, "\n")] = 0;
+        fclose(f);
+    }
+}
+
+
+static bool build_tree(const prox_mesh* mesh, prox_volume volume, prox_bvh** out) {
+    prox_bvh_def def = prox_default_bvh_def();
+    def.volume = volume;
+    char message[256];
+    if (prox_bvh_create(&def, mesh, out, message, sizeof message) != PROX_OK) {
+        fprintf(stderr, "distance: %s tree: %s\n", prox_volume_name(volume), message);
+        return false;
+    }
+    return true;
+}
+
+static uint64_t name_seed(const char* name) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (const char* c = name; *c; ++c) h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+    return h;
+}
+
+static int usage(void) {
+    fprintf(stderr, "usage: distance [--quick] [--models a,b,...] [--placements N (per band)] [--frames N] [--seed S] "
+                    "[--no-peers] [--csv FILE]\n");
+    return 2;
+}
+
+int main(int argc, char** argv) {
+    options o = {40, 1000, false, true, 1999, 2.0, NULL};
+    int placements = -1, frames = -1;
+    const char* csv_path = NULL;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--quick") == 0) o.quick = true;
+        else if (strcmp(argv[i], "--placements") == 0 && i + 1 < argc) placements = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) frames = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--models") == 0 && i + 1 < argc) o.models = argv[++i];
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) o.seed = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--no-peers") == 0) o.use_peers = false;
+        else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv_path = argv[++i];
+        else return usage();
+    }
+    if (o.quick) {
+        o.placements = 3;
+        o.frames = 30;
+        o.slow_peer_seconds = 0.3;
+        if (!o.models) o.models = "torus";
+    }
+    if (!o.models) o.models = "torus,teapot,xwing,bunny,buddha";
+    if (placements >= 0) o.placements = placements;
+    if (frames >= 0) o.frames = frames;
+    if (o.placements < 1) o.placements = 1;
+    if (o.frames < 2) o.frames = 2;
+    if (csv_path) {
+        csv = fopen(csv_path, "w");
+        if (!csv) {
+            fprintf(stderr, "distance: cannot write %s\n", csv_path);
+            return 1;
+        }
+    }
+
+    printf("# distance: separation distance and tolerance queries, every volume kind, against FCL\n\nCommand: `");
+    for (int i = 0; i < argc; ++i) printf("%s%s", i ? " " : "", argv[i]);
+    printf("`\n\n");
+    bench_machine_note();
+    printf("%d placements per band, bands of the gap (R = model radius): [0.001R, 0.01R), [0.01R, 0.1R), [0.1R, R); "
+           "seed %llu; warm-start path of %d frames.\n\n",
+           o.placements, (unsigned long long)o.seed, o.frames);
+    int peer_count = o.use_peers ? prox_peer_count() : 0;
+    if (peer_count > MAX_PEERS) peer_count = MAX_PEERS;
+    printf("Peers with a mesh distance query:");
+    int distance_peers = 0;
+    for (int q = 0; q < peer_count; ++q)
+        if (prox_peer_has_distance(q)) {
+            printf(" %s", prox_peer_name(q));
+            ++distance_peers;
+        }
+    printf("%s", distance_peers ? "" : " none");
+    if (distance_peers < peer_count) {
+        printf("; without:");
+        for (int q = 0; q < peer_count; ++q)
+            if (!prox_peer_has_distance(q)) printf(" %s", prox_peer_name(q));
+    }
+    printf("\n\n");
+    if (csv) {
+        fprintf(csv, "# command:");
+        for (int i = 0; i < argc; ++i) fprintf(csv, " %s", argv[i]);
+        fprintf(csv, "\nsection,model,band_lo_r,band_hi_r,variant,detail,count,mean_us,median_us,nb,np,bad\n");
+    }
+
+    double start = experiment_now();
+    char list[1024];
+    snprintf(list, sizeof list, "%s", o.models);
+    model_summary summaries[MAX_MODELS];
+    int model_count = 0, disagreements = 0;
+    for (char* name = strtok(list, ","); name && model_count < MAX_MODELS; name = strtok(NULL, ",")) {
+        double model_start = experiment_now();
+        prox_mesh_data data;
+        if (!bench_load_model("distance", name, &data)) continue;
+        prox_mesh mesh = prox_mesh_data_view(&data);
+        model_summary* ms = &summaries[model_count];
+        memset(ms, 0, sizeof *ms);
+        ms->name = name;
+        ms->triangles = mesh.triangle_count;
+        ms->radius = mesh_radius(&mesh);
+        prox_bvh* trees[KIND_COUNT];
+        bool ok = true;
+        for (int k = 0; k < KIND_COUNT; ++k) ok = ok && build_tree(&mesh, (prox_volume)k, &trees[k]);
+        if (!ok) return 1;
+        void* peer_models[MAX_PEERS];
+        for (int q = 0; q < peer_count; ++q) {
+            peer_models[q] = prox_peer_has_distance(q) ? prox_peer_build(q, &mesh) : NULL;
+            if (prox_peer_has_distance(q) && !peer_models[q])
+                printf("%s: build failed on %s\n", prox_peer_name(q), name);
+        }
+        printf("## %s (%d triangles, R = %.4g; trees built in %.1f s)\n\n", name, mesh.triangle_count, ms->radius,
+               experiment_now() - model_start);
+        uint64_t seed = o.seed ^ name_seed(name);
+        for (int band = 0; band < BAND_COUNT; ++band) {
+            band_placements b;
+            make_band(trees[PROX_VOLUME_OBB], ms->radius, band, o.placements, seed + (uint64_t)band, &b);
+            double gmin = INFINITY, gmax = 0;
+            for (int i = 0; i < b.count; ++i) {
+                gmin = fmin(gmin, b.gap[i]);
+                gmax = fmax(gmax, b.gap[i]);
+            }
+            printf("### %s, gap in [%gR, %gR): %d placements, measured gap %.4g R .. %.4g R (setup: %d distance "
+                   "queries, %d redrawn, %.1f s)\n\n",
+                   name, band_lo[band], band_hi[band], b.count, gmin / ms->radius, gmax / ms->radius, b.queries,
+                   b.redraws, b.seconds);
+            printf("| model | variant | placements | Nb | Np | us per query (mean / median) | answers that differ | "
+                   "largest relative difference |\n");
+            printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
+            run_band(name, band, trees, peer_models, peer_count, &b, &o, &ms->band[band], &ms->disagreements);
+            free_band(&b);
+        }
+        printf("### %s, warm start\n\n", name);
+        run_motion(name, ms->radius, trees, peer_models, peer_count, &o, seed + 100, &ms->motion, &ms->disagreements);
+        disagreements += ms->disagreements;
+        printf("%s: %.1f s\n\n", name, experiment_now() - model_start);
+        for (int q = 0; q < peer_count; ++q)
+            if (peer_models[q]) prox_peer_destroy(q, peer_models[q]);
+        for (int k = 0; k < KIND_COUNT; ++k) prox_bvh_destroy(trees[k]);
+        prox_mesh_data_free(&data);
+        model_count++;
+        fflush(stdout);
+    }
+
+    printf("## Summary: exact distance, mean / median us per query\n\n");
+    printf("| model | gap band | median gap | proxima fastest | us | FCL fastest | us | FCL / proxima (mean / median) | "
+           "answers that differ |\n");
+    printf("|---|---|---:|---|---:|---|---:|---:|---:|\n");
+    for (int m = 0; m < model_count; ++m) {
+        const model_summary* ms = &summaries[m];
+        for (int band = 0; band < BAND_COUNT; ++band) {
+            const band_summary* bs = &ms->band[band];
+            printf("| %s | [%gR, %gR) | %.3g R | %s | %.2f / %.2f |", ms->name, band_lo[band], band_hi[band],
+                   bs->gap_median / ms->radius, kind_name(bs->best_kind), bs->best_prox.mean_us, bs->best_prox.median_us);
+            if (bs->best_peer >= 0)
+                printf(" %s | %.2f / %.2f | %.2fx / %.2fx |", prox_peer_name(bs->best_peer), bs->best_fcl.mean_us,
+                       bs->best_fcl.median_us, bs->best_fcl.mean_us / bs->best_prox.mean_us,
+                       bs->best_fcl.median_us / bs->best_prox.median_us);
+            else
+                printf(" - | - | - |");
+            printf(" %d |\n", bs->disagreements);
+        }
+    }
+    printf("\n## Summary: warm start along the path (best kind with the cache)\n\n");
+    printf("| model | kind | no cache (us, mean / median) | with cache | gain (mean) | FCL fastest on the path | FCL / "
+           "proxima with cache (mean) |\n");
+    printf("|---|---|---:|---:|---:|---|---:|\n");
+    for (int m = 0; m < model_count; ++m) {
+        const warm_summary* w = &summaries[m].motion;
+        if (w->best_kind < 0) continue;
+        printf("| %s | %s | %.2f / %.2f | %.2f / %.2f | %.2fx |", summaries[m].name, kind_name(w->best_kind),
+               w->cold.mean_us, w->cold.median_us, w->warm.mean_us, w->warm.median_us, w->cold.mean_us / w->warm.mean_us);
+        if (w->fcl_peer >= 0)
+            printf(" %s %.2f / %.2f | %.2fx |\n", prox_peer_name(w->fcl_peer), w->fcl.mean_us, w->fcl.median_us,
+                   w->fcl.mean_us / w->warm.mean_us);
+        else
+            printf(" - | - |\n");
+    }
+    char load[128];
+    read_load(load, sizeof load);
+    printf("\nRuntime: %.1f s; answers that differ (distance, tolerance, warm start; all models): %d; load average at "
+           "the end: %s\n",
+           experiment_now() - start, disagreements, load);
+    if (csv) fclose(csv);
+    return disagreements ? 1 : 0;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/* Contacts: every contacting triangle pair of a collision query, with where
+ * the two triangles meet (prox_tri_tri_contact), optionally reduced to a
+ * contact manifold of a few points. */
+#include <proxima/geometry.h>
+#include <proxima/query.h>
+
+#include "bvh_internal.h"
+#include "query_traverse.h"
+
+prox_contacts_def prox_default_contacts_def(void) {
+    prox_contacts_def def;
+    memset(&def, 0, sizeof def);
+    def.sat = PROX_SAT_FULL;
+    return def;
+}
+
+typedef struct contact_state {
+    const prox_bvh *a, *b;
+    const prox_transform *xa, *xb;
+    const prox_contacts_def* def;
+    int64_t count;
+    bool stopped;
+    prox_vec3 normal_sum;
+    prox_vec3 towards_b; /* from a's world box centre to b's */
+} contact_state;
+
+/* The centre of the model's bounding box, placed. */
+static prox_vec3 box_centre(const prox_bvh* bvh, const prox_transform* x) {
+    prox_vec3 c = prox_vec3_make(0.5 * ((double)bvh->root_lo[0] + (double)bvh->root_hi[0]),
+                                 0.5 * ((double)bvh->root_lo[1] + (double)bvh->root_hi[1]),
+                                 0.5 * ((double)bvh->root_lo[2] + (double)bvh->root_hi[2]));
+    return prox_transform_point(x, c);
+}
+
+/* Twice the area of the quadrilateral p0 p1 p2 p3 (nearly planar points):
+ * the largest |d1 x d2| over the three ways to pair the points into
+ * diagonals; for four points in convex position that is the right pairing. */
+static double quad_measure(const prox_vec3 p[4]) {
+    static const int pairing[3][4] = {{0, 2, 1, 3}, {0, 1, 2, 3}, {0, 3, 1, 2}};
+    double best = 0;
+    for (int k = 0; k < 3; ++k) {
+        const int* q = pairing[k];
+        prox_vec3 d1 = prox_vec3_sub(p[q[1]], p[q[0]]), d2 = prox_vec3_sub(p[q[3]], p[q[2]]);
+        double m = prox_vec3_length(prox_vec3_cross(d1, d2));
+        best = m > best ? m : best;
+    }
+    return best;
+}
+
+/* Keeps the contact region's span in at most four points: the first
+ * distinct points are taken; after that a point replaces the kept point
+ * whose replacement gives the largest quadrilateral, if that is larger than
+ * the current one. With fewer than four points, a point replaces one when
+ * it spans more (a longer segment, a larger triangle). */
+static void manifold_add(prox_manifold* m, prox_vec3 point, prox_tri_pair pair) {
+    for (int i = 0; i < m->point_count; ++i)
+        if (prox_vec3_length(prox_vec3_sub(m->points[i], point)) == 0) return;
+    if (m->point_count < PROX_MANIFOLD_POINTS) {
+        m->points[m->point_count] = point;
+        m->pairs[m->point_count] = pair;
+        m->point_count++;
+        return;
+    }
+    double best = quad_measure(m->points);
+    int replace = -1;
+    for (int i = 0; i < PROX_MANIFOLD_POINTS; ++i) {
+        prox_vec3 trial[4] = {m->points[0], m->points[1], m->points[2], m->points[3]};
+        trial[i] = point;
+        double measure = quad_measure(trial);
+        if (measure > best) {
+            best = measure;
+            replace = i;
+        }
+    }
+    if (replace >= 0) {
+        m->points[replace] = point;
+        m->pairs[replace] = pair;
+    }
+}
+
+static bool on_pair(prox_tri_pair pair, void* context) {
+    contact_state* st = context;
+    prox_vec3 ta[3], tb[3];
+    place_mesh_triangle(st->a, st->xa, pair.triangle_a, ta);
+    place_mesh_triangle(st->b, st->xb, pair.triangle_b, tb);
+    prox_tri_contact where;
+    if (!prox_tri_tri_contact(ta, tb, &where)) return true; /* cannot happen: the same exact test said they touch */
+    prox_contact c;
+    c.pair = pair;
+    c.point = where.point;
+    c.normal = where.normal;
+    c.segment[0] = where.segment[0];
+    c.segment[1] = where.segment[1];
+    const prox_contacts_def* def = st->def;
+    if (def->contacts && st->count < def->capacity) def->contacts[st->count] = c;
+    st->count++;
+    if (def->manifold) {
+        /* weight: the intersection's length; contacts at single points
+         * count only where nothing else does */
+        double weight = prox_vec3_length(prox_vec3_sub(c.segment[1], c.segment[0]));
+        weight = weight > 0 ? weight : 1e-300;
+        if (prox_vec3_dot(c.normal, st->towards_b) < 0) weight = -weight;
+        st->normal_sum = prox_vec3_add(st->normal_sum, prox_vec3_scale(c.normal, weight));
+        manifold_add(def->manifold, c.point, pair);
+        if (def->manifold->point_count == 1)
+            def->manifold->normal = prox_vec3_scale(c.normal, prox_vec3_dot(c.normal, st->towards_b) < 0 ? -1 : 1);
+    }
+    if (def->callback && !def->callback(&c, def->context)) {
+        st->stopped = true;
+        return false;
+    }
+    return true;
+}
+
+prox_contacts_result prox_contacts(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                                   const prox_transform* xb, const prox_contacts_def* def) {
+    prox_contacts_def d = def ? *def : prox_default_contacts_def();
+    prox_contacts_result result;
+    memset(&result, 0, sizeof result);
+    if (d.manifold) memset(d.manifold, 0, sizeof *d.manifold);
+    if (!a || !b) return result;
+    prox_transform identity = prox_transform_identity();
+    contact_state st;
+    memset(&st, 0, sizeof st);
+    st.a = a;
+    st.b = b;
+    st.xa = xa ? xa : &identity;
+    st.xb = xb ? xb : &identity;
+    st.def = &d;
+    st.towards_b = prox_vec3_sub(box_centre(b, st.xb), box_centre(a, st.xa));
+    prox_collide_def cd = prox_default_collide_def();
+    cd.sat = d.sat;
+    cd.all_pairs = true;
+    cd.callback = on_pair;
+    cd.context = &st;
+    prox_collide_result r = prox_collide(a, st.xa, b, st.xb, &cd);
+    result.invalid_transform = r.invalid_transform;
+    result.volume_tests = r.volume_tests;
+    result.triangle_tests = r.triangle_tests;
+    result.contact_count = st.count;
+    result.stopped = st.stopped;
+    if (d.manifold && d.manifold->point_count > 0) {
+        double len = prox_vec3_length(st.normal_sum);
+        /* opposite normals can cancel (a thin plate pierced through): keep the first then */
+        if (len > 0 && isfinite(len)) d.manifold->normal = prox_vec3_scale(st.normal_sum, 1 / len);
+    }
+    return result;
+}

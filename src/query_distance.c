@@ -1,0 +1,646 @@
+/* SPDX-License-Identifier: MIT */
+/* Separation distance and tolerance between two hierarchies, for every
+ * volume kind (Larsen, Gottschalk, Lin, Manocha 1999, "Fast proximity
+ * queries with swept sphere volumes", sec. 4: a tandem traversal that prunes
+ * every pair of volumes whose distance lower bound cannot beat the closest
+ * triangle pair found so far, nearest pairs first).
+ *
+ * Like the collision query, one fixed volume of model Y is bounded against
+ * the eight lane volumes of the node of model X being unfolded, in X's
+ * frame (x_X = m x_Y + t). The lower bounds are computed in double from the
+ * float volumes, then rounded down (see make_distance_frame), so that a pair
+ * holding the closest triangles is never pruned; X-frame distances become
+ * world distances through the smallest stretch of X's placement. Triangles
+ * are measured in world coordinates with prox_tri_tri_distance. */
+#include <float.h>
+#include <proxima/geometry.h>
+#include <proxima/query.h>
+
+#include "bvh_internal.h"
+#include "query_frame.h"
+#include "query_kdop.h"
+#include "query_traverse.h"
+
+prox_distance_def prox_default_distance_def(void) {
+    prox_distance_def def;
+    memset(&def, 0, sizeof def);
+    def.upper_bound = INFINITY;
+    return def;
+}
+
+/* One direction of the relative placement, in double, for the bounds. */
+typedef struct distance_frame {
+    double m[3][3], m_abs[3][3]; /* Y's axes in X */
+    double minv[3][3], minv_abs[3][3];
+    double cof[3][3];   /* cof m: normals of Y's faces in X */
+    double t[3];
+    double stretch_max; /* >= |m|_2: a sphere of Y of radius r fits in one of radius stretch_max r in X */
+    double stretch_min; /* <= the least singular value of m: |m v| >= stretch_min |v| */
+    bool rigid;         /* m is orthogonal (to 2^-40): Y's unit face normals are orthonormal in X */
+    double to_world;    /* <= the least singular value of X's placement: world distance per X distance */
+    double slack;       /* subtracted from every bound, in X's units */
+} distance_frame;
+
+/* The factor and the slack that make every bound conservative. Each bound
+ * is a handful of double operations on terms no larger than G = |t| +
+ * |m| R_Y + R_X (R the models' radii): their rounding is far below 2^-40 G,
+ * the absolute slack. The factor 1 - 2^-18 covers the oriented boxes' float
+ * axes, unit and orthogonal only to a few 2^-24, which makes a sum of
+ * squared gaps along them exceed the squared distance by as much. */
+static const double BOUND_FACTOR = 1.0 - 0x1p-18;
+
+static double model_radius(const prox_bvh* bvh) {
+    double radius = bvh->volume_radius;
+    for (int k = 0; k < 3; ++k)
+        radius = fmax(radius, fmax(fabs((double)bvh->root_lo[k]), fabs((double)bvh->root_hi[k])));
+    return radius;
+}
+
+static double max_abs_vec(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
+
+static bool is_orthogonal(const prox_mat3* m) {
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            double dot = m->m[0][i] * m->m[0][j] + m->m[1][i] * m->m[1][j] + m->m[2][i] * m->m[2][j];
+            if (!(fabs(dot - (i == j)) <= 0x1p-40)) return false;
+        }
+    return true;
+}
+
+static void make_distance_frame(const prox_transform* rel, const prox_mat3* rel_inv, const prox_mat3* x_basis_inv,
+                                double radius_x, double radius_y, distance_frame* f) {
+    prox_mat3 cof = prox_mat3_cofactor(&rel->basis);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            f->m[i][j] = rel->basis.m[i][j];
+            f->m_abs[i][j] = fabs(rel->basis.m[i][j]);
+            f->minv[i][j] = rel_inv->m[i][j];
+            f->minv_abs[i][j] = fabs(rel_inv->m[i][j]);
+            f->cof[i][j] = cof.m[i][j];
+        }
+    f->t[0] = rel->origin.x;
+    f->t[1] = rel->origin.y;
+    f->t[2] = rel->origin.z;
+    f->stretch_max = prox_stretch_bound(&rel->basis);
+    /* the least singular value of m is 1 / |m^-1|_2 */
+    f->stretch_min = (1 - 0x1p-40) / prox_stretch_bound(rel_inv);
+    f->rigid = is_orthogonal(&rel->basis);
+    f->to_world = (1 - 0x1p-40) / prox_stretch_bound(x_basis_inv);
+    double g = max_abs_vec(rel->origin) + f->stretch_max * radius_y + radius_x;
+    f->slack = 0x1p-40 * g;
+}
+
+typedef struct distance_frames {
+    query_frames lanes;   /* the collision frames: k-DOP directions, the float range check */
+    distance_frame ab, ba;
+    double stretch_a, stretch_b; /* >= |B|_2 of each placement */
+    double world_slack;          /* 2^-40 of the world-space size of the scene */
+} distance_frames;
+
+static bool make_distance_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                                 const prox_transform* xb, distance_frames* f) {
+    if (!prox_make_query_frames(a, xa, b, xb, &f->lanes)) return false;
+    prox_transform xa_inv, xb_inv, ba;
+    if (!prox_transform_inverse(xa, &xa_inv) || !prox_transform_inverse(xb, &xb_inv)) return false;
+    prox_transform ab = prox_transform_mul(&xa_inv, xb); /* B -> A */
+    if (!prox_transform_inverse(&ab, &ba)) return false;
+    double ra = model_radius(a), rb = model_radius(b);
+    make_distance_frame(&ab, &ba.basis, &xa_inv.basis, ra, rb, &f->ab);
+    make_distance_frame(&ba, &ab.basis, &xb_inv.basis, rb, ra, &f->ba);
+    f->stretch_a = prox_stretch_bound(&xa->basis);
+    f->stretch_b = prox_stretch_bound(&xb->basis);
+    f->world_slack = 0x1p-40 * (max_abs_vec(xa->origin) + f->stretch_a * ra + max_abs_vec(xb->origin) + f->stretch_b * rb);
+    return true;
+}
+
+/* sqrt(sum of squares), or, where the squares could overflow, the largest
+ * term: both are lower bounds of the distance when the terms are gaps along
+ * orthogonal unit axes. */
+static inline double gap_norm(double g0, double g1, double g2) {
+    g0 = g0 > 0 ? g0 : 0;
+    g1 = g1 > 0 ? g1 : 0;
+    g2 = g2 > 0 ? g2 : 0;
+    double big = g0 > g1 ? g0 : g1;
+    big = big > g2 ? big : g2;
+    double norm = sqrt(g0 * g0 + g1 * g1 + g2 * g2);
+    return big < 0x1p500 ? norm : big;
+}
+
+static inline double gap_max(double g0, double g1, double g2) {
+    double big = g0 > g1 ? g0 : g1;
+    big = big > g2 ? big : g2;
+    return big > 0 ? big : 0;
+}
+
+/* Finishes a lane's bound: world units, rounded down; empty lanes never survive. */
+static inline double finish_bound(const distance_frame* f, double bound, int32_t count) {
+    double lb = f->to_world * (BOUND_FACTOR * bound - f->slack);
+    lb = lb > 0 ? lb : 0;
+    return count < 0 ? INFINITY : lb;
+}
+
+/* Boxes: the fixed box of Y, centre fc and half extents fe in Y's frame,
+ * against the lane boxes. Two bounds: the gaps between the lane box and the
+ * fixed box's bounding box along X's axes, and those between the fixed box
+ * and the lane box's bounding box along Y's axes (in Y's units, then times
+ * the least stretch of m). */
+static void box_bounds(const distance_frame* f, const prox_node* node, const double fc[3], const double fe[3],
+                       double out[PROX_LANES]) {
+    double p[3], rb[3];
+    for (int i = 0; i < 3; ++i) {
+        p[i] = f->m[i][0] * fc[0] + f->m[i][1] * fc[1] + f->m[i][2] * fc[2] + f->t[i];
+        rb[i] = f->m_abs[i][0] * fe[0] + f->m_abs[i][1] * fe[1] + f->m_abs[i][2] * fe[2];
+    }
+    double ft[3];
+    for (int j = 0; j < 3; ++j)
+        ft[j] = fc[j] + f->minv[j][0] * f->t[0] + f->minv[j][1] * f->t[1] + f->minv[j][2] * f->t[2];
+    for (int l = 0; l < PROX_LANES; ++l) {
+        double c[3], e[3], gx[3], gy[3];
+        for (int k = 0; k < 3; ++k) {
+            double lo = node->lo[k][l], hi = node->hi[k][l];
+            c[k] = 0.5 * (lo + hi);
+            e[k] = 0.5 * (hi - lo);
+            gx[k] = fabs(p[k] - c[k]) - e[k] - rb[k];
+        }
+        for (int j = 0; j < 3; ++j) {
+            double u = f->minv[j][0] * c[0] + f->minv[j][1] * c[1] + f->minv[j][2] * c[2];
+            double ra = f->minv_abs[j][0] * e[0] + f->minv_abs[j][1] * e[1] + f->minv_abs[j][2] * e[2];
+            gy[j] = fabs(u - ft[j]) - fe[j] - ra;
+        }
+        double bx = gap_norm(gx[0], gx[1], gx[2]);
+        double by = f->stretch_min * gap_norm(gy[0], gy[1], gy[2]);
+        out[l] = finish_bound(f, bx > by ? bx : by, node->count[l]);
+    }
+}
+
+/* The fixed oriented box of Y placed in X's frame: centre, half edges
+ * u_j = e_j m a_j, unit face normals n_j (cof(m) a_j, normalised) and the
+ * box's radius along each normal. */
+typedef struct distance_obb {
+    double p[3], u[3][3], n[3][3], rn[3];
+    double thickness; /* |u_2|: the box's half thickness across its two longest axes */
+} distance_obb;
+
+static void distance_obb_make(const distance_frame* f, const prox_obb_lanes* o, int lane, distance_obb* x) {
+    double c[3], a[3][3], e[3];
+    for (int k = 0; k < 3; ++k) {
+        c[k] = o->center[k][lane];
+        e[k] = o->extent[k][lane];
+        for (int j = 0; j < 3; ++j) a[k][j] = o->axis[k][j][lane];
+    }
+    for (int i = 0; i < 3; ++i) x->p[i] = f->m[i][0] * c[0] + f->m[i][1] * c[1] + f->m[i][2] * c[2] + f->t[i];
+    for (int j = 0; j < 3; ++j) {
+        double len = 0;
+        for (int i = 0; i < 3; ++i) {
+            x->u[j][i] = e[j] * (f->m[i][0] * a[j][0] + f->m[i][1] * a[j][1] + f->m[i][2] * a[j][2]);
+            x->n[j][i] = f->cof[i][0] * a[j][0] + f->cof[i][1] * a[j][1] + f->cof[i][2] * a[j][2];
+            len += x->n[j][i] * x->n[j][i];
+        }
+        len = len > 0 ? 1 / sqrt(len) : 0;
+        for (int i = 0; i < 3; ++i) x->n[j][i] *= len;
+    }
+    for (int j = 0; j < 3; ++j) {
+        double r = 0;
+        for (int k = 0; k < 3; ++k)
+            r += fabs(x->n[j][0] * x->u[k][0] + x->n[j][1] * x->u[k][1] + x->n[j][2] * x->u[k][2]);
+        x->rn[j] = r;
+    }
+    x->thickness = sqrt(x->u[2][0] * x->u[2][0] + x->u[2][1] * x->u[2][1] + x->u[2][2] * x->u[2][2]);
+}
+
+/* Oriented boxes, first the cheap bound: the gaps along the lane box's axes
+ * (orthonormal: their squares add up) and along the fixed box's face
+ * normals (orthonormal when m is a rotation; otherwise the largest is
+ * taken). */
+static void obb_bounds(const distance_frame* f, const prox_node* node, const prox_obb_lanes* o,
+                       const distance_obb* x, double out[PROX_LANES]) {
+    for (int l = 0; l < PROX_LANES; ++l) {
+        double d[3], gx[3], gy[3], E[3];
+        for (int k = 0; k < 3; ++k) {
+            d[k] = x->p[k] - o->center[k][l];
+            E[k] = o->extent[k][l];
+        }
+        double rl[3] = {0, 0, 0}; /* the lane box's radius along n_j */
+        for (int i = 0; i < 3; ++i) {
+            const double a0 = o->axis[i][0][l], a1 = o->axis[i][1][l], a2 = o->axis[i][2][l];
+            double T = a0 * d[0] + a1 * d[1] + a2 * d[2];
+            double r = 0;
+            for (int j = 0; j < 3; ++j) {
+                r += fabs(a0 * x->u[j][0] + a1 * x->u[j][1] + a2 * x->u[j][2]);
+                rl[j] += E[i] * fabs(a0 * x->n[j][0] + a1 * x->n[j][1] + a2 * x->n[j][2]);
+            }
+            gx[i] = fabs(T) - E[i] - r;
+        }
+        for (int j = 0; j < 3; ++j)
+            gy[j] = fabs(x->n[j][0] * d[0] + x->n[j][1] * d[1] + x->n[j][2] * d[2]) - x->rn[j] - rl[j];
+        double bx = gap_norm(gx[0], gx[1], gx[2]);
+        double by = f->rigid ? gap_norm(gy[0], gy[1], gy[2]) : gap_max(gy[0], gy[1], gy[2]);
+        out[l] = finish_bound(f, bx > by ? bx : by, node->count[l]);
+    }
+}
+
+/* Then the swept-sphere bound (Larsen et al. 1999): an oriented box lies in
+ * the rectangle swept sphere made of its middle section across its two
+ * longest axes (axes are sorted by decreasing extent) swept by a sphere of
+ * its smallest half extent; two such volumes are at least the distance of
+ * their rectangles minus both radii apart. It is tight for flat boxes, which
+ * the gaps along box axes are not when boxes face each other obliquely, but
+ * costs about ten times as much: the traversal computes it lazily, for a
+ * pair it is about to unfold (most pairs pushed are pruned by the cheap
+ * bound before they are popped). The radii are enlarged by 2^-20 for the
+ * float axes' lengths. */
+/* A box's swept-sphere rectangle and radius, placed in world coordinates:
+ * an affine placement maps the rectangle to a parallelogram and the
+ * sphere of radius r into one of radius |B|_2 r, so the bound stays exact
+ * for the parallelograms under any placement, scaled ones included. */
+typedef struct world_rss {
+    prox_rect rect;
+    double radius;
+} world_rss;
+
+static void world_rss_make(const prox_transform* x, double stretch, const prox_obb_lanes* o, int lane,
+                           world_rss* out) {
+    double c[3], u[2][3];
+    for (int k = 0; k < 3; ++k) c[k] = o->center[k][lane];
+    for (int j = 0; j < 2; ++j) {
+        const double e = o->extent[j][lane];
+        const double a[3] = {o->axis[j][0][lane], o->axis[j][1][lane], o->axis[j][2][lane]};
+        for (int i = 0; i < 3; ++i)
+            u[j][i] = e * (x->basis.m[i][0] * a[0] + x->basis.m[i][1] * a[1] + x->basis.m[i][2] * a[2]);
+    }
+    prox_vec3 p = prox_transform_point(x, prox_vec3_make(c[0], c[1], c[2]));
+    out->rect.corner = prox_vec3_make(p.x - u[0][0] - u[1][0], p.y - u[0][1] - u[1][1], p.z - u[0][2] - u[1][2]);
+    out->rect.edge[0] = prox_vec3_make(2 * u[0][0], 2 * u[0][1], 2 * u[0][2]);
+    out->rect.edge[1] = prox_vec3_make(2 * u[1][0], 2 * u[1][1], 2 * u[1][2]);
+    /* 2^-20 more for the float axes' lengths */
+    out->radius = stretch * o->extent[2][lane] * (1 + 0x1p-20);
+}
+
+/* World distance bound of two placed swept-sphere volumes, rounded down
+ * like the others (slack: the rounding of a few products of world-size
+ * terms). */
+static double rss_bound(const world_rss* a, const world_rss* b, double world_slack) {
+    double g = prox_rect_rect_distance(&a->rect, &b->rect, NULL, NULL) - a->radius - b->radius;
+    g = BOUND_FACTOR * g - world_slack;
+    return g > 0 ? g : 0;
+}
+
+/* Spheres: centre distance minus the radii (Y's scaled by the largest stretch). */
+static void sphere_bounds(const distance_frame* f, const prox_node* node, const prox_sphere_lanes* s,
+                          const prox_sphere_lanes* fs, int lane, double out[PROX_LANES]) {
+    double c[3] = {fs->center[0][lane], fs->center[1][lane], fs->center[2][lane]}, p[3];
+    for (int i = 0; i < 3; ++i) p[i] = f->m[i][0] * c[0] + f->m[i][1] * c[1] + f->m[i][2] * c[2] + f->t[i];
+    double r = f->stretch_max * fs->radius[lane];
+    for (int l = 0; l < PROX_LANES; ++l) {
+        double d0 = p[0] - s->center[0][l], d1 = p[1] - s->center[1][l], d2 = p[2] - s->center[2][l];
+        double g = sqrt(d0 * d0 + d1 * d1 + d2 * d2) - r - s->radius[l];
+        out[l] = finish_bound(f, g, node->count[l]);
+    }
+}
+
+/* k-DOPs: the fixed k-DOP's intervals along X's directions (conservative,
+ * from the collision query's support-function bound, query_kdop.h) against
+ * the lanes' slabs; each gap divided by its direction's length. The three
+ * axis slabs are orthogonal, so their gaps add up in squares. */
+static void kdop_bounds_lanes(const distance_frame* f, const kdop_frame* kf, const double inv_length[],
+                              const prox_node* node, const prox_kdop_lanes* k, const fixed_kdop* x,
+                              double out[PROX_LANES]) {
+    double diagonal[PROX_LANES];
+    for (int l = 0; l < PROX_LANES; ++l) diagonal[l] = 0;
+    for (int s = 3; s < kf->slabs; ++s) {
+        const double flo = x->lo[s], fhi = x->hi[s], scale = inv_length[s];
+        for (int l = 0; l < PROX_LANES; ++l) {
+            double g = fmax(flo - (double)k->hi[s][l], (double)k->lo[s][l] - fhi) * scale;
+            diagonal[l] = g > diagonal[l] ? g : diagonal[l];
+        }
+    }
+    for (int l = 0; l < PROX_LANES; ++l) {
+        double g[3];
+        for (int s = 0; s < 3; ++s)
+            g[s] = fmax((double)x->lo[s] - (double)k->hi[s][l], (double)k->lo[s][l] - (double)x->hi[s]);
+        double axes = gap_norm(g[0], g[1], g[2]);
+        out[l] = finish_bound(f, axes > diagonal[l] ? axes : diagonal[l], node->count[l]);
+    }
+}
+
+typedef struct distance_state {
+    const prox_bvh *a, *b;
+    const prox_transform *xa, *xb;
+    prox_transform identity; /* what a NULL transform stands for */
+    double relative_error, absolute_error;
+    double upper_limit; /* volume pairs with a bound above the upper bound (or the tolerance) are pruned */
+    bool tolerance_mode;
+    double tolerance;
+    double best;  /* distance of the closest triangle pair found */
+    double limit; /* volume pairs whose bound is not below this are pruned */
+    prox_vec3 point_a, point_b;
+    int32_t triangle_a, triangle_b;
+    int64_t volume_tests, triangle_tests;
+    bool done;
+} distance_state;
+
+/* A pair can improve the answer only if its bound b satisfies
+ * b (1 + rel) + abs < best; and it matters at all only if b <= upper. */
+static void update_limit(distance_state* st) {
+    double limit = st->best;
+    if (st->relative_error > 0 || st->absolute_error > 0)
+        limit = (st->best - st->absolute_error) / (1 + st->relative_error);
+    st->limit = limit < st->upper_limit ? limit : st->upper_limit;
+}
+
+static void consider_pair(distance_state* st, const prox_vec3 ta[3], const prox_vec3 tb[3], int32_t triangle_a,
+                          int32_t triangle_b) {
+    prox_vec3 pa, pb;
+    st->triangle_tests++;
+    double d = prox_tri_tri_distance(ta, tb, &pa, &pb);
+    if (!(d < st->best)) return;
+    st->best = d;
+    st->point_a = pa;
+    st->point_b = pb;
+    st->triangle_a = triangle_a;
+    st->triangle_b = triangle_b;
+    update_limit(st);
+    /* nothing beats zero; a tolerance query needs one pair within reach */
+    if (d == 0 || (st->tolerance_mode && d <= st->tolerance)) st->done = true;
+}
+
+static void test_leaves(distance_state* st, int first_a, int count_a, int first_b, int count_b) {
+    prox_vec3 ta[PROX_MAX_LEAF_SIZE][3], tb[PROX_MAX_LEAF_SIZE][3];
+    for (int i = 0; i < count_a; ++i) place_triangle(st->a, st->xa, first_a + i, ta[i]);
+    for (int j = 0; j < count_b; ++j) place_triangle(st->b, st->xb, first_b + j, tb[j]);
+    for (int i = 0; i < count_a && !st->done; ++i)
+        for (int j = 0; j < count_b && !st->done; ++j)
+            consider_pair(st, ta[i], tb[j], st->a->slot_triangle[first_a + i], st->b->slot_triangle[first_b + j]);
+}
+
+/* Depth-first traversal; the surviving lanes of each unfolded node are
+ * pushed farthest first, so the nearest pair is explored next and the best
+ * distance shrinks early. Popped pairs are checked again against the limit,
+ * which may have dropped since they were pushed. */
+static inline __attribute__((always_inline)) void traverse(distance_state* st, const distance_frames* f,
+                                                           test_kind kind, const double kdop_inv_length[]) {
+    const prox_bvh *a = st->a, *b = st->b;
+    int32_t stack[2 * PROX_TRAVERSE_STACK];
+    double stack_bound[PROX_TRAVERSE_STACK];
+    /* oriented boxes: the swept-sphere bound, computed when a pair is popped */
+    const bool lazy_rss = kind == TEST_OBB || kind == TEST_OBB_SPHERE;
+    int top = 0;
+    stack[0] = ROOT_SLOT;
+    stack[1] = ROOT_SLOT;
+    stack_bound[0] = 0;
+    top = 1;
+    while (top > 0 && !st->done) {
+        --top;
+        if (!(stack_bound[top] < st->limit)) continue;
+        int32_t sa = stack[2 * top], sb = stack[2 * top + 1];
+        slot_view va = view_slot(a, sa), vb = view_slot(b, sb);
+        /* leaf pairs go straight to the triangles: an exact distance costs
+         * little more than the swept-sphere bound */
+        if (va.count > 0 && vb.count > 0) {
+            test_leaves(st, va.index, va.count, vb.index, vb.count);
+            continue;
+        }
+        if (lazy_rss && sa != ROOT_SLOT && sb != ROOT_SLOT) {
+            int la, lb;
+            const prox_obb_lanes* oa = obb_block(a, sa, &la);
+            const prox_obb_lanes* ob = obb_block(b, sb, &lb);
+            world_rss ra, rb;
+            world_rss_make(st->xa, f->stretch_a, oa, la, &ra);
+            world_rss_make(st->xb, f->stretch_b, ob, lb, &rb);
+            st->volume_tests++;
+            if (!(rss_bound(&ra, &rb, f->world_slack) < st->limit)) continue;
+        }
+        bool unfold_a = unfold_first(a, sa, &va, b, sb, &vb, kind, f->lanes.ab.det_abs);
+        const prox_bvh* open = unfold_a ? a : b;
+        const prox_bvh* closed = unfold_a ? b : a;
+        const int32_t fixed_slot = unfold_a ? sb : sa;
+        const int32_t child = unfold_a ? va.index : vb.index;
+        const prox_node* node = &open->nodes[child];
+        const distance_frame* frame = unfold_a ? &f->ab : &f->ba;
+        double bound[PROX_LANES];
+        int lane = 0;
+        if (kind == TEST_AABB) {
+            const slot_view* fixed = unfold_a ? &vb : &va;
+            double fc[3], fe[3];
+            for (int k = 0; k < 3; ++k) {
+                double l = fixed->lo[k * fixed->stride], h = fixed->hi[k * fixed->stride];
+                fc[k] = 0.5 * (l + h);
+                fe[k] = 0.5 * (h - l);
+            }
+            box_bounds(frame, node, fc, fe, bound);
+        } else if (kind == TEST_SPHERE) {
+            const prox_sphere_lanes* fs = sphere_block(closed, fixed_slot, &lane);
+            sphere_bounds(frame, node, &open->spheres[child], fs, lane, bound);
+        } else if (kind == TEST_KDOP) {
+            const kdop_frame* kf = unfold_a ? &f->lanes.kdop_ab : &f->lanes.kdop_ba;
+            const prox_kdop_lanes* fk = kdop_block(closed, fixed_slot, &lane);
+            fixed_kdop fixed_k;
+            fixed_kdop_make(kf, fk, lane, &fixed_k);
+            kdop_bounds_lanes(frame, kf, kdop_inv_length, node, &open->kdops[child], &fixed_k, bound);
+        } else {
+            /* oriented boxes; the dual tree's spheres first, as a cheap filter */
+            bool any = true;
+            double sphere[PROX_LANES];
+            if (kind == TEST_OBB_SPHERE) {
+                const prox_sphere_lanes* fs = sphere_block(closed, fixed_slot, &lane);
+                sphere_bounds(frame, node, &open->spheres[child], fs, lane, sphere);
+                any = false;
+                for (int l = 0; l < PROX_LANES; ++l) any |= sphere[l] < st->limit;
+            }
+            if (any) {
+                const prox_obb_lanes* fo = obb_block(closed, fixed_slot, &lane);
+                distance_obb fixed_o;
+                distance_obb_make(frame, fo, lane, &fixed_o);
+                obb_bounds(frame, node, &open->obbs[child], &fixed_o, bound);
+                if (kind == TEST_OBB_SPHERE)
+                    for (int l = 0; l < PROX_LANES; ++l) bound[l] = bound[l] > sphere[l] ? bound[l] : sphere[l];
+            } else {
+                for (int l = 0; l < PROX_LANES; ++l) bound[l] = sphere[l];
+            }
+        }
+        st->volume_tests += valid_lanes(node);
+        /* the survivors, sorted by decreasing bound (insertion sort of <= 8) */
+        int order[PROX_LANES], n = 0;
+        for (int l = 0; l < PROX_LANES; ++l) {
+            if (!(bound[l] < st->limit)) continue;
+            int i = n++;
+            while (i > 0 && bound[order[i - 1]] < bound[l]) {
+                order[i] = order[i - 1];
+                --i;
+            }
+            order[i] = l;
+        }
+        const int32_t base = child * PROX_LANES;
+        for (int i = 0; i < n; ++i) {
+            const int l = order[i];
+            stack[2 * top] = unfold_a ? base + l : sa;
+            stack[2 * top + 1] = unfold_a ? sb : base + l;
+            stack_bound[top] = bound[l];
+            ++top;
+        }
+    }
+}
+
+static void run(distance_state* st, const distance_frames* f) {
+    double inv_length[PROX_KDOP_MAX_SLABS] = {0};
+    switch (choose_test(st->a, st->b, &f->lanes)) {
+    case TEST_AABB: traverse(st, f, TEST_AABB, inv_length); break;
+    case TEST_OBB: traverse(st, f, TEST_OBB, inv_length); break;
+    case TEST_OBB_SPHERE: traverse(st, f, TEST_OBB_SPHERE, inv_length); break;
+    case TEST_SPHERE: traverse(st, f, TEST_SPHERE, inv_length); break;
+    case TEST_KDOP: {
+        const int8_t(*d)[3] = prox_kdop_directions(st->a->def.volume);
+        for (int s = 0; s < prox_kdop_slab_count(st->a->def.volume); ++s)
+            inv_length[s] = 1 / sqrt((double)(d[s][0] * d[s][0] + d[s][1] * d[s][1] + d[s][2] * d[s][2]));
+        traverse(st, f, TEST_KDOP, inv_length);
+        break;
+    }
+    }
+}
+
+typedef enum query_start { START_NOTHING, START_INVALID_TRANSFORM, START_OK } query_start;
+
+/* What both queries do first: NULL transforms stand for the identity, the
+ * frames are made, the state is reset. */
+static query_start start_query(distance_state* st, distance_frames* f, const prox_bvh* a, const prox_transform* xa,
+                               const prox_bvh* b, const prox_transform* xb) {
+    memset(st, 0, sizeof *st);
+    st->identity = prox_transform_identity();
+    st->a = a;
+    st->b = b;
+    st->xa = xa ? xa : &st->identity;
+    st->xb = xb ? xb : &st->identity;
+    st->best = INFINITY;
+    st->upper_limit = INFINITY;
+    st->triangle_a = st->triangle_b = -1;
+    if (!a || !b) return START_NOTHING;
+    return make_distance_frames(a, st->xa, b, st->xb, f) ? START_OK : START_INVALID_TRANSFORM;
+}
+
+/* Do the world-space boxes around the two placed root boxes overlap? */
+static bool root_boxes_overlap(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                               const prox_transform* xb) {
+    double lo[2][3], hi[2][3];
+    const prox_bvh* m[2] = {a, b};
+    const prox_transform* x[2] = {xa, xb};
+    for (int k = 0; k < 2; ++k) {
+        double c[3], e[3];
+        for (int i = 0; i < 3; ++i) {
+            c[i] = 0.5 * ((double)m[k]->root_lo[i] + (double)m[k]->root_hi[i]);
+            e[i] = 0.5 * ((double)m[k]->root_hi[i] - (double)m[k]->root_lo[i]);
+        }
+        prox_vec3 p = prox_transform_point(x[k], prox_vec3_make(c[0], c[1], c[2]));
+        double pc[3] = {p.x, p.y, p.z};
+        for (int i = 0; i < 3; ++i) {
+            double r = 0;
+            for (int j = 0; j < 3; ++j) r += fabs(x[k]->basis.m[i][j]) * e[j];
+            r = r * (1 + 0x1p-40) + 0x1p-40 * fabs(pc[i]); /* rounding: never miss an overlap */
+            lo[k][i] = pc[i] - r;
+            hi[k][i] = pc[i] + r;
+        }
+    }
+    for (int i = 0; i < 3; ++i)
+        if (lo[0][i] > hi[1][i] || lo[1][i] > hi[0][i]) return false;
+    return true;
+}
+
+static bool first_contact(prox_tri_pair pair, void* context) {
+    *(prox_tri_pair*)context = pair;
+    return false;
+}
+
+/* Intersecting models are settled by the collision query, whose volume
+ * tests prune overlapping models far better than distance bounds, which
+ * are all zero there: distance 0 at a common point of the first
+ * contacting pair. Tried only when the models' world boxes overlap. */
+static bool settle_by_contact(distance_state* st) {
+    if (!root_boxes_overlap(st->a, st->xa, st->b, st->xb)) return false;
+    prox_tri_pair pair = {-1, -1};
+    prox_collide_def def = prox_default_collide_def();
+    def.callback = first_contact;
+    def.context = &pair;
+    prox_collide_result r = prox_collide(st->a, st->xa, st->b, st->xb, &def);
+    st->volume_tests += r.volume_tests;
+    st->triangle_tests += r.triangle_tests;
+    if (!r.colliding || pair.triangle_a < 0) return false;
+    prox_vec3 ta[3], tb[3];
+    place_mesh_triangle(st->a, st->xa, pair.triangle_a, ta);
+    place_mesh_triangle(st->b, st->xb, pair.triangle_b, tb);
+    consider_pair(st, ta, tb, pair.triangle_a, pair.triangle_b);
+    return st->best == 0;
+}
+
+prox_distance_result prox_distance(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                                   const prox_transform* xb, const prox_distance_def* def) {
+    prox_distance_result result;
+    memset(&result, 0, sizeof result);
+    result.distance = INFINITY;
+    result.triangle_a = result.triangle_b = -1;
+    distance_state st;
+    distance_frames f;
+    query_start start = start_query(&st, &f, a, xa, b, xb);
+    result.invalid_transform = start == START_INVALID_TRANSFORM;
+    if (start != START_OK) return result;
+    xa = st.xa;
+    xb = st.xb;
+    prox_distance_def d = def ? *def : prox_default_distance_def();
+    st.relative_error = d.relative_error > 0 && isfinite(d.relative_error) ? d.relative_error : 0;
+    st.absolute_error = d.absolute_error > 0 && isfinite(d.absolute_error) ? d.absolute_error : 0;
+    const double upper = isnan(d.upper_bound) ? INFINITY : d.upper_bound;
+    /* bounds equal to the upper bound must still be explored */
+    st.upper_limit = upper >= 0 ? nextafter(upper, INFINITY) : 0;
+    update_limit(&st);
+    prox_distance_cache* cache = d.cache;
+    if (cache && cache->valid && cache->triangle_a >= 0 && cache->triangle_a < a->triangle_count &&
+        cache->triangle_b >= 0 && cache->triangle_b < b->triangle_count) {
+        prox_vec3 ta[3], tb[3];
+        place_mesh_triangle(a, xa, cache->triangle_a, ta);
+        place_mesh_triangle(b, xb, cache->triangle_b, tb);
+        consider_pair(&st, ta, tb, cache->triangle_a, cache->triangle_b);
+    }
+    if (!st.done && !settle_by_contact(&st)) run(&st, &f);
+    result.distance = st.best;
+    result.point_a = st.point_a;
+    result.point_b = st.point_b;
+    result.triangle_a = st.triangle_a;
+    result.triangle_b = st.triangle_b;
+    result.beyond_upper_bound = !(st.best <= upper);
+    if (st.best > 0 && !result.beyond_upper_bound) result.containment = prox_find_containment(a, xa, b, xb);
+    result.volume_tests = st.volume_tests;
+    result.triangle_tests = st.triangle_tests;
+    if (cache && st.triangle_a >= 0) {
+        cache->valid = true;
+        cache->triangle_a = st.triangle_a;
+        cache->triangle_b = st.triangle_b;
+    }
+    return result;
+}
+
+prox_tolerance_result prox_within_distance(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                                           const prox_transform* xb, double tolerance) {
+    prox_tolerance_result result;
+    memset(&result, 0, sizeof result);
+    result.distance = INFINITY;
+    result.triangle_a = result.triangle_b = -1;
+    distance_state st;
+    distance_frames f;
+    query_start start = start_query(&st, &f, a, xa, b, xb);
+    result.invalid_transform = start == START_INVALID_TRANSFORM;
+    if (start != START_OK || !(tolerance >= 0)) return result;
+    st.tolerance_mode = true;
+    st.tolerance = tolerance;
+    st.upper_limit = nextafter(tolerance, INFINITY);
+    update_limit(&st);
+    if (!settle_by_contact(&st)) run(&st, &f);
+    result.volume_tests = st.volume_tests;
+    result.triangle_tests = st.triangle_tests;
+    if (st.best <= tolerance) {
+        result.within = true;
+        result.distance = st.best;
+        result.point_a = st.point_a;
+        result.point_b = st.point_b;
+        result.triangle_a = st.triangle_a;
+        result.triangle_b = st.triangle_b;
+    }
+    return result;
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/* Queries of one placed hierarchy against a point: the closest point of the
+ * mesh, and whether the point lies inside a closed mesh (the parity of the
+ * crossings of a ray, decided with exact orientation predicates). They carry
+ * the containment report of the two-model queries and the penetration
+ * measure. */
+#include <proxima/geometry.h>
+#include <proxima/query.h>
+
+#include "bvh_internal.h"
+#include "query_frame.h"
+#include "query_traverse.h"
+
+/* A stack for single-tree traversals: each step replaces one entry by at
+ * most PROX_LANES, along a path of at most PROX_MAX_DEPTH levels. */
+enum { POINT_STACK = (PROX_LANES - 1) * PROX_MAX_DEPTH + 8 };
+
+/* ---- closest point ---------------------------------------------------- */
+
+/* Distance from a local point to each lane box, in local units, rounded
+ * down a little: the boxes are exact floats, the few double operations err
+ * by far less than the slack. */
+static void point_box_bounds(const prox_node* node, const double p[3], double slack, double out[PROX_LANES]) {
+    for (int l = 0; l < PROX_LANES; ++l) {
+        double s = 0;
+        for (int k = 0; k < 3; ++k) {
+            double g = fmax((double)node->lo[k][l] - p[k], p[k] - (double)node->hi[k][l]);
+            g = g > 0 ? g : 0;
+            s += g * g;
+        }
+        double d = sqrt(s) * (1 - 0x1p-40) - slack;
+        out[l] = node->count[l] < 0 ? INFINITY : (d > 0 ? d : 0);
+    }
+}
+
+prox_point_result prox_closest_point(const prox_bvh* bvh, const prox_transform* x, prox_vec3 point,
+                                     double upper_bound) {
+    prox_point_result result;
+    memset(&result, 0, sizeof result);
+    result.distance = INFINITY;
+    result.triangle = -1;
+    if (!bvh) return result;
+    prox_transform identity = prox_transform_identity(), inverse;
+    x = x ? x : &identity;
+    if (!prox_vec3_is_finite(point) || !prox_transform_is_valid(x) || !prox_transform_inverse(x, &inverse)) {
+        result.invalid_input = true;
+        return result;
+    }
+    if (isnan(upper_bound)) upper_bound = INFINITY;
+    /* bounds in the local frame become world distances through the least
+     * stretch of the placement: |B v| >= |v| / |B^-1|_2 */
+    const double to_world = (1 - 0x1p-40) / prox_stretch_bound(&inverse.basis);
+    prox_vec3 lp = prox_transform_point(&inverse, point);
+    const double p[3] = {lp.x, lp.y, lp.z};
+    double magnitude = bvh->volume_radius;
+    for (int k = 0; k < 3; ++k) magnitude = fmax(magnitude, fmax(fabs((double)bvh->root_lo[k]), fabs((double)bvh->root_hi[k])));
+    const double slack = 0x1p-40 * (magnitude + fmax(fabs(p[0]), fmax(fabs(p[1]), fabs(p[2]))));
+    double best = INFINITY;
+    double limit = upper_bound >= 0 ? nextafter(upper_bound, INFINITY) : 0;
+    int32_t stack[POINT_STACK];
+    double stack_bound[POINT_STACK];
+    int top = 0;
+    stack[top] = ROOT_SLOT;
+    stack_bound[top++] = 0;
+    while (top > 0) {
+        --top;
+        if (!(stack_bound[top] < limit)) continue;
+        slot_view v = view_slot(bvh, stack[top]);
+        if (v.count > 0) {
+            for (int i = 0; i < v.count; ++i) {
+                prox_vec3 t[3];
+                place_triangle(bvh, x, v.index + i, t);
+                result.triangle_tests++;
+                prox_vec3 q = prox_closest_point_triangle(point, t);
+                double d = prox_vec3_length(prox_vec3_sub(q, point));
+                if (d < best) {
+                    best = d;
+                    result.point = q;
+                    result.triangle = bvh->slot_triangle[v.index + i];
+                    limit = best < limit ? best : limit;
+                }
+            }
+            if (best == 0) break;
+            continue;
+        }
+        const prox_node* node = &bvh->nodes[v.index];
+        double bound[PROX_LANES];
+        point_box_bounds(node, p, slack, bound);
+        result.volume_tests += valid_lanes(node);
+        int order[PROX_LANES], n = 0;
+        for (int l = 0; l < PROX_LANES; ++l) {
+            bound[l] *= to_world;
+            if (!(bound[l] < limit)) continue;
+            int i = n++;
+            while (i > 0 && bound[order[i - 1]] < bound[l]) {
+                order[i] = order[i - 1];
+                --i;
+            }
+            order[i] = l;
+        }
+        for (int i = 0; i < n; ++i) {
+            stack[top] = v.index * PROX_LANES + order[i];
+            stack_bound[top++] = bound[order[i]];
+        }
+    }
+    result.distance = best;
+    result.beyond_upper_bound = !(best <= upper_bound);
+    return result;
+}
+
+/* ---- inside or outside ------------------------------------------------ */
+
+/* How a segment [p, q] meets a closed triangle, exactly. */
+typedef enum crossing { CROSS_NONE, CROSS_PROPER, CROSS_DEGENERATE, CROSS_P_ON_TRIANGLE } crossing;
+
+static int sign_of(int s) { return (s > 0) - (s < 0); }
+
+static crossing segment_crossing(prox_vec3 p, prox_vec3 q, const prox_vec3 t[3]) {
+    int sp = prox_orient3d_sign(t[0], t[1], t[2], p);
+    int sq = prox_orient3d_sign(t[0], t[1], t[2], q);
+    if (sp == 0) {
+        /* p in the triangle's plane (or the triangle has no area): p on the
+         * closed triangle means p is on the surface; otherwise the segment
+         * leaves the plane at p, away from the triangle, unless the whole
+         * segment lies in the plane */
+        if (prox_tri_tri_overlap(t, (prox_vec3[3]){p, p, p})) return CROSS_P_ON_TRIANGLE;
+        if (sq == 0) return prox_tri_tri_overlap(t, (prox_vec3[3]){p, q, q}) ? CROSS_DEGENERATE : CROSS_NONE;
+        return CROSS_NONE;
+    }
+    if (sq == 0) return prox_tri_tri_overlap(t, (prox_vec3[3]){q, q, q}) ? CROSS_DEGENERATE : CROSS_NONE;
+    if (sp == sq) return CROSS_NONE;
+    /* the segment passes through the plane: where, relative to the edges */
+    int e0 = sign_of(prox_orient3d_sign(p, q, t[0], t[1]));
+    int e1 = sign_of(prox_orient3d_sign(p, q, t[1], t[2]));
+    int e2 = sign_of(prox_orient3d_sign(p, q, t[2], t[0]));
+    if ((e0 > 0 || e1 > 0 || e2 > 0) && (e0 < 0 || e1 < 0 || e2 < 0)) return CROSS_NONE;
+    if (e0 == 0 || e1 == 0 || e2 == 0) return CROSS_DEGENERATE; /* through an edge or a corner */
+    return CROSS_PROPER;
+}
+
+/* Does the local segment [p, p + d] (t in [0, 1]) meet each lane box
+ * (slightly enlarged)? Slab test; a zero component of d is handled by the
+ * infinities of 1/0, with the NaN of 0 * inf avoided by the enlargement. */
+static unsigned segment_lanes(const prox_node* node, const double p[3], const double inv_d[3], double grow) {
+    unsigned mask = 0;
+    for (int l = 0; l < PROX_LANES; ++l) {
+        double t0 = 0, t1 = 1;
+        for (int k = 0; k < 3; ++k) {
+            double a = ((double)node->lo[k][l] - grow - p[k]) * inv_d[k];
+            double b = ((double)node->hi[k][l] + grow - p[k]) * inv_d[k];
+            double lo = a < b ? a : b, hi = a < b ? b : a;
+            lo = lo == lo ? lo : -INFINITY; /* NaN: the segment runs inside the slab */
+            hi = hi == hi ? hi : INFINITY;
+            t0 = lo > t0 ? lo : t0;
+            t1 = hi < t1 ? hi : t1;
+        }
+        mask |= (unsigned)(t0 <= t1 && node->count[l] >= 0) << l;
+    }
+    return mask;
+}
+
+/* Crossings of the world segment [p, q] with the placed mesh: the parity,
+ * or -1 when the segment touches an edge or corner (try another), or -2
+ * when p lies on the surface. */
+static int count_crossings(const prox_bvh* bvh, const prox_transform* x, const prox_transform* inverse, prox_vec3 p,
+                           prox_vec3 q, int64_t* triangle_tests, double grow) {
+    prox_vec3 lp = prox_transform_point(inverse, p), lq = prox_transform_point(inverse, q);
+    const double o[3] = {lp.x, lp.y, lp.z};
+    const double d[3] = {lq.x - lp.x, lq.y - lp.y, lq.z - lp.z};
+    const double inv_d[3] = {1 / d[0], 1 / d[1], 1 / d[2]};
+    int32_t stack[POINT_STACK];
+    int top = 0, parity = 0;
+    stack[top++] = ROOT_SLOT;
+    while (top > 0) {
+        slot_view v = view_slot(bvh, stack[--top]);
+        if (v.count > 0) {
+            for (int i = 0; i < v.count; ++i) {
+                prox_vec3 t[3];
+                place_triangle(bvh, x, v.index + i, t);
+                ++*triangle_tests;
+                crossing c = segment_crossing(p, q, t);
+                if (c == CROSS_P_ON_TRIANGLE) return -2;
+                if (c == CROSS_DEGENERATE) return -1;
+                parity ^= c == CROSS_PROPER;
+            }
+            continue;
+        }
+        const prox_node* node = &bvh->nodes[v.index];
+        unsigned mask = segment_lanes(node, o, inv_d, grow);
+        while (mask) {
+            int l = __builtin_ctz(mask);
+            mask &= mask - 1;
+            stack[top++] = v.index * PROX_LANES + l;
+        }
+    }
+    return parity;
+}
+
+prox_inside prox_point_inside(const prox_bvh* bvh, const prox_transform* x, prox_vec3 point) {
+    if (!bvh || !prox_vec3_is_finite(point)) return PROX_INSIDE_UNKNOWN;
+    prox_transform identity = prox_transform_identity(), inverse;
+    x = x ? x : &identity;
+    if (!prox_transform_is_valid(x) || !prox_transform_inverse(x, &inverse)) return PROX_INSIDE_UNKNOWN;
+    /* the world box of the placed mesh: a point outside it is outside */
+    double lo[3], hi[3], reach = 0;
+    for (int i = 0; i < 3; ++i) {
+        double c = prox_vec3_get(x->origin, i), r = 0;
+        for (int j = 0; j < 3; ++j) {
+            double mid = 0.5 * ((double)bvh->root_lo[j] + (double)bvh->root_hi[j]);
+            double half = 0.5 * ((double)bvh->root_hi[j] - (double)bvh->root_lo[j]);
+            c += x->basis.m[i][j] * mid;
+            r += fabs(x->basis.m[i][j]) * half;
+        }
+        r = r * (1 + 0x1p-30) + 0x1p-30 * fabs(c);
+        lo[i] = c - r;
+        hi[i] = c + r;
+        reach = fmax(reach, fmax(fabs(lo[i]), fabs(hi[i])));
+    }
+    const double pw[3] = {point.x, point.y, point.z};
+    for (int i = 0; i < 3; ++i)
+        if (pw[i] < lo[i] || pw[i] > hi[i]) return PROX_OUTSIDE;
+    double span = 0;
+    for (int i = 0; i < 3; ++i) span += hi[i] - lo[i];
+    const double grow = 0x1p-30 * (bvh->volume_radius + fmax(fabs((double)bvh->root_lo[0]), fabs((double)bvh->root_hi[0])) +
+                                   fmax(fabs((double)bvh->root_lo[1]), fabs((double)bvh->root_hi[1])) +
+                                   fmax(fabs((double)bvh->root_lo[2]), fabs((double)bvh->root_hi[2])));
+    /* Rays in fixed, unremarkable directions, until one misses every edge
+     * and corner: for a closed surface an odd number of crossings means
+     * inside (Jordan). The far end lies beyond the mesh's world box. */
+    prox_rng rng = prox_rng_seed(0x70726f78696d61ull);
+    int64_t tests = 0;
+    for (int attempt = 0; attempt < 32; ++attempt) {
+        prox_vec3 dir = {prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5};
+        double len = prox_vec3_length(dir);
+        if (!(len > 0.1)) continue;
+        prox_vec3 q = prox_vec3_add(point, prox_vec3_scale(dir, 2 * (span + reach) / len));
+        int c = count_crossings(bvh, x, &inverse, point, q, &tests, grow);
+        if (c == -2) return PROX_ON_SURFACE;
+        if (c >= 0) return c ? PROX_INSIDE : PROX_OUTSIDE;
+    }
+    return PROX_INSIDE_UNKNOWN;
+}
+
+/* ---- containment ------------------------------------------------------- */
+
+/* A vertex of the mesh (the first corner of its first slot), placed. */
+static prox_vec3 some_vertex(const prox_bvh* bvh, const prox_transform* x) {
+    return prox_transform_point(x, bvh->vertices[bvh->slot_indices[0]]);
+}
+
+prox_containment prox_find_containment(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                                       const prox_transform* xb) {
+    if (prox_point_inside(a, xa, some_vertex(b, xb)) == PROX_INSIDE) return PROX_B_INSIDE_A;
+    if (prox_point_inside(b, xb, some_vertex(a, xa)) == PROX_INSIDE) return PROX_A_INSIDE_B;
+    return PROX_NOT_CONTAINED;
+}

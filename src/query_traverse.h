@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* What every tandem traversal of two hierarchies shares (collision,
+ * distance, tolerance): references to lane volumes, the choice of the test
+ * volume, the unfolding rule and triangle placement. */
+#ifndef PROX_QUERY_TRAVERSE_H
+#define PROX_QUERY_TRAVERSE_H
+
+#include "bvh_internal.h"
+#include "query_frame.h"
+
+/* A reference to a volume: a lane of a node (node * PROX_LANES + lane), or the root. */
+enum { ROOT_SLOT = -1 };
+
+/* Entries a traversal stack needs: each step unfolds one node into at most
+ * PROX_LANES entries, replacing the one it pops, and a path has at most
+ * PROX_MAX_DEPTH levels in each tree. */
+enum { PROX_TRAVERSE_STACK = (PROX_LANES - 1) * 2 * PROX_MAX_DEPTH + 8 };
+
+typedef struct slot_view {
+    const float* lo; /* with stride */
+    const float* hi;
+    int stride;
+    int32_t index; /* child node (internal) or first triangle slot (leaf) */
+    int32_t count; /* 0 internal, > 0 leaf */
+} slot_view;
+
+static inline slot_view view_slot(const prox_bvh* bvh, int32_t slot) {
+    slot_view v;
+    if (slot == ROOT_SLOT) {
+        v.lo = bvh->root_lo;
+        v.hi = bvh->root_hi;
+        v.stride = 1;
+        v.index = 0;
+        v.count = 0;
+    } else {
+        const prox_node* n = &bvh->nodes[slot / PROX_LANES];
+        int lane = slot % PROX_LANES;
+        v.lo = &n->lo[0][lane];
+        v.hi = &n->hi[0][lane];
+        v.stride = PROX_LANES;
+        v.index = n->index[lane];
+        v.count = n->count[lane];
+    }
+    return v;
+}
+
+static inline double view_side(const slot_view* v, int k) {
+    return (double)v->hi[k * v->stride] - (double)v->lo[k * v->stride];
+}
+
+static inline double view_volume(const slot_view* v) { return view_side(v, 0) * view_side(v, 1) * view_side(v, 2); }
+
+static inline double view_size(const slot_view* v) { return view_side(v, 0) + view_side(v, 1) + view_side(v, 2); }
+
+static inline int valid_lanes(const prox_node* n) {
+    int valid = 0;
+    for (int lane = 0; lane < PROX_LANES; ++lane) valid += n->count[lane] >= 0;
+    return valid;
+}
+
+/* The lanes of a slot's volumes: a node's block and lane, or the root's
+ * one-lane block. */
+static inline const prox_obb_lanes* obb_block(const prox_bvh* bvh, int32_t slot, int* lane) {
+    if (slot == ROOT_SLOT) {
+        *lane = 0;
+        return &bvh->root_obb;
+    }
+    *lane = slot % PROX_LANES;
+    return &bvh->obbs[slot / PROX_LANES];
+}
+
+static inline const prox_sphere_lanes* sphere_block(const prox_bvh* bvh, int32_t slot, int* lane) {
+    if (slot == ROOT_SLOT) {
+        *lane = 0;
+        return &bvh->root_sphere;
+    }
+    *lane = slot % PROX_LANES;
+    return &bvh->spheres[slot / PROX_LANES];
+}
+
+static inline const prox_kdop_lanes* kdop_block(const prox_bvh* bvh, int32_t slot, int* lane) {
+    if (slot == ROOT_SLOT) {
+        *lane = 0;
+        return &bvh->root_kdop;
+    }
+    *lane = slot % PROX_LANES;
+    return &bvh->kdops[slot / PROX_LANES];
+}
+
+/* How the two hierarchies are tested: by their own volumes when both are
+ * of the same kind, else by the boxes every hierarchy has. */
+typedef enum test_kind { TEST_AABB, TEST_OBB, TEST_OBB_SPHERE, TEST_SPHERE, TEST_KDOP } test_kind;
+
+static inline test_kind choose_test(const prox_bvh* a, const prox_bvh* b, const query_frames* f) {
+    if (a->def.volume != b->def.volume || !f->float_range_ok) return TEST_AABB;
+    switch (a->def.volume) {
+    case PROX_VOLUME_OBB: return TEST_OBB;
+    case PROX_VOLUME_OBB_SPHERE: return TEST_OBB_SPHERE;
+    case PROX_VOLUME_SPHERE: return TEST_SPHERE;
+    case PROX_VOLUME_KDOP14:
+    case PROX_VOLUME_KDOP18:
+    case PROX_VOLUME_KDOP26: return TEST_KDOP;
+    default: return TEST_AABB;
+    }
+}
+
+/* Volume of a slot's test volume, for the unfolding rule (up to a constant
+ * factor shared by both models). */
+static inline double slot_measure(const prox_bvh* bvh, int32_t slot, test_kind kind) {
+    int lane;
+    if (kind == TEST_OBB || kind == TEST_OBB_SPHERE) {
+        const prox_obb_lanes* o = obb_block(bvh, slot, &lane);
+        return (double)o->extent[0][lane] * o->extent[1][lane] * o->extent[2][lane];
+    }
+    const prox_sphere_lanes* s = sphere_block(bvh, slot, &lane);
+    double r = s->radius[lane];
+    return r * r * r;
+}
+
+/* Unfold the node with the larger volume (B's measured in A's frame): the
+ * biggest cut in total volume for the next tests (van den Bergen 1998). */
+static inline bool unfold_first(const prox_bvh* a, int32_t sa, const slot_view* va, const prox_bvh* b, int32_t sb,
+                                const slot_view* vb, test_kind kind, double det_ab) {
+    if (va->count > 0) return false;
+    if (vb->count > 0) return true;
+    if (kind == TEST_AABB || kind == TEST_KDOP) {
+        double vol_a = view_volume(va), vol_b = view_volume(vb) * det_ab;
+        return vol_a > vol_b || (vol_a == vol_b && view_size(va) >= view_size(vb));
+    }
+    return slot_measure(a, sa, kind) >= slot_measure(b, sb, kind) * det_ab;
+}
+
+/* A triangle of a slot, placed in world coordinates. */
+static inline void place_triangle(const prox_bvh* bvh, const prox_transform* x, int slot, prox_vec3 out[3]) {
+    const uint32_t* idx = bvh->slot_indices + 3 * (size_t)slot;
+    for (int c = 0; c < 3; ++c) out[c] = prox_transform_point(x, bvh->vertices[idx[c]]);
+}
+
+/* A triangle by its index in the mesh as given, placed in world coordinates. */
+static inline void place_mesh_triangle(const prox_bvh* bvh, const prox_transform* x, int32_t triangle,
+                                       prox_vec3 out[3]) {
+    const uint32_t* idx = bvh->mesh_indices + 3 * (size_t)triangle;
+    for (int c = 0; c < 3; ++c) out[c] = prox_transform_point(x, bvh->vertices[idx[c]]);
+}
+
+#endif

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/* Contacts (points and normals per contacting triangle pair, the manifold),
+ * closest points of a mesh to a point, inside/outside of closed meshes and
+ * the containment report, against brute force: all triangle pairs, all
+ * triangles, and the winding number (the solid angle the surface subtends,
+ * an independent inside test). */
+#include <proxima/geometry.h>
+#include <proxima/query.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models.h"
+#include "oracle.h"
+#include "test.h"
+
+static prox_bvh* make_tree(const prox_mesh* mesh, prox_volume kind) {
+    prox_bvh_def def = prox_default_bvh_def();
+    def.volume = kind;
+    prox_bvh* bvh = NULL;
+    if (prox_bvh_create(&def, mesh, &bvh, NULL, 0) != PROX_OK) return NULL;
+    return bvh;
+}
+
+static prox_transform random_pose(prox_rng* rng, double side, bool scaled) {
+    prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    prox_vec3 scale = {1, 1, 1};
+    if (scaled)
+        scale = prox_vec3_make(0.5 + prox_rng_uniform(rng), 0.5 + prox_rng_uniform(rng), 0.5 + prox_rng_uniform(rng));
+    prox_vec3 origin = {side * (prox_rng_uniform(rng) - 0.5), side * (prox_rng_uniform(rng) - 0.5),
+                        side * (prox_rng_uniform(rng) - 0.5)};
+    return prox_transform_make(q, scale, origin);
+}
+
+static void placed_triangle(const prox_mesh* mesh, const prox_transform* x, int32_t t, prox_vec3 out[3]) {
+    prox_transform identity = prox_transform_identity();
+    if (!x) x = &identity;
+    for (int c = 0; c < 3; ++c) out[c] = prox_transform_point(x, mesh->vertices[mesh->indices[3 * (size_t)t + c]]);
+}
+
+static double point_triangle_distance(prox_vec3 p, const prox_vec3 t[3]) {
+    return prox_vec3_length(prox_vec3_sub(prox_closest_point_triangle(p, t), p));
+}
+
+static int compare_contacts(const void* x, const void* y) {
+    const prox_contact* p = x;
+    const prox_contact* q = y;
+    if (p->pair.triangle_a != q->pair.triangle_a) return p->pair.triangle_a < q->pair.triangle_a ? -1 : 1;
+    if (p->pair.triangle_b != q->pair.triangle_b) return p->pair.triangle_b < q->pair.triangle_b ? -1 : 1;
+    return 0;
+}
+
+/* Every contacting pair of the oracle, each with a point on both triangles
+ * and a unit normal; the manifold's points are among the contacts. */
+static void contacts_against_oracle(const char* name, int count, bool scaled) {
+    prox_mesh_data data;
+    if (!test_model(name, &data)) {
+        prox_test_skip("model file not found (set PROXIMA_DATA)");
+        return;
+    }
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    const double radius = test_model_radius(&mesh);
+    prox_bvh* trees[2] = {make_tree(&mesh, PROX_VOLUME_AABB), make_tree(&mesh, PROX_VOLUME_OBB)};
+    REQUIRE(trees[0] && trees[1]);
+    prox_rng rng = prox_rng_seed(prox_test_seed(123));
+    count = (int)(count * test_scale()) + 1;
+    int capacity = 1 << 16, with_contacts = 0;
+    prox_contact* contacts = malloc(sizeof(prox_contact) * (size_t)capacity);
+    REQUIRE(contacts != NULL);
+    for (int i = 0; i < count; ++i) {
+        prox_transform xa = random_pose(&rng, 0, scaled), xb = random_pose(&rng, 1.6 * radius, scaled);
+        oracle_pairs expected = {0};
+        size_t n = oracle_collide(&mesh, &xa, &mesh, &xb, false, &expected);
+        oracle_pairs_sort(expected.pairs, n);
+        for (int k = 0; k < 2; ++k) {
+            prox_manifold manifold;
+            prox_contacts_def def = prox_default_contacts_def();
+            def.contacts = contacts;
+            def.capacity = capacity;
+            def.manifold = &manifold;
+            prox_contacts_result r = prox_contacts(trees[k], &xa, trees[k], &xb, &def);
+            CHECK_MSG(r.contact_count == (int64_t)n, "%s: %lld contacts, oracle %zu", name, (long long)r.contact_count,
+                      n);
+            if (r.contact_count != (int64_t)n || n > (size_t)capacity) continue;
+            qsort(contacts, n, sizeof *contacts, compare_contacts);
+            for (size_t c = 0; c < n; ++c) {
+                const prox_contact* ct = &contacts[c];
+                CHECK(ct->pair.triangle_a == expected.pairs[c].triangle_a &&
+                      ct->pair.triangle_b == expected.pairs[c].triangle_b);
+                prox_vec3 ta[3], tb[3];
+                placed_triangle(&mesh, &xa, ct->pair.triangle_a, ta);
+                placed_triangle(&mesh, &xb, ct->pair.triangle_b, tb);
+                double da = point_triangle_distance(ct->point, ta), db = point_triangle_distance(ct->point, tb);
+                CHECK_MSG(da <= 1e-12 * radius && db <= 1e-12 * radius, "%s: contact point %g, %g off the triangles",
+                          name, da, db);
+                for (int e = 0; e < 2; ++e)
+                    CHECK(point_triangle_distance(ct->segment[e], ta) <= 1e-12 * radius &&
+                          point_triangle_distance(ct->segment[e], tb) <= 1e-12 * radius);
+                CHECK_NEAR(prox_vec3_length(ct->normal), 1.0, 1e-12);
+            }
+            if (n == 0) {
+                CHECK(manifold.point_count == 0);
+                continue;
+            }
+            with_contacts++;
+            CHECK(manifold.point_count >= 1 && manifold.point_count <= PROX_MANIFOLD_POINTS);
+            CHECK_NEAR(prox_vec3_length(manifold.normal), 1.0, 1e-9);
+            for (int m = 0; m < manifold.point_count; ++m) {
+                bool found = false;
+                for (size_t c = 0; c < n && !found; ++c)
+                    found = memcmp(&contacts[c].point, &manifold.points[m], sizeof(prox_vec3)) == 0 &&
+                            contacts[c].pair.triangle_a == manifold.pairs[m].triangle_a &&
+                            contacts[c].pair.triangle_b == manifold.pairs[m].triangle_b;
+                CHECK_MSG(found, "%s: manifold point %d is not one of the contacts", name, m);
+            }
+            /* with several distinct contact points the manifold keeps more than one */
+            if (n >= 4) CHECK(manifold.point_count >= 2);
+        }
+        oracle_pairs_free(&expected);
+    }
+    CHECK(count < 10 || with_contacts > 0);
+    free(contacts);
+    prox_bvh_destroy(trees[0]);
+    prox_bvh_destroy(trees[1]);
+    prox_mesh_data_free(&data);
+}
+
+PROX_TEST(contacts, torus_against_oracle) { contacts_against_oracle("torus", 300, false); }
+PROX_TEST(contacts, teapot_scaled_against_oracle) { contacts_against_oracle("teapot", 200, true); }
+PROX_TEST(contacts, box_against_oracle) { contacts_against_oracle("box", 400, true); }
+
+PROX_TEST(contacts, callback_stops_and_boxes_face_to_face) {
+    prox_mesh_data data;
+    REQUIRE(test_model("box", &data));
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh* bvh = make_tree(&mesh, PROX_VOLUME_AABB);
+    REQUIRE(bvh != NULL);
+    /* two boxes (half extents 1, 0.5, 0.25) interpenetrating, B moved mostly
+     * along x: contacts along the crossing faces; the manifold normal points
+     * from a to b, mostly along +x */
+    prox_transform xb = prox_transform_identity();
+    xb.origin = prox_vec3_make(1.5, 0.125, 0.0625);
+    prox_manifold manifold;
+    prox_contacts_def def = prox_default_contacts_def();
+    def.manifold = &manifold;
+    prox_contacts_result r = prox_contacts(bvh, NULL, bvh, &xb, &def);
+    CHECK(r.contact_count > 0);
+    CHECK(manifold.point_count >= 3);
+    CHECK_MSG(manifold.normal.x > 0.5, "normal %g %g %g", manifold.normal.x, manifold.normal.y, manifold.normal.z);
+    prox_transform bad = prox_transform_identity();
+    bad.basis.m[1][1] = NAN;
+    r = prox_contacts(bvh, &bad, bvh, NULL, &def);
+    CHECK(r.invalid_transform && r.contact_count == 0 && manifold.point_count == 0);
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+}
+
+/* ---- points ---- */
+
+/* The winding number of a closed mesh around p: the sum of the triangles'
+ * signed solid angles (Van Oosterom and Strackee 1983) over 4 pi. */
+static double winding_number(const prox_mesh* mesh, const prox_transform* x, prox_vec3 p) {
+    double total = 0;
+    for (int t = 0; t < mesh->triangle_count; ++t) {
+        prox_vec3 v[3];
+        placed_triangle(mesh, x, t, v);
+        prox_vec3 a = prox_vec3_sub(v[0], p), b = prox_vec3_sub(v[1], p), c = prox_vec3_sub(v[2], p);
+        double la = prox_vec3_length(a), lb = prox_vec3_length(b), lc = prox_vec3_length(c);
+        double num = prox_vec3_dot(a, prox_vec3_cross(b, c));
+        double den = la * lb * lc + prox_vec3_dot(a, b) * lc + prox_vec3_dot(b, c) * la + prox_vec3_dot(c, a) * lb;
+        total += 2 * atan2(num, den);
+    }
+    return total / (16 * atan(1.0));
+}
+
+/* `closed`: the mesh is watertight, so inside/outside is checked too (the
+ * Utah teapot is not: its patches leave gaps). */
+static void points_against_brute_force(const char* name, int count, bool scaled, bool closed) {
+    prox_mesh_data data;
+    if (!test_model(name, &data)) {
+        prox_test_skip("model file not found (set PROXIMA_DATA)");
+        return;
+    }
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    const double radius = test_model_radius(&mesh);
+    prox_rng rng = prox_rng_seed(prox_test_seed(321));
+    count = (int)(count * test_scale()) + 1;
+    int inside = 0, outside = 0;
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+        prox_bvh* bvh = make_tree(&mesh, (prox_volume)kind);
+        REQUIRE(bvh != NULL);
+        for (int i = 0; i < count; ++i) {
+            prox_transform x = random_pose(&rng, radius, scaled);
+            prox_vec3 p = prox_vec3_add(x.origin, prox_vec3_make(2.4 * radius * (prox_rng_uniform(&rng) - 0.5),
+                                                                 2.4 * radius * (prox_rng_uniform(&rng) - 0.5),
+                                                                 2.4 * radius * (prox_rng_uniform(&rng) - 0.5)));
+            double best = INFINITY;
+            for (int t = 0; t < mesh.triangle_count; ++t) {
+                prox_vec3 v[3];
+                placed_triangle(&mesh, &x, t, v);
+                best = fmin(best, point_triangle_distance(p, v));
+            }
+            prox_point_result r = prox_closest_point(bvh, &x, p, INFINITY);
+            CHECK_MSG(fabs(r.distance - best) <= 1e-12 * radius, "%s %s: %.17g, brute force %.17g", name,
+                      prox_volume_name((prox_volume)kind), r.distance, best);
+            REQUIRE(r.triangle >= 0 && r.triangle < mesh.triangle_count);
+            prox_vec3 v[3];
+            placed_triangle(&mesh, &x, r.triangle, v);
+            CHECK(point_triangle_distance(r.point, v) <= 1e-12 * radius);
+            CHECK_NEAR(prox_vec3_length(prox_vec3_sub(r.point, p)), r.distance, 1e-12 * radius);
+            /* a bound below the distance finds nothing */
+            if (best > 0) CHECK(prox_closest_point(bvh, &x, p, 0.5 * best).beyond_upper_bound);
+            if (!closed) continue;
+            /* inside or outside, where the winding number is clear */
+            double w = winding_number(&mesh, &x, p);
+            prox_inside in = prox_point_inside(bvh, &x, p);
+            if (fabs(w - 1) < 0.25) {
+                CHECK_MSG(in == PROX_INSIDE, "%s: winding %g, answer %d", name, w, (int)in);
+                inside++;
+            } else if (fabs(w) < 0.25) {
+                CHECK_MSG(in == PROX_OUTSIDE, "%s: winding %g, answer %d", name, w, (int)in);
+                outside++;
+            }
+        }
+        prox_bvh_destroy(bvh);
+    }
+    CHECK(!closed || count < 10 || (inside > 0 && outside > 0));
+    prox_mesh_data_free(&data);
+}
+
+PROX_TEST(contacts, points_torus) { points_against_brute_force("torus", 60, false, true); }
+PROX_TEST(contacts, points_sphere_scaled) { points_against_brute_force("sphere", 80, true, true); }
+PROX_TEST(contacts, points_box_scaled) { points_against_brute_force("box", 200, true, true); }
+PROX_TEST(contacts, points_teapot) { points_against_brute_force("teapot", 40, true, false); }
+
+PROX_TEST(contacts, points_on_the_surface_and_bad_input) {
+    prox_mesh_data data;
+    REQUIRE(test_model("box", &data));
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh* bvh = make_tree(&mesh, PROX_VOLUME_AABB);
+    REQUIRE(bvh != NULL);
+    /* vertices, edge midpoints and face centres lie on the surface */
+    for (int t = 0; t < mesh.triangle_count; ++t) {
+        prox_vec3 v[3];
+        placed_triangle(&mesh, NULL, t, v);
+        prox_vec3 mid = prox_vec3_scale(prox_vec3_add(v[0], v[1]), 0.5);
+        prox_vec3 centre = prox_vec3_scale(prox_vec3_add(prox_vec3_add(v[0], v[1]), v[2]), 1.0 / 3);
+        CHECK(prox_point_inside(bvh, NULL, v[0]) == PROX_ON_SURFACE);
+        CHECK(prox_point_inside(bvh, NULL, mid) == PROX_ON_SURFACE);
+        CHECK(prox_point_inside(bvh, NULL, centre) == PROX_ON_SURFACE);
+        CHECK(prox_closest_point(bvh, NULL, centre, INFINITY).distance == 0);
+    }
+    /* the centre and points beside the +x face (x = 1), just inside and just outside */
+    CHECK(prox_point_inside(bvh, NULL, prox_vec3_make(0, 0, 0)) == PROX_INSIDE);
+    CHECK(prox_point_inside(bvh, NULL, prox_vec3_make(nextafter(1.0, 0), 0.3, 0.1)) == PROX_INSIDE);
+    CHECK(prox_point_inside(bvh, NULL, prox_vec3_make(nextafter(1.0, 2), 0.3, 0.1)) == PROX_OUTSIDE);
+    CHECK(prox_point_inside(bvh, NULL, prox_vec3_make(NAN, 0, 0)) == PROX_INSIDE_UNKNOWN);
+    CHECK(prox_point_inside(NULL, NULL, prox_vec3_make(0, 0, 0)) == PROX_INSIDE_UNKNOWN);
+    prox_transform singular = prox_transform_identity();
+    singular.basis.m[2][2] = 0;
+    CHECK(prox_point_inside(bvh, &singular, prox_vec3_make(0, 0, 0)) == PROX_INSIDE_UNKNOWN);
+    prox_point_result r = prox_closest_point(bvh, &singular, prox_vec3_make(0, 0, 0), INFINITY);
+    CHECK(r.invalid_input && r.distance == INFINITY && r.triangle == -1);
+    r = prox_closest_point(bvh, NULL, prox_vec3_make(INFINITY, 0, 0), INFINITY);
+    CHECK(r.invalid_input);
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+}
+
+/* A small model inside a large one: no triangles meet, the distance is the
+ * gap, and containment is reported; moved outside, it is not. */
+PROX_TEST(contacts, containment) {
+    prox_mesh_data big_data, small_data;
+    REQUIRE(test_model("sphere", &big_data));
+    REQUIRE(test_model("torus", &small_data));
+    prox_mesh big = prox_mesh_data_view(&big_data), small = prox_mesh_data_view(&small_data);
+    const double rb = test_model_radius(&big), rs = test_model_radius(&small);
+    prox_rng rng = prox_rng_seed(prox_test_seed(8));
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+        prox_bvh* a = make_tree(&big, (prox_volume)kind);
+        prox_bvh* b = make_tree(&small, (prox_volume)kind);
+        REQUIRE(a && b);
+        for (int i = 0; i < 20; ++i) {
+            prox_transform xa = random_pose(&rng, 0, false);
+            prox_transform xb = random_pose(&rng, 0, false);
+            double s = 0.5 * rb / rs; /* the small model, scaled to half the big one's radius */
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) xb.basis.m[r][c] *= s;
+            prox_distance_result d = prox_distance(a, &xa, b, &xb, NULL);
+            CHECK(d.distance > 0 && d.containment == PROX_B_INSIDE_A);
+            prox_distance_result swapped = prox_distance(b, &xb, a, &xa, NULL);
+            CHECK(swapped.containment == PROX_A_INSIDE_B && swapped.distance == d.distance);
+            prox_collide_def def = prox_default_collide_def();
+            def.containment = true;
+            prox_collide_result c = prox_collide(a, &xa, b, &xb, &def);
+            CHECK(!c.colliding && c.containment == PROX_B_INSIDE_A);
+            def.containment = false;
+            CHECK(prox_collide(a, &xa, b, &xb, &def).containment == PROX_NOT_CONTAINED);
+            /* outside */
+            xb.origin = prox_vec3_make(3 * rb, 0, 0);
+            d = prox_distance(a, &xa, b, &xb, NULL);
+            CHECK(d.distance > 0 && d.containment == PROX_NOT_CONTAINED);
+            def.containment = true;
+            CHECK(prox_collide(a, &xa, b, &xb, &def).containment == PROX_NOT_CONTAINED);
+        }
+        prox_bvh_destroy(a);
+        prox_bvh_destroy(b);
+    }
+    prox_mesh_data_free(&big_data);
+    prox_mesh_data_free(&small_data);
+}

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/* Distance and tolerance queries against the brute-force oracle, for every
+ * volume kind (and two hierarchies of different kinds): the distance equals
+ * the all-pairs triangle distance to 1e-9 relative, the closest points lie
+ * on the reported triangles and realise it, tolerance answers agree on both
+ * sides of the distance, approximate and bounded queries keep their
+ * contracts, and the warm-start cache changes nothing but the cost. Random
+ * rigid and nonuniformly scaled (and mirrored) placements, from deeply
+ * interpenetrating to well apart, and touching placements found by
+ * bisection. */
+#include <proxima/geometry.h>
+#include <proxima/query.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models.h"
+#include "oracle.h"
+#include "test.h"
+
+static long total_placements;
+
+typedef struct model {
+    const char* name;
+    prox_mesh_data data;
+    prox_mesh mesh;
+    prox_bvh* bvh[PROX_VOLUME_COUNT];
+    double radius;
+} model;
+
+static bool model_open(const char* name, int leaf_size, model* m) {
+    memset(m, 0, sizeof *m);
+    m->name = name;
+    if (!test_model(name, &m->data)) return false;
+    m->mesh = prox_mesh_data_view(&m->data);
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+        prox_bvh_def def = prox_default_bvh_def();
+        def.volume = (prox_volume)kind;
+        def.leaf_size = leaf_size;
+        char message[256];
+        if (prox_bvh_create(&def, &m->mesh, &m->bvh[kind], message, sizeof message) != PROX_OK) {
+            prox_test_fail(__FILE__, __LINE__, message);
+            for (int k = 0; k < kind; ++k) prox_bvh_destroy(m->bvh[k]);
+            prox_mesh_data_free(&m->data);
+            return false;
+        }
+    }
+    m->radius = test_model_radius(&m->mesh);
+    return true;
+}
+
+static void model_close(model* m) {
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) prox_bvh_destroy(m->bvh[kind]);
+    prox_mesh_data_free(&m->data);
+}
+
+static prox_transform random_pose(prox_rng* rng, bool scaled) {
+    prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    prox_vec3 scale = {1, 1, 1};
+    if (scaled) {
+        scale = prox_vec3_make(0.4 + 1.2 * prox_rng_uniform(rng), 0.4 + 1.2 * prox_rng_uniform(rng),
+                               0.4 + 1.2 * prox_rng_uniform(rng));
+        if (prox_rng_uniform(rng) < 0.25) scale.z = -scale.z; /* a mirror, too */
+    }
+    return prox_transform_make(q, scale, prox_vec3_make(0, 0, 0));
+}
+
+static prox_vec3 random_direction(prox_rng* rng) {
+    for (;;) {
+        prox_vec3 d = {2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1};
+        double len = prox_vec3_length(d);
+        if (len > 0.1 && len <= 1) return prox_vec3_scale(d, 1 / len);
+    }
+}
+
+static void placed_triangle(const prox_mesh* mesh, const prox_transform* x, int32_t t, prox_vec3 out[3]) {
+    for (int c = 0; c < 3; ++c) out[c] = prox_transform_point(x, mesh->vertices[mesh->indices[3 * (size_t)t + c]]);
+}
+
+/* One hierarchy pair at one placement, against the oracle's distance. */
+static void check_distance(const model* ma, const prox_bvh* a, const prox_transform* xa, const model* mb,
+                           const prox_bvh* b, const prox_transform* xb, double expected, bool options,
+                           const char* what, const char* kind) {
+    prox_distance_result r = prox_distance(a, xa, b, xb, NULL);
+    const double scale = ma->radius + mb->radius;
+    CHECK(!r.invalid_transform);
+    CHECK(!r.beyond_upper_bound);
+    if (expected == 0) {
+        CHECK_MSG(r.distance == 0, "%s %s: distance %.17g, oracle 0", what, kind, r.distance);
+    } else {
+        CHECK_MSG(fabs(r.distance - expected) <= 1e-9 * expected, "%s %s: distance %.17g, oracle %.17g", what, kind,
+                  r.distance, expected);
+    }
+    REQUIRE(r.triangle_a >= 0 && r.triangle_a < ma->mesh.triangle_count);
+    REQUIRE(r.triangle_b >= 0 && r.triangle_b < mb->mesh.triangle_count);
+    /* the points lie on the reported triangles and realise the distance */
+    prox_vec3 ta[3], tb[3];
+    placed_triangle(&ma->mesh, xa, r.triangle_a, ta);
+    placed_triangle(&mb->mesh, xb, r.triangle_b, tb);
+    double on_a = prox_vec3_length(prox_vec3_sub(prox_closest_point_triangle(r.point_a, ta), r.point_a));
+    double on_b = prox_vec3_length(prox_vec3_sub(prox_closest_point_triangle(r.point_b, tb), r.point_b));
+    CHECK_MSG(on_a <= 1e-12 * scale && on_b <= 1e-12 * scale, "%s %s: points off their triangles by %g, %g", what,
+              kind, on_a, on_b);
+    double gap = prox_vec3_length(prox_vec3_sub(r.point_a, r.point_b));
+    CHECK_MSG(fabs(gap - r.distance) <= 1e-12 * scale, "%s %s: |pa - pb| = %.17g, distance %.17g", what, kind, gap,
+              r.distance);
+    CHECK_NEAR(prox_tri_tri_distance(ta, tb, NULL, NULL), r.distance, 1e-12 * scale);
+    /* zero exactly when the models touch */
+    CHECK_MSG((r.distance == 0) == prox_overlap(a, xa, b, xb, PROX_SAT_FULL), "%s %s: distance %g, overlap %d", what,
+              kind, r.distance, prox_overlap(a, xa, b, xb, PROX_SAT_FULL));
+    CHECK(r.volume_tests >= 1 && r.triangle_tests >= 1);
+
+    /* tolerance on both sides of the distance */
+    prox_tolerance_result t = prox_within_distance(a, xa, b, xb, expected * (1 + 1e-9) + 1e-300);
+    CHECK_MSG(t.within, "%s %s: not within %.17g", what, kind, expected * (1 + 1e-9));
+    if (t.within) {
+        CHECK(t.distance <= expected * (1 + 1e-9) + 1e-300);
+        placed_triangle(&ma->mesh, xa, t.triangle_a, ta);
+        placed_triangle(&mb->mesh, xb, t.triangle_b, tb);
+        CHECK_NEAR(prox_tri_tri_distance(ta, tb, NULL, NULL), t.distance, 1e-12 * scale);
+    }
+    if (expected > 0) {
+        t = prox_within_distance(a, xa, b, xb, expected * (1 - 1e-9));
+        CHECK_MSG(!t.within, "%s %s: within %.17g of a model %.17g away", what, kind, expected * (1 - 1e-9),
+                  expected);
+        CHECK(t.triangle_a == -1 && t.distance == INFINITY);
+    }
+
+    if (!options) return;
+    /* approximate distance: true <= d <= (1 + rel) true + abs */
+    prox_distance_def def = prox_default_distance_def();
+    def.relative_error = 0.25;
+    def.absolute_error = 0.01 * scale;
+    prox_distance_result approx = prox_distance(a, xa, b, xb, &def);
+    CHECK_MSG(approx.distance >= expected * (1 - 1e-12) &&
+                  approx.distance <= 1.25 * expected + 0.01 * scale + 1e-12 * scale,
+              "%s %s: approximate %.17g, true %.17g", what, kind, approx.distance, expected);
+    CHECK(approx.triangle_tests <= r.triangle_tests + 1);
+
+    /* an upper bound below the distance stops early, one above changes nothing */
+    if (expected > 0) {
+        def = prox_default_distance_def();
+        def.upper_bound = 0.5 * expected;
+        prox_distance_result bounded = prox_distance(a, xa, b, xb, &def);
+        CHECK_MSG(bounded.beyond_upper_bound && bounded.distance > def.upper_bound, "%s %s: upper bound missed",
+                  what, kind);
+    }
+    def = prox_default_distance_def();
+    def.upper_bound = 2 * expected + 1e-300;
+    prox_distance_result bounded = prox_distance(a, xa, b, xb, &def);
+    CHECK(!bounded.beyond_upper_bound && bounded.distance == r.distance);
+
+    /* the warm start: same answer, and a second query from the cache */
+    prox_distance_cache cache = {false, 0, 0};
+    def = prox_default_distance_def();
+    def.cache = &cache;
+    prox_distance_result first = prox_distance(a, xa, b, xb, &def);
+    CHECK(cache.valid && cache.triangle_a == first.triangle_a);
+    prox_distance_result again = prox_distance(a, xa, b, xb, &def);
+    CHECK(first.distance == r.distance && again.distance == r.distance);
+    CHECK(again.triangle_tests <= first.triangle_tests + 1);
+}
+
+/* Every kind, and a pair of different kinds, at one placement. */
+static void check_placement(const model* a, const prox_transform* xa, const model* b, const prox_transform* xb,
+                            const char* what) {
+    /* the oracle, started from a sure upper bound: the distance of any pair */
+    prox_distance_result guess = prox_distance(a->bvh[PROX_VOLUME_AABB], xa, b->bvh[PROX_VOLUME_AABB], xb, NULL);
+    double start = guess.distance * (1 + 1e-6) + 1e-300;
+    if (!(start < INFINITY)) start = INFINITY;
+    double expected = oracle_distance(&a->mesh, xa, &b->mesh, xb, start, NULL, NULL);
+    if (expected == INFINITY) expected = oracle_distance(&a->mesh, xa, &b->mesh, xb, INFINITY, NULL, NULL);
+    /* the options (approximate, bounded, cached) on every fourth placement */
+    const bool options = total_placements % 4 == 0;
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind)
+        check_distance(a, a->bvh[kind], xa, b, b->bvh[kind], xb, expected, options, what,
+                       prox_volume_name((prox_volume)kind));
+    check_distance(a, a->bvh[PROX_VOLUME_OBB], xa, b, b->bvh[PROX_VOLUME_SPHERE], xb, expected, options, what,
+                   "obb with sphere");
+    total_placements++;
+}
+
+/* B's origin at `reach` model radii from A's along a random direction:
+ * from deep interpenetration (0) to well apart (2.6 is beyond touching for
+ * every model here). */
+static void random_placements(const char* name, int count, bool scaled, int leaf_size, double max_reach) {
+    model m;
+    if (!model_open(name, leaf_size, &m)) {
+        prox_test_skip("model file not found (set PROXIMA_DATA)");
+        return;
+    }
+    prox_rng rng = prox_rng_seed(prox_test_seed(4242));
+    count = (int)(count * test_scale()) + 1;
+    int separated = 0, touching = 0;
+    for (int i = 0; i < count; ++i) {
+        prox_transform xa = random_pose(&rng, scaled), xb = random_pose(&rng, scaled);
+        xa.origin = prox_vec3_scale(random_direction(&rng), m.radius * prox_rng_uniform(&rng));
+        double reach = max_reach * prox_rng_uniform(&rng);
+        xb.origin = prox_vec3_add(xa.origin, prox_vec3_scale(random_direction(&rng), reach * m.radius));
+        check_placement(&m, &xa, &m, &xb, "random");
+        separated += !prox_overlap(m.bvh[0], &xa, m.bvh[0], &xb, PROX_SAT_FULL);
+        touching += prox_overlap(m.bvh[0], &xa, m.bvh[0], &xb, PROX_SAT_FULL);
+    }
+    CHECK(count < 20 || (separated > 0 && touching > 0));
+    model_close(&m);
+}
+
+/* Bisection along a line to the first contact, then the placements just
+ * touching and just apart (distance a few ulps). */
+static void touching_placements(const char* name, int count, bool scaled) {
+    model m;
+    if (!model_open(name, 1, &m)) {
+        prox_test_skip("model file not found (set PROXIMA_DATA)");
+        return;
+    }
+    prox_rng rng = prox_rng_seed(prox_test_seed(99));
+    count = (int)(count * test_scale()) + 1;
+    for (int i = 0; i < count; ++i) {
+        prox_transform xa = random_pose(&rng, scaled), xb = random_pose(&rng, scaled);
+        prox_vec3 dir = random_direction(&rng);
+        double near = 0, far = 4 * m.radius;
+        prox_transform probe = xb;
+        for (int step = 0; step < 200; ++step) {
+            double mid = near + 0.5 * (far - near);
+            if (mid == near || mid == far) break;
+            probe.origin = prox_vec3_scale(dir, mid);
+            if (oracle_collide(&m.mesh, &xa, &m.mesh, &probe, true, NULL)) near = mid;
+            else far = mid;
+        }
+        probe.origin = prox_vec3_scale(dir, near);
+        check_placement(&m, &xa, &m, &probe, "touching");
+        probe.origin = prox_vec3_scale(dir, far);
+        check_placement(&m, &xa, &m, &probe, "just apart");
+    }
+    model_close(&m);
+}
+
+PROX_TEST(distance, oracle_agrees_with_quadratic_reference) {
+    model m;
+    REQUIRE(model_open("sphere", 1, &m));
+    prox_rng rng = prox_rng_seed(prox_test_seed(5));
+    for (int i = 0; i < 40; ++i) {
+        prox_transform xa = random_pose(&rng, i % 2), xb = random_pose(&rng, i % 2);
+        xb.origin = prox_vec3_scale(random_direction(&rng), 3 * m.radius * prox_rng_uniform(&rng));
+        double fast = oracle_distance(&m.mesh, &xa, &m.mesh, &xb, INFINITY, NULL, NULL);
+        double slow = oracle_distance_quadratic(&m.mesh, &xa, &m.mesh, &xb);
+        CHECK(fast == slow);
+        /* a start below the answer finds nothing; above it, the answer */
+        if (slow > 0) CHECK(oracle_distance(&m.mesh, &xa, &m.mesh, &xb, 0.5 * slow, NULL, NULL) == INFINITY);
+        CHECK(oracle_distance(&m.mesh, &xa, &m.mesh, &xb, 2 * slow + 1e-300, NULL, NULL) == slow);
+    }
+    model_close(&m);
+}
+
+PROX_TEST(distance, sphere_random) { random_placements("sphere", 5000, false, 1, 3.0); }
+PROX_TEST(distance, sphere_scaled_leaf3) { random_placements("sphere", 1500, true, 3, 3.0); }
+PROX_TEST(distance, box_random) { random_placements("box", 9500, true, 1, 3.5); }
+PROX_TEST(distance, torus_random) { random_placements("torus", 1500, false, 1, 2.6); }
+PROX_TEST(distance, torus_scaled_leaf4) { random_placements("torus", 40, true, 4, 2.6); }
+PROX_TEST(distance, teapot_random) { random_placements("teapot", 1200, false, 1, 2.6); }
+PROX_TEST(distance, teapot_scaled) { random_placements("teapot", 100, true, 2, 2.6); }
+PROX_TEST(distance, xwing_random) { random_placements("xwing", 500, false, 1, 2.6); }
+PROX_TEST(distance, teapot_obj_random) { random_placements("teapot-obj", 600, false, 1, 2.6); }
+PROX_TEST(distance, bunny_random) { random_placements("bunny", 100, false, 1, 2.2); }
+PROX_TEST(distance, torus_touching) { touching_placements("torus", 100, false); }
+PROX_TEST(distance, teapot_touching) { touching_placements("teapot", 60, true); }
+
+/* Far apart, a model and a copy moved along one axis: the distance is the
+ * gap between the boxes' faces when both are axis-aligned boxes. */
+PROX_TEST(distance, exact_boxes) {
+    model m;
+    REQUIRE(model_open("box", 1, &m));
+    for (int i = 0; i < 7; ++i) {
+        double gap = ldexp(1.0, -3 * i); /* 1 down to 2^-18 */
+        prox_transform xb = prox_transform_identity();
+        xb.origin.x = 2 * m.radius / sqrt(3.0) + gap; /* the box model spans [-r/sqrt3, r/sqrt3] */
+        prox_transform xa = prox_transform_identity();
+        double expected = oracle_distance_quadratic(&m.mesh, &xa, &m.mesh, &xb);
+        for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+            prox_distance_result r = prox_distance(m.bvh[kind], NULL, m.bvh[kind], &xb, NULL);
+            CHECK_MSG(r.distance == expected, "%s gap %g: %.17g, expected %.17g", prox_volume_name((prox_volume)kind),
+                      gap, r.distance, expected);
+        }
+    }
+    model_close(&m);
+}
+
+PROX_TEST(distance, invalid_input) {
+    model m;
+    REQUIRE(model_open("sphere", 1, &m));
+    prox_transform bad = prox_transform_identity();
+    bad.basis.m[0][0] = 0; /* singular */
+    prox_distance_result r = prox_distance(m.bvh[0], &bad, m.bvh[0], NULL, NULL);
+    CHECK(r.invalid_transform && r.distance == INFINITY && r.triangle_a == -1);
+    bad = prox_transform_identity();
+    bad.origin.y = NAN;
+    r = prox_distance(m.bvh[0], NULL, m.bvh[0], &bad, NULL);
+    CHECK(r.invalid_transform && r.distance == INFINITY);
+    prox_tolerance_result t = prox_within_distance(m.bvh[0], &bad, m.bvh[0], NULL, 1.0);
+    CHECK(t.invalid_transform && !t.within);
+    r = prox_distance(NULL, NULL, m.bvh[0], NULL, NULL);
+    CHECK(r.distance == INFINITY && !r.invalid_transform);
+    /* nonsense error bounds are taken as zero; a negative tolerance is never met */
+    prox_transform xb = prox_transform_identity();
+    xb.origin.x = 5 * m.radius;
+    prox_distance_def def = prox_default_distance_def();
+    def.relative_error = NAN;
+    def.absolute_error = -1;
+    def.upper_bound = NAN;
+    prox_distance_result exact = prox_distance(m.bvh[0], NULL, m.bvh[0], &xb, NULL);
+    r = prox_distance(m.bvh[0], NULL, m.bvh[0], &xb, &def);
+    CHECK(r.distance == exact.distance && !r.beyond_upper_bound);
+    CHECK(!prox_within_distance(m.bvh[0], NULL, m.bvh[0], &xb, -1.0).within);
+    CHECK(!prox_within_distance(m.bvh[0], NULL, m.bvh[0], &xb, NAN).within);
+    CHECK(prox_within_distance(m.bvh[0], NULL, m.bvh[0], &xb, INFINITY).within);
+    /* a garbage cache costs time only */
+    prox_distance_cache cache = {true, -5, 1 << 30};
+    def = prox_default_distance_def();
+    def.cache = &cache;
+    r = prox_distance(m.bvh[0], NULL, m.bvh[0], &xb, &def);
+    CHECK(r.distance == exact.distance && cache.valid && cache.triangle_a == r.triangle_a);
+    model_close(&m);
+}
+
+PROX_TEST(distance, zz_placement_count) {
+    /* the issue asks for at least 20,000 placements over the shared meshes */
+    printf("  %ld placements checked against the oracle in this run\n", total_placements);
+    char path[1024];
+    bool have_files = prox_test_data_path("stanford_bunny/stanford-bunny.obj", path, sizeof path) != NULL;
+    if (total_placements > 1000 && test_scale() >= 1 && have_files) CHECK(total_placements >= 20000);
+}
