@@ -40,6 +40,7 @@
 
 #include "base.h"
 #include "bvh.h"
+#include "features.h"
 #include "geometry.h"
 #include "hull.h"
 #include "math.h"
