@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <proxima/query.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,37 @@ PROX_TEST(cli, distance_points_and_tolerance) {
     snprintf(command, sizeof command, "%s distance builtin:box builtin:box %s --tolerance -1", cli(), pose);
     CHECK(run(command, out, sizeof out) != 0);
     CHECK_MSG(strstr(out, "--tolerance") != NULL, "%.200s", out);
+}
+
+PROX_TEST(cli, contacts_lists_points_on_both_models) {
+    if (!cli()) {
+        prox_test_skip("PROX_CLI not set (run through ctest)");
+        return;
+    }
+    static char out[1 << 16];
+    char command[1024];
+    /* unit boxes, B moved by 1.5 along x: they cross */
+    snprintf(command, sizeof command, "%s contacts builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 1.5 0.25 0.125\"",
+             cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    long n = strtol(out, NULL, 10);
+    CHECK(n > 0);
+    int lines = 0;
+    for (char* line = strchr(out, '\n'); line && line[1] && line[1] != 'm'; line = strchr(line + 1, '\n')) {
+        int ta, tb;
+        double p[3], q[3];
+        if (sscanf(line + 1, "%d %d %lf %lf %lf %lf %lf %lf", &ta, &tb, &p[0], &p[1], &p[2], &q[0], &q[1], &q[2]) != 8)
+            break;
+        lines++;
+        /* on both boxes: inside A's [-1, 1]^3 and B's [0.5, 2.5] x [-0.75, 1.25] x [-0.875, 1.125] */
+        CHECK(p[0] >= 0.5 - 1e-12 && p[0] <= 1 + 1e-12 && p[1] >= -0.75 - 1e-12 && p[1] <= 1 + 1e-12);
+        CHECK(fabs(sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]) - 1) < 1e-9);
+    }
+    CHECK(lines == n);
+    CHECK(strstr(out, "manifold ") != NULL);
+    snprintf(command, sizeof command, "%s contacts builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 3 0 0\"", cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK(out[0] == '0');
 }
 
 PROX_TEST(cli, demo_runs_every_kind) {

@@ -6,6 +6,7 @@
  *                       [--pose-a "12 numbers"] [--pose-b "12 numbers"] [--placements FILE]
  *   proxima distance A B [--bv KIND] [--points] [--rel-error X] [--abs-error X] [--upper-bound X]
  *                        [--tolerance D] [--pose-a ...] [--pose-b ...] [--placements FILE]
+ *   proxima contacts A B [--bv KIND] [--sat full|lite] [--pose-a ...] [--pose-b ...] [--placements FILE]
  *   proxima demo [--placements N]
  *
  * A model is a mesh file (OBJ, STL, PLY, OFF) or a built-in model:
@@ -32,6 +33,8 @@ static void usage(FILE* f) {
           "  proxima distance A B [--bv KIND] [--points] [--rel-error X] [--abs-error X]\n"
           "                       [--upper-bound X] [--tolerance D] [--pose-a ...] [--pose-b ...]\n"
           "                       [--placements FILE]\n"
+          "  proxima contacts A B [--bv KIND] [--sat full|lite] [--pose-a ...] [--pose-b ...]\n"
+          "                       [--placements FILE]\n"
           "  proxima demo [--placements N]\n"
           "\n"
           "MODEL is a mesh file (.obj .stl .ply .off) or builtin:torus, builtin:teapot,\n"
@@ -50,7 +53,10 @@ static void usage(FILE* f) {
           "else 0 (--points: then the distance, triangles and points of a pair within D).\n"
           "--rel-error/--abs-error allow an approximate distance d <= (1+rel) true + abs;\n"
           "--upper-bound stops early when the models are farther apart (the distance\n"
-          "printed is then above the bound).\n",
+          "printed is then above the bound).\n"
+          "contacts prints the number of contacting triangle pairs per placement, then one\n"
+          "line per pair (triangle a, triangle b, contact point, normal) and a line\n"
+          "'manifold N nx ny nz' with up to 4 points, then an empty line.\n",
           f);
 }
 
@@ -276,7 +282,7 @@ static bool print_pair(prox_tri_pair pair, void* context) {
     return true;
 }
 
-typedef enum pair_command { PAIR_COLLIDE, PAIR_DISTANCE } pair_command;
+typedef enum pair_command { PAIR_COLLIDE, PAIR_DISTANCE, PAIR_CONTACTS } pair_command;
 
 typedef struct pair_totals {
     long queries;
@@ -285,9 +291,39 @@ typedef struct pair_totals {
 
 static void print_vec(prox_vec3 v) { printf(" %.17g %.17g %.17g", v.x, v.y, v.z); }
 
+static bool print_contact(const prox_contact* c, void* context) {
+    (void)context;
+    printf("%d %d", c->pair.triangle_a, c->pair.triangle_b);
+    print_vec(c->point);
+    print_vec(c->normal);
+    printf("\n");
+    return true;
+}
+
 static void run_one(pair_command command, const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                     const prox_transform* xb, const options* o, pair_totals* totals) {
     totals->queries++;
+    if (command == PAIR_CONTACTS) {
+        prox_manifold manifold;
+        prox_contacts_def def = prox_default_contacts_def();
+        def.sat = o->sat;
+        def.manifold = &manifold;
+        prox_contacts_result r = prox_contacts(a, xa, b, xb, &def); /* the count first, then the list */
+        printf("%lld\n", (long long)r.contact_count);
+        if (r.contact_count > 0) {
+            def.callback = print_contact;
+            def.manifold = NULL;
+            prox_contacts(a, xa, b, xb, &def);
+            printf("manifold %d", manifold.point_count);
+            print_vec(manifold.normal);
+            for (int i = 0; i < manifold.point_count; ++i) print_vec(manifold.points[i]);
+            printf("\n\n");
+        }
+        totals->volume_tests += r.volume_tests;
+        totals->triangle_tests += r.triangle_tests;
+        totals->pairs += r.contact_count;
+        return;
+    }
     if (command == PAIR_DISTANCE && o->have_tolerance) {
         prox_tolerance_result t = prox_within_distance(a, xa, b, xb, o->tolerance);
         printf("%d", t.within ? 1 : 0);
@@ -509,6 +545,7 @@ int main(int argc, char** argv) {
     if (strcmp(command, "info") == 0) return command_info(&o);
     if (strcmp(command, "collide") == 0) return command_pair(PAIR_COLLIDE, &o);
     if (strcmp(command, "distance") == 0) return command_pair(PAIR_DISTANCE, &o);
+    if (strcmp(command, "contacts") == 0) return command_pair(PAIR_CONTACTS, &o);
     if (strcmp(command, "demo") == 0) return command_demo(&o);
     fprintf(stderr, "proxima: unknown command '%s'\n", command);
     usage(stderr);
