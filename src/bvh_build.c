@@ -137,17 +137,18 @@ static int split_mean(builder* b, int begin, int end) {
     /* extents along the axes, to try the longest first (the centroids'
      * spread: a third of the work of the vertices', and the same order but
      * for nearly equal axes) */
-    double extent[3];
-    for (int k = 0; k < 3; ++k) {
-        prox_vec3 a = prox_vec3_make(axes.m[k][0], axes.m[k][1], axes.m[k][2]);
-        double lo = DBL_MAX, hi = -DBL_MAX;
-        for (int i = begin; i < end; ++i) {
-            double s = prox_vec3_dot(a, b->tris[o[i]].centroid);
-            lo = PROX_MIN(lo, s);
-            hi = PROX_MAX(hi, s);
+    double extent[3], lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+    prox_vec3 dir[3];
+    for (int k = 0; k < 3; ++k) dir[k] = prox_vec3_make(axes.m[k][0], axes.m[k][1], axes.m[k][2]);
+    for (int i = begin; i < end; ++i) { /* one pass over the triangles for the three axes */
+        const prox_vec3 c = b->tris[o[i]].centroid;
+        for (int k = 0; k < 3; ++k) {
+            double s = prox_vec3_dot(dir[k], c);
+            lo[k] = PROX_MIN(lo[k], s);
+            hi[k] = PROX_MAX(hi[k], s);
         }
-        extent[k] = hi - lo;
     }
+    for (int k = 0; k < 3; ++k) extent[k] = hi[k] - lo[k];
     int try_order[3] = {0, 1, 2};
     for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 2 - i; ++j)

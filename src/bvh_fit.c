@@ -11,7 +11,17 @@
  * its children's hull vertices, which is much smaller than the subtree's
  * vertex set.
  *
- * Should the hull's scratch memory run out, a lane is fitted from all its
+ * The hulls are the fitting hull's (fit_hull.h): Quickhull on the points
+ * snapped to a 2^20 grid over their box, with exact int64 orientations, so
+ * that nearly coplanar rings of points cost nothing extra. Its vertices span
+ * the real points' hull up to a slack of about a grid cell per axis, which
+ * each lane accumulates from its children and adds to its box extents and
+ * sphere radius (about 2^-20 of the lane's size); where the points are too
+ * flat for the grid, the exact hull (src/hull.c) takes over. A leaf with one
+ * triangle needs no hull at all: its box is the triangle's smallest one and
+ * its sphere the triangle's smallest ball.
+ *
+ * Should the scratch memory run out, every lane is fitted from all its
  * vertices with the triangles' covariance instead (RAPID's way): a looser but
  * still valid volume, so fitting never fails once the arrays exist. */
 #include <proxima/hull.h>
@@ -20,6 +30,7 @@
 #include <stdlib.h>
 
 #include "bvh_internal.h"
+#include "fit_hull.h"
 #include "obb_fit.h"
 #include "sphere_fit.h"
 
@@ -92,11 +103,13 @@ typedef struct lane_ref {
     int lane;
 } lane_ref;
 
-static void store_obb(lane_ref r, const prox_mat3* axes, const prox_vec3* points, const uint32_t* ids, int count) {
+/* `slack` (may be NULL): see prox_box_fit. */
+static void store_obb(lane_ref r, const prox_mat3* axes, const prox_vec3* points, const uint32_t* ids, int count,
+                      const double slack[3]) {
     float af[3][3], c[3], e[3];
     for (int i = 0; i < 3; ++i)
         for (int k = 0; k < 3; ++k) af[i][k] = (float)axes->m[i][k];
-    prox_box_fit(af, points, ids, count, c, e);
+    prox_box_fit(af, points, ids, count, slack, c, e);
     for (int i = 0; i < 3; ++i) {
         r.obb->center[i][r.lane] = c[i];
         r.obb->extent[i][r.lane] = e[i];
@@ -104,21 +117,28 @@ static void store_obb(lane_ref r, const prox_mat3* axes, const prox_vec3* points
     }
 }
 
-/* Radius about the float center, rounded up: the sphere holds every point. */
-static void store_sphere(lane_ref r, prox_vec3 center, const prox_vec3* points, const uint32_t* ids, int count) {
+/* Radius about the float center, rounded up: the sphere holds every point,
+ * and with `slack` (may be NULL) every point within that slack per axis of
+ * their hull (the ball is convex, and such a point is at most |slack| from
+ * the hull). */
+static void store_sphere(lane_ref r, prox_vec3 center, const prox_vec3* points, const uint32_t* ids, int count,
+                         const double slack[3]) {
     float c[3] = {(float)center.x, (float)center.y, (float)center.z};
     prox_vec3 cf = prox_vec3_make(c[0], c[1], c[2]);
     double r2 = 0;
     for (int j = 0; j < count; ++j) {
         prox_vec3 d = prox_vec3_sub(points[ids ? ids[j] : (uint32_t)j], cf);
-        r2 = fmax(r2, prox_vec3_dot(d, d));
+        const double d2 = prox_vec3_dot(d, d);
+        r2 = d2 > r2 ? d2 : r2;
     }
     for (int k = 0; k < 3; ++k) r.sphere->center[k][r.lane] = c[k];
-    r.sphere->radius[r.lane] = prox_float_up(sqrt(r2) * (1 + 0x1p-40));
+    double grow = slack ? sqrt(slack[0] * slack[0] + slack[1] * slack[1] + slack[2] * slack[2]) : 0;
+    r.sphere->radius[r.lane] = prox_float_up((sqrt(r2) + grow) * (1 + 0x1p-40));
 }
 
-/* Fits the lane's volumes over a set of points given by their hull. */
-static void fit_from_hull(lane_ref r, const prox_hull* hull, gather* g) {
+/* Fits the lane's volumes over a set of points given by their hull, grown by
+ * `slack` (see store_obb). */
+static void fit_from_hull(lane_ref r, const prox_hull* hull, gather* g, const double slack[3]) {
     if (r.obb) {
         prox_moments m;
         prox_moments_init(&m, hull->vertices[0]);
@@ -130,13 +150,13 @@ static void fit_from_hull(lane_ref r, const prox_hull* hull, gather* g) {
             for (int i = 0; i < hull->vertex_count; ++i)
                 prox_moments_add_triangle(&m, hull->vertices[i], hull->vertices[i], hull->vertices[i]);
         prox_mat3 axes;
-        prox_moments_axes(&m, &axes);
+        prox_moments_axes_closed_form(&m, &axes);
         prox_axes_sort_by_extent(&axes, hull->vertices, NULL, hull->vertex_count);
-        store_obb(r, &axes, hull->vertices, NULL, hull->vertex_count);
+        store_obb(r, &axes, hull->vertices, NULL, hull->vertex_count, slack);
     }
     if (r.sphere) {
-        prox_ball ball = prox_ball_fit(hull->vertices, NULL, hull->vertex_count, g->ball_scratch);
-        store_sphere(r, ball.center, hull->vertices, NULL, hull->vertex_count);
+        const prox_vec3 center = prox_ball_fit_center(hull->vertices, NULL, hull->vertex_count, g->ball_scratch);
+        store_sphere(r, center, hull->vertices, NULL, hull->vertex_count, slack);
     }
 }
 
@@ -144,61 +164,114 @@ static void fit_from_hull(lane_ref r, const prox_hull* hull, gather* g) {
  * flat), one along the edge whose rectangle around the triangle has the least
  * area (the smallest rectangle around a convex polygon has a side on one of
  * its edges; Freeman and Shapira 1975). Tighter than the covariance axes, and
- * no eigenvectors to compute. False when the triangle has no area. */
+ * no eigenvectors to compute. With N the normal's cross product, the
+ * rectangle on edge E (length L) has length (range of the corners' dot
+ * products with E) / L and height |N| / L, so its area is that range times
+ * |N| / L^2: the edges compare without a division. Often two or three edges
+ * give the same area (all three for an acute triangle: twice the triangle's);
+ * then the squarest rectangle, of least perimeter (range + |N|) / L, is
+ * taken: a box's projection on a random axis, which a separating-axis test
+ * compares, grows with the sum of its extents. The rows come ordered by
+ * decreasing extent and right-handed, as prox_axes_sort_by_extent leaves
+ * them. False when the triangle has no area. */
 static bool triangle_axes(const prox_vec3* p, prox_mat3* axes) {
     prox_vec3 n = prox_vec3_cross(prox_vec3_sub(p[1], p[0]), prox_vec3_sub(p[2], p[0]));
-    double nl = prox_vec3_length(n);
-    if (!(nl > 0) || !isfinite(nl)) return false;
-    n = prox_vec3_scale(n, 1.0 / nl);
-    double best = INFINITY;
-    prox_vec3 best_u = {1, 0, 0};
+    const double nn = prox_vec3_dot(n, n);
+    if (!(nn > 0) || !(nn <= DBL_MAX)) return false;
+    const double nl = sqrt(nn);
+    int best = -1;
+    double best_range = 0, best_l2 = 1, best_l = 1;
+    prox_vec3 best_e = {1, 0, 0};
     for (int e = 0; e < 3; ++e) {
-        prox_vec3 u = prox_vec3_sub(p[(e + 1) % 3], p[e]);
-        double ul = prox_vec3_length(u);
-        if (!(ul > 0)) continue;
-        u = prox_vec3_scale(u, 1.0 / ul);
-        prox_vec3 v = prox_vec3_cross(n, u);
-        /* the edge lies on the rectangle's side; the opposite vertex sets its height */
-        double h = fabs(prox_vec3_dot(prox_vec3_sub(p[(e + 2) % 3], p[e]), v));
-        double lo = 0, hi = ul, t = prox_vec3_dot(prox_vec3_sub(p[(e + 2) % 3], p[e]), u);
-        lo = t < lo ? t : lo;
-        hi = t > hi ? t : hi;
-        double area = (hi - lo) * h;
-        if (area < best) {
-            best = area;
-            best_u = u;
+        const prox_vec3 edge = prox_vec3_sub(p[(e + 1) % 3], p[e]);
+        const double l2 = prox_vec3_dot(edge, edge);
+        if (!(l2 > 0)) continue;
+        const double l = sqrt(l2);
+        /* corners' dot products with the edge, relative to p[e]: 0, l2 and t */
+        const double t = prox_vec3_dot(prox_vec3_sub(p[(e + 2) % 3], p[e]), edge);
+        const double range = (t > l2 ? t : l2) - (t < 0 ? t : 0);
+        /* area_e = range |N| / l2; equal up to rounding: the smaller perimeter */
+        const double area = range * best_l2, best_area = best_range * l2;
+        const bool tie = fabs(area - best_area) <= 0x1p-30 * (area > best_area ? area : best_area);
+        if (best < 0 || (tie ? (range + nl * l) * best_l < (best_range + nl * best_l) * l : area < best_area)) {
+            best = e;
+            best_range = range;
+            best_l2 = l2;
+            best_l = l;
+            best_e = edge;
         }
     }
-    prox_vec3 v = prox_vec3_cross(n, best_u);
+    if (best < 0) return false;
+    prox_vec3 u = prox_vec3_scale(best_e, 1.0 / best_l);
+    n = prox_vec3_scale(n, 1.0 / nl);
+    prox_vec3 v = prox_vec3_cross(n, u);
+    /* length range / L against height |N| / L */
+    if (nl > best_range) { /* v is the longer side: (v, u, -n) keeps the handedness */
+        const prox_vec3 t = v;
+        v = u;
+        u = t;
+        n = prox_vec3_scale(n, -1.0);
+    }
     for (int k = 0; k < 3; ++k) {
-        axes->m[0][k] = prox_vec3_get(best_u, k);
+        axes->m[0][k] = prox_vec3_get(u, k);
         axes->m[1][k] = prox_vec3_get(v, k);
         axes->m[2][k] = prox_vec3_get(n, k);
     }
     return true;
 }
 
-/* Axes for at most three points (one triangle's corners): the triangle's
- * smallest box, or the points' covariance when they span no area. */
+/* Axes for at most three points (one triangle's corners), ordered by
+ * decreasing extent: the triangle's smallest box, or the points' covariance
+ * when they span no area. */
 static void few_points_axes(const prox_vec3* points, int count, prox_mat3* axes) {
     if (count == 3 && triangle_axes(points, axes)) return;
     prox_moments m;
     prox_moments_init(&m, points[0]);
     for (int i = 0; i < count; ++i) prox_moments_add_triangle(&m, points[i], points[i], points[i]);
     prox_moments_axes(&m, axes);
+    prox_axes_sort_by_extent(axes, points, NULL, count);
 }
 
-/* A leaf with one triangle: its at most three distinct corners. */
-static void fit_small(lane_ref r, const prox_vec3* points, int count, gather* g) {
+/* The smallest ball's center of a triangle, as prox_ball_fit finds it but
+ * without its working frame (a tree has one per leaf): the circumcenter
+ * o + ((|u|^2 v - |v|^2 u) x (u x v)) / (2 |u x v|^2) when the angle at o,
+ * opposite the longest side, is acute, else that side's midpoint. False when
+ * the arithmetic leaves the double range (far beyond any mesh's scale); the
+ * caller then uses prox_ball_fit. store_sphere makes the radius hold the
+ * corners whatever rounding the center suffered. */
+static bool triangle_ball_center(const prox_vec3* p, prox_vec3* out) {
+    const prox_vec3 e[3] = {prox_vec3_sub(p[1], p[0]), prox_vec3_sub(p[2], p[1]), prox_vec3_sub(p[0], p[2])};
+    const double l[3] = {prox_vec3_dot(e[0], e[0]), prox_vec3_dot(e[1], e[1]), prox_vec3_dot(e[2], e[2])};
+    /* the longest side runs from p[a] to p[b]; o is the opposite corner */
+    int a = 0;
+    if (l[1] > l[a]) a = 1;
+    if (l[2] > l[a]) a = 2;
+    const int b = (a + 1) % 3, o = (a + 2) % 3;
+    const prox_vec3 u = prox_vec3_sub(p[a], p[o]), v = prox_vec3_sub(p[b], p[o]);
+    prox_vec3 c = prox_vec3_scale(prox_vec3_add(p[a], p[b]), 0.5);
+    if (prox_vec3_dot(u, v) > 0) {
+        const prox_vec3 n = prox_vec3_cross(u, v);
+        const double nn = prox_vec3_dot(n, n);
+        const prox_vec3 w = prox_vec3_sub(prox_vec3_scale(v, prox_vec3_dot(u, u)), prox_vec3_scale(u, prox_vec3_dot(v, v)));
+        if (nn > 0) c = prox_vec3_add(p[o], prox_vec3_scale(prox_vec3_cross(w, n), 0.5 / nn));
+    }
+    *out = c;
+    return prox_vec3_is_finite(c) && l[a] <= DBL_MAX;
+}
+
+/* At most three distinct points (a leaf with one triangle), which may stand
+ * for more within `slack` of their hull. */
+static void fit_small(lane_ref r, const prox_vec3* points, int count, gather* g, const double slack[3]) {
     if (r.obb) {
         prox_mat3 axes;
         few_points_axes(points, count, &axes);
-        prox_axes_sort_by_extent(&axes, points, NULL, count);
-        store_obb(r, &axes, points, NULL, count);
+        store_obb(r, &axes, points, NULL, count, slack);
     }
     if (r.sphere) {
-        prox_ball ball = prox_ball_fit(points, NULL, count, g->ball_scratch);
-        store_sphere(r, ball.center, points, NULL, count);
+        prox_vec3 center;
+        if (count != 3 || !triangle_ball_center(points, &center))
+            center = prox_ball_fit_center(points, NULL, count, g->ball_scratch);
+        store_sphere(r, center, points, NULL, count, slack);
     }
 }
 
@@ -217,7 +290,6 @@ static void fit_from_slots(const prox_bvh* bvh, lane_ref r, int first, int end, 
         } else if (end - first == 1) {
             prox_vec3 t[3] = {bvh->vertices[ids[0]], bvh->vertices[ids[1]], bvh->vertices[ids[2]]};
             few_points_axes(t, 3, &axes);
-            prox_axes_sort_by_extent(&axes, bvh->vertices, ids, count);
         } else {
             prox_moments m;
             prox_moments_init(&m, bvh->vertices[ids[0]]);
@@ -227,12 +299,12 @@ static void fit_from_slots(const prox_bvh* bvh, lane_ref r, int first, int end, 
             prox_moments_axes(&m, &axes);
             prox_axes_sort_by_extent(&axes, bvh->vertices, ids, count);
         }
-        store_obb(r, &axes, bvh->vertices, ids, count);
+        store_obb(r, &axes, bvh->vertices, ids, count, NULL);
     }
     if (r.sphere) {
         prox_vec3 c = prox_vec3_make(0.5 * ((double)box_lo[0] + box_hi[0]), 0.5 * ((double)box_lo[1] + box_hi[1]),
                                      0.5 * ((double)box_lo[2] + box_hi[2]));
-        store_sphere(r, c, bvh->vertices, ids, count);
+        store_sphere(r, c, bvh->vertices, ids, count, NULL);
     }
 }
 
@@ -302,14 +374,20 @@ static double lane_radius(lane_ref r) {
         double reach = 0, c = 0;
         for (int k = 0; k < 3; ++k) {
             reach += r.obb->extent[k][r.lane];
-            c = fmax(c, fabs((double)r.obb->center[k][r.lane]));
+            const double a = fabs((double)r.obb->center[k][r.lane]);
+            c = a > c ? a : c;
         }
-        radius = fmax(radius, c + 1.001 * reach); /* axes are unit up to float rounding */
+        const double reach_all = c + 1.001 * reach; /* axes are unit up to float rounding */
+        radius = reach_all > radius ? reach_all : radius;
     }
     if (r.sphere) {
         double c = 0;
-        for (int k = 0; k < 3; ++k) c = fmax(c, fabs((double)r.sphere->center[k][r.lane]));
-        radius = fmax(radius, c + r.sphere->radius[r.lane]);
+        for (int k = 0; k < 3; ++k) {
+            const double a = fabs((double)r.sphere->center[k][r.lane]);
+            c = a > c ? a : c;
+        }
+        const double reach_all = c + r.sphere->radius[r.lane];
+        radius = reach_all > radius ? reach_all : radius;
     }
     return radius;
 }
@@ -323,87 +401,227 @@ static void update_volume_radius(prox_bvh* bvh) {
     bvh->volume_radius = radius;
 }
 
-/* Hull of the gathered points; its vertex ids appended to the pool.
- * Returns false when memory ran out. */
-static bool hull_of_gathered(const prox_bvh* bvh, lane_ref r, gather* g, int count, id_pool* pool, int64_t* out_begin,
-                             int* out_len) {
+/* Fits the lane's volumes from the fitting hull of the gathered points
+ * (fit_hull.h): the axes from its surface, the extents over its vertices
+ * grown by `slack`. */
+static void fit_from_fit_hull(lane_ref r, const prox_fit_hull* h, gather* g, const double slack[3]) {
+    const uint32_t* vertices = (const uint32_t*)h->vertices; /* indices >= 0 */
+    if (r.obb) {
+        prox_moments m;
+        prox_moments_init(&m, g->points[vertices[0]]);
+        prox_moments_add_faces(&m, g->points, h->faces, h->face_count);
+        prox_mat3 axes;
+        prox_moments_axes_closed_form(&m, &axes);
+        prox_axes_sort_by_extent(&axes, g->points, vertices, h->vertex_count);
+        store_obb(r, &axes, g->points, vertices, h->vertex_count, slack);
+    }
+    if (r.sphere) {
+        const prox_vec3 center = prox_ball_fit_center(g->points, vertices, h->vertex_count, g->ball_scratch);
+        store_sphere(r, center, g->points, vertices, h->vertex_count, slack);
+    }
+}
+
+/* Every lane keeps a set of its vertices (ids in the pool; a leaf with one
+ * triangle keeps none, its slot holds its corners) and a slack: each of the
+ * lane's vertices lies within the slack, per axis, of the set's hull
+ * (fit_hull.h). A lane's set is the fitting hull's vertices of its
+ * children's sets, and its slack the largest of its children's plus the
+ * hull's own: a vertex of the lane is within a child's slack of that child's
+ * hull, which lies in the hull of the children's sets, which is within the
+ * fitting hull's slack of the hull of its vertices. The slack is kept as
+ * floats rounded up. */
+typedef struct lane_set {
+    uint32_t begin;
+    int32_t len;
+    float slack[3];
+} lane_set;
+
+/* Records the set of the ids g->ids[keep[i]] (keep NULL: the first `len`). */
+static bool set_store(id_pool* pool, const gather* g, const int32_t* keep, int len, const double slack[3],
+                      lane_set* out) {
+    if (!pool_reserve(pool, (size_t)len) || pool->count + (size_t)len > UINT32_MAX) return false;
+    out->begin = (uint32_t)pool->count;
+    out->len = len;
+    for (int k = 0; k < 3; ++k) out->slack[k] = prox_float_up(slack[k]);
+    for (int i = 0; i < len; ++i) pool->ids[pool->count++] = g->ids[keep ? keep[i] : i];
+    return true;
+}
+
+/* The lane's volumes from the gathered points (whose slack so far is
+ * `slack`), and its set. The fitting hull first; the exact hull when the
+ * points are too flat for its grid. Returns false when memory ran out. */
+static bool fit_gathered(const prox_bvh* bvh, lane_ref r, gather* g, prox_fit_hull* fh, int count, id_pool* pool,
+                         const double slack[3], lane_set* out) {
+    const int solid = prox_fit_hull_compute(fh, g->points, count);
+    if (solid == PROX_FIT_HULL_NO_MEMORY) return false;
+    if (solid == PROX_FIT_HULL_SOLID) {
+        double grown[3];
+        for (int k = 0; k < 3; ++k) grown[k] = slack[k] + fh->slack[k];
+        if (out && !set_store(pool, g, fh->vertices, fh->vertex_count, grown, out)) return false;
+        fit_from_fit_hull(r, fh, g, grown);
+        return true;
+    }
     prox_hull* hull = NULL;
     if (prox_hull_create(g->points, count, &bvh->def.allocator, &hull, NULL, 0) != PROX_OK) return false;
-    bool ok = pool_reserve(pool, (size_t)hull->vertex_count);
-    if (ok) {
-        *out_begin = (int64_t)pool->count;
-        *out_len = hull->vertex_count;
-        for (int i = 0; i < hull->vertex_count; ++i) pool->ids[pool->count++] = g->ids[hull->vertex_source[i]];
-        fit_from_hull(r, hull, g);
-    }
+    bool ok = !out || set_store(pool, g, hull->vertex_source, hull->vertex_count, slack, out);
+    if (ok) fit_from_hull(r, hull, g, slack);
     prox_hull_destroy(hull);
     return ok;
 }
 
-static int compare_u32(const void* a, const void* b) {
-    uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
-    return (x > y) - (x < y);
+/* The scratch of the hull-based fit. */
+typedef struct fit_scratch {
+    id_pool pool;
+    lane_set* sets;
+    int32_t* set_of; /* per lane: its set's index, for the lanes that have one */
+    int32_t made;    /* sets made so far */
+    uint32_t* stamp; /* per vertex: the last gather that took it */
+    uint32_t visit;
+    gather g;        /* an internal lane's points */
+    gather leaf;     /* a leaf's points */
+    prox_fit_hull hull;
+    double radius;   /* the largest lane_radius so far (update_volume_radius's) */
+} fit_scratch;
+
+/* A leaf's volumes, and its set unless it is one triangle (whose slot holds
+ * its corners). */
+static bool fit_leaf(prox_bvh* bvh, uint32_t ref, fit_scratch* s) {
+    static const double no_slack[3] = {0, 0, 0};
+    const prox_node* n = &bvh->nodes[ref / PROX_LANES];
+    const int first = n->index[ref % PROX_LANES], count = 3 * n->count[ref % PROX_LANES];
+    const uint32_t* slot_ids = bvh->slot_indices + 3 * (size_t)first;
+    gather* g = &s->leaf;
+    lane_ref r = lane_of(bvh, ref);
+    if (count == 3) {
+        int unique = 0;
+        for (int j = 0; j < 3; ++j) {
+            const uint32_t id = slot_ids[j];
+            if ((j > 0 && id == slot_ids[0]) || (j > 1 && id == slot_ids[1])) continue;
+            g->points[unique++] = bvh->vertices[id];
+        }
+        fit_small(r, g->points, unique, g, no_slack);
+        s->radius = fmax(s->radius, lane_radius(r));
+        return true;
+    }
+    ++s->visit;
+    int unique = 0;
+    for (int j = 0; j < count; ++j) {
+        const uint32_t id = slot_ids[j];
+        if (s->stamp[id] == s->visit) continue;
+        s->stamp[id] = s->visit;
+        g->ids[unique] = id;
+        g->points[unique++] = bvh->vertices[id];
+    }
+    s->set_of[ref] = s->made;
+    lane_set* out = &s->sets[s->made++];
+    bool ok;
+    if (unique <= 3) {
+        fit_small(r, g->points, unique, g, no_slack);
+        ok = set_store(&s->pool, g, NULL, unique, no_slack, out);
+    } else {
+        ok = fit_gathered(bvh, r, g, &s->hull, unique, &s->pool, no_slack, out);
+    }
+    s->radius = fmax(s->radius, lane_radius(r));
+    return ok;
+}
+
+/* An internal lane (the root when ref < 0) whose child node is `child`: its
+ * leaf children first, then its own volumes from its children's sets. */
+static bool fit_internal(prox_bvh* bvh, int64_t ref, int child, fit_scratch* s) {
+    const prox_node* cn = &bvh->nodes[child];
+    size_t total = 0;
+    double slack[3] = {0, 0, 0};
+    for (int l = 0; l < PROX_LANES; ++l) {
+        if (cn->count[l] < 0) continue;
+        if (cn->count[l] > 0 && !fit_leaf(bvh, (uint32_t)(child * PROX_LANES + l), s)) return false;
+        if (cn->count[l] == 1) {
+            total += 3;
+            continue;
+        }
+        const lane_set* c = &s->sets[s->set_of[child * PROX_LANES + l]];
+        total += (size_t)c->len;
+        for (int k = 0; k < 3; ++k) slack[k] = c->slack[k] > slack[k] ? c->slack[k] : slack[k];
+    }
+    gather* g = &s->g;
+    if (!gather_reserve(g, total)) return false;
+    ++s->visit;
+    int count = 0;
+    for (int l = 0; l < PROX_LANES; ++l) {
+        if (cn->count[l] < 0) continue;
+        const uint32_t* ids;
+        int len;
+        if (cn->count[l] == 1) {
+            ids = bvh->slot_indices + 3 * (size_t)cn->index[l];
+            len = 3;
+        } else {
+            const lane_set* c = &s->sets[s->set_of[child * PROX_LANES + l]];
+            ids = s->pool.ids + c->begin;
+            len = c->len;
+        }
+        for (int j = 0; j < len; ++j) {
+            const uint32_t id = ids[j];
+            if (s->stamp[id] == s->visit) continue;
+            s->stamp[id] = s->visit;
+            g->ids[count] = id;
+            g->points[count++] = bvh->vertices[id];
+        }
+    }
+    const bool root = ref < 0;
+    lane_ref r = root ? root_of(bvh) : lane_of(bvh, (uint32_t)ref);
+    lane_set* out = NULL; /* the root's set is not needed */
+    if (!root) {
+        s->set_of[ref] = s->made;
+        out = &s->sets[s->made++];
+    }
+    bool ok;
+    if (count <= 3) {
+        fit_small(r, g->points, count, g, slack);
+        ok = !out || set_store(&s->pool, g, NULL, count, slack, out);
+    } else {
+        ok = fit_gathered(bvh, r, g, &s->hull, count, &s->pool, slack, out);
+    }
+    s->radius = fmax(s->radius, lane_radius(r));
+    return ok;
 }
 
 /* The hull-based fit of every lane; false when scratch memory ran out (the
- * caller then fits from the slots). */
-static bool fit_with_hulls(prox_bvh* bvh) {
+ * caller then fits from the slots). Internal lanes are taken children first
+ * (bvh->internal_lanes' order); each fits the leaves of its child node just
+ * before it gathers their points, while they are in cache. A lane's points
+ * are gathered without repeats (`stamp`). Sets are numbered in the order
+ * they are made. */
+static bool fit_with_hulls(prox_bvh* bvh, double* out_radius) {
     const prox_allocator* alloc = &bvh->def.allocator;
-    size_t lanes = (size_t)bvh->node_count * PROX_LANES;
-    int64_t* set_begin = prox_alloc(alloc, lanes * sizeof(int64_t));
-    int* set_len = prox_alloc(alloc, lanes * sizeof(int));
-    id_pool pool = {alloc, NULL, 0, 0, false};
-    gather g = {alloc, NULL, NULL, NULL, 0};
-    bool ok = set_begin && set_len && gather_reserve(&g, 3 * PROX_MAX_LEAF_SIZE);
-    for (int i = 0; ok && i < bvh->leaf_lane_count; ++i) {
-        uint32_t ref = bvh->leaf_lanes[i];
-        const prox_node* n = &bvh->nodes[ref / PROX_LANES];
-        int first = n->index[ref % PROX_LANES], count = 3 * n->count[ref % PROX_LANES];
-        memcpy(g.ids, bvh->slot_indices + 3 * (size_t)first, (size_t)count * sizeof(uint32_t));
-        qsort(g.ids, (size_t)count, sizeof(uint32_t), compare_u32);
-        int unique = 0;
-        for (int j = 0; j < count; ++j)
-            if (j == 0 || g.ids[j] != g.ids[j - 1]) g.ids[unique++] = g.ids[j];
-        for (int j = 0; j < unique; ++j) g.points[j] = bvh->vertices[g.ids[j]];
-        if (unique <= 3) {
-            /* one triangle: its own hull, no need to compute one */
-            if (!(ok = pool_reserve(&pool, (size_t)unique))) break;
-            set_begin[ref] = (int64_t)pool.count;
-            set_len[ref] = unique;
-            for (int j = 0; j < unique; ++j) pool.ids[pool.count++] = g.ids[j];
-            fit_small(lane_of(bvh, ref), g.points, unique, &g);
-            continue;
-        }
-        ok = hull_of_gathered(bvh, lane_of(bvh, ref), &g, unique, &pool, &set_begin[ref], &set_len[ref]);
+    const size_t lanes = (size_t)bvh->node_count * PROX_LANES;
+    const size_t set_count = (size_t)bvh->leaf_lane_count + (size_t)bvh->internal_lane_count;
+    const size_t stamp_bytes = (size_t)bvh->vertex_count * sizeof(uint32_t);
+    fit_scratch s;
+    memset(&s, 0, sizeof s);
+    s.pool = (id_pool){alloc, NULL, 0, 0, false};
+    s.g = (gather){alloc, NULL, NULL, NULL, 0};
+    s.leaf = (gather){alloc, NULL, NULL, NULL, 0};
+    s.sets = prox_alloc(alloc, set_count * sizeof(lane_set));
+    s.set_of = prox_alloc(alloc, lanes * sizeof(int32_t));
+    s.stamp = prox_alloc(alloc, stamp_bytes);
+    prox_fit_hull_init(&s.hull, alloc);
+    /* a first guess at the pool's size: the sets hold hull vertices, about
+     * as many as there are triangles over all the internal lanes */
+    bool ok = s.sets && s.set_of && s.stamp && gather_reserve(&s.g, 3 * PROX_LANES) &&
+              gather_reserve(&s.leaf, 3 * PROX_MAX_LEAF_SIZE) && pool_reserve(&s.pool, (size_t)bvh->triangle_count + 64);
+    if (ok) memset(s.stamp, 0, stamp_bytes);
+    for (int i = 0; ok && i < bvh->internal_lane_count; ++i) {
+        const uint32_t ref = bvh->internal_lanes[i];
+        ok = fit_internal(bvh, ref, bvh->nodes[ref / PROX_LANES].index[ref % PROX_LANES], &s);
     }
-    /* internal lanes, then the root: children's hull vertices gathered */
-    for (int i = 0; ok && i <= bvh->internal_lane_count; ++i) {
-        bool root = i == bvh->internal_lane_count;
-        uint32_t ref = root ? 0 : bvh->internal_lanes[i];
-        int child = root ? 0 : bvh->nodes[ref / PROX_LANES].index[ref % PROX_LANES];
-        size_t total = 0;
-        for (int l = 0; l < PROX_LANES; ++l)
-            if (bvh->nodes[child].count[l] >= 0) total += (size_t)set_len[child * PROX_LANES + l];
-        if (!(ok = gather_reserve(&g, total))) break;
-        int count = 0;
-        for (int l = 0; l < PROX_LANES; ++l) {
-            if (bvh->nodes[child].count[l] < 0) continue;
-            size_t c = (size_t)child * PROX_LANES + (size_t)l;
-            for (int j = 0; j < set_len[c]; ++j) {
-                uint32_t id = pool.ids[set_begin[c] + j];
-                g.ids[count] = id;
-                g.points[count++] = bvh->vertices[id];
-            }
-        }
-        int64_t begin;
-        int len;
-        lane_ref r = root ? root_of(bvh) : lane_of(bvh, ref);
-        ok = hull_of_gathered(bvh, r, &g, count, &pool, root ? &begin : &set_begin[ref], root ? &len : &set_len[ref]);
-    }
-    gather_free(&g);
-    prox_free(alloc, pool.ids, pool.capacity * sizeof(uint32_t));
-    prox_free(alloc, set_begin, lanes * sizeof(int64_t));
-    prox_free(alloc, set_len, lanes * sizeof(int));
+    if (ok) ok = fit_internal(bvh, -1, 0, &s);
+    *out_radius = s.radius;
+    prox_fit_hull_free(&s.hull);
+    gather_free(&s.g);
+    gather_free(&s.leaf);
+    prox_free(alloc, s.pool.ids, s.pool.capacity * sizeof(uint32_t));
+    prox_free(alloc, s.stamp, stamp_bytes);
+    prox_free(alloc, s.set_of, lanes * sizeof(int32_t));
+    prox_free(alloc, s.sets, set_count * sizeof(lane_set));
     return ok;
 }
 
@@ -496,7 +714,12 @@ prox_result prox_bvh_fit_volumes(prox_bvh* bvh) {
         return PROX_OK;
     }
     clear_empty_lanes(bvh);
-    if (bvh->def.obb_fit == PROX_OBB_FIT_TRIANGLES || !fit_with_hulls(bvh)) fit_all_from_slots(bvh, false);
+    double radius = 0;
+    if (bvh->def.obb_fit == PROX_OBB_FIT_HULL && fit_with_hulls(bvh, &radius)) {
+        bvh->volume_radius = radius; /* every lane's, taken as it was fitted (empty lanes hold 0) */
+        return PROX_OK;
+    }
+    fit_all_from_slots(bvh, false);
     update_volume_radius(bvh);
     return PROX_OK;
 }

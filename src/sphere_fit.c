@@ -99,12 +99,26 @@ typedef struct frame {
 
 /* A power of two s with x * s in [1/2, 1), or closer to that when s would
  * leave the normal range. Both s and 1/s are normal. */
+static double power_of_two(int e) { /* 2^e for e in [-1022, 1023], from its bits */
+    const uint64_t bits = (uint64_t)(e + 1023) << 52;
+    double r;
+    memcpy(&r, &bits, sizeof r);
+    return r;
+}
+
 static void pick_scale(double x, double* scale, double* inv_scale) {
     int e = 0;
-    if (x > 0) frexp(x, &e);
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    const int biased = (int)((bits >> 52) & 0x7ff);
+    if (x > 0 && biased > 0 && biased < 0x7ff) {
+        e = biased - 1022; /* frexp's exponent of a normal x, without the call */
+    } else if (x > 0) {
+        frexp(x, &e);
+    }
     e = e < -1021 ? -1021 : e > 1021 ? 1021 : e;
-    *scale = ldexp(1.0, -e);
-    *inv_scale = ldexp(1.0, e);
+    *scale = power_of_two(-e);
+    *inv_scale = power_of_two(e);
 }
 
 static void frame_make(const item_source* src, int n, frame* f) {
@@ -346,17 +360,99 @@ static double points_radius(const item_source* src, int n, prox_vec3 c, double s
     return grow_radius(sqrt(m), inv_s);
 }
 
+/* The smallest ball of at most three items in closed form, in the working
+ * frame (a tree fits one per leaf, where Welzl's rounds cost more than the
+ * answer): for a triangle with an angle of 90 degrees or more (collinear
+ * points included) the longest side is a diameter; otherwise the ball is the
+ * circumscribed one, centered at a + ((|u|^2 v - |v|^2 u) x (u x v)) /
+ * (2 |u x v|^2) with u, v the sides from a. The center is mapped back and
+ * clamped into the box like solve_center's; the radius is computed as for any
+ * center, so rounding here costs tightness only. */
+static prox_vec3 few_center(const item_source* src, int n, const frame* f) {
+    double q[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    for (int i = 0; i < n; ++i) {
+        const prox_vec3* p = item_at(src, i);
+        q[i][0] = (p->x - f->origin[0]) * f->scale;
+        q[i][1] = (p->y - f->origin[1]) * f->scale;
+        q[i][2] = (p->z - f->origin[2]) * f->scale;
+    }
+    double c[3];
+    /* the longest side, and whether the angle opposite it is acute */
+    int a = 0, b = 1, o = 2;
+    double d[3];
+    for (int k = 0; k < 3; ++k) d[k] = q[1][k] - q[0][k];
+    double longest = dot3(d, d);
+    if (n == 3) {
+        double d12[3], d20[3];
+        for (int k = 0; k < 3; ++k) {
+            d12[k] = q[2][k] - q[1][k];
+            d20[k] = q[0][k] - q[2][k];
+        }
+        double l12 = dot3(d12, d12), l20 = dot3(d20, d20);
+        if (l12 > longest) {
+            longest = l12;
+            a = 1, b = 2, o = 0;
+        }
+        if (l20 > longest) {
+            longest = l20;
+            a = 2, b = 0, o = 1;
+        }
+    }
+    bool acute = false;
+    if (n == 3) {
+        double u[3], v[3];
+        for (int k = 0; k < 3; ++k) {
+            u[k] = q[a][k] - q[o][k];
+            v[k] = q[b][k] - q[o][k];
+        }
+        /* the angle at o is the largest (opposite the longest side) */
+        acute = dot3(u, v) > 0;
+        if (acute) {
+            const double uu = dot3(u, u), vv = dot3(v, v);
+            const double n3[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+            const double nn = dot3(n3, n3);
+            const double w[3] = {uu * v[0] - vv * u[0], uu * v[1] - vv * u[1], uu * v[2] - vv * u[2]};
+            const double x[3] = {w[1] * n3[2] - w[2] * n3[1], w[2] * n3[0] - w[0] * n3[2], w[0] * n3[1] - w[1] * n3[0]};
+            acute = nn > 0 && isfinite(nn);
+            for (int k = 0; k < 3 && acute; ++k) c[k] = q[o][k] + x[k] / (2 * nn);
+        }
+    }
+    if (!acute)
+        for (int k = 0; k < 3; ++k) c[k] = 0.5 * q[a][k] + 0.5 * q[b][k];
+    for (int k = 0; k < 3; ++k) {
+        double x = f->origin[k] + c[k] * f->inv_scale;
+        c[k] = x < f->lo[k] ? f->lo[k] : x > f->hi[k] ? f->hi[k] : x;
+    }
+    return prox_vec3_make(c[0], c[1], c[2]);
+}
+
+/* The center of the fit, and its frame; false when every point is the same
+ * (then the center is that point). */
+static bool fit_center(const item_source* src, int count, int32_t* scratch, frame* f, prox_vec3* out) {
+    frame_make(src, count, f);
+    *out = *item_at(src, 0);
+    if (f->extent == 0) return false; /* every point is this one */
+    *out = count <= 3 ? few_center(src, count, f) : solve_center(src, count, scratch, f);
+    return true;
+}
+
 prox_ball prox_ball_fit(const prox_vec3* points, const uint32_t* indices, int count, int32_t* scratch) {
     prox_ball ball = {{0, 0, 0}, 0};
     if (!points || count < 1) return ball;
     item_source src = {(const char*)points, sizeof *points, indices};
     frame f;
-    frame_make(&src, count, &f);
-    ball.center = *item_at(&src, 0);
-    if (f.extent == 0) return ball; /* every point is this one */
-    ball.center = solve_center(&src, count, scratch, &f);
-    ball.radius = points_radius(&src, count, ball.center, f.scale, f.inv_scale);
+    if (fit_center(&src, count, scratch, &f, &ball.center))
+        ball.radius = points_radius(&src, count, ball.center, f.scale, f.inv_scale);
     return ball;
+}
+
+prox_vec3 prox_ball_fit_center(const prox_vec3* points, const uint32_t* indices, int count, int32_t* scratch) {
+    prox_vec3 c = {0, 0, 0};
+    if (!points || count < 1) return c;
+    item_source src = {(const char*)points, sizeof *points, indices};
+    frame f;
+    fit_center(&src, count, scratch, &f, &c);
+    return c;
 }
 
 /* Balls of balls. Welzl's recursion does not carry over to balls (Fischer

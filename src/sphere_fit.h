@@ -31,8 +31,14 @@ typedef struct prox_ball {
  * points in their given order instead. count >= 1 (count < 1 gives the zero
  * ball). When all points coincide the result is that point with radius 0,
  * exactly. Time: linear, two scans plus one per pivoting round; the rounds
- * are few (3 to 18 measured, up to 200000 points) and capped at 100. */
+ * are few (3 to 18 measured, up to 200000 points) and capped at 100. Up to
+ * three points are solved in closed form (the circumscribed ball of an acute
+ * triangle, else the ball on the longest side). */
 prox_ball prox_ball_fit(const prox_vec3* points, const uint32_t* indices, int count, int32_t* scratch);
+
+/* The center prox_ball_fit would return, without the radius (for callers
+ * that compute their own radius about a rounded center). */
+prox_vec3 prox_ball_fit_center(const prox_vec3* points, const uint32_t* indices, int count, int32_t* scratch);
 
 /* A ball containing every given ball (radii >= 0), not necessarily the
  * smallest one: the better of two centers, that of the smallest ball of the
