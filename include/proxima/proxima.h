@@ -41,6 +41,7 @@
 #include "base.h"
 #include "bvh.h"
 #include "features.h"
+#include "convex.h"
 #include "geometry.h"
 #include "hull.h"
 #include "math.h"

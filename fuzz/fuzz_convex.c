@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target: convex shapes, GJK and EPA (convex.h) on two fuzzed
+ * point sets with fuzzed radii, placements and warm-start caches. The first
+ * byte picks how coordinates are decoded:
+ *   0: raw little-endian doubles (non-finite ones become 0);
+ *   1: small integers in [-4, 4] (touching, coplanar, collinear and
+ *      coincident points are frequent), scaled by a power of two taken from
+ *      the second byte;
+ *   2: small integers plus a few units in the 40th bit (nearly degenerate).
+ * Each shape has 1 to 16 points; each placement is a basis (may scale,
+ * shear, mirror or flatten) and a translation.
+ * Checked, abort() on failure:
+ *   - every result is finite (no NaN, no infinity), every status a known one;
+ *     the three queries agree on invalid input, which leaves the cache alone;
+ *   - distance: SEPARATED means distance > 0 and the shapes are at least
+ *     lower_bound (<= distance) apart along the normal (brute force over
+ *     all points);
+ *     SEPARATED witness points are `distance` apart, TOUCHING ones within
+ *     the documented bound; all
+ *     witness points lie in the shapes' bounding boxes (radius added);
+ *     OVERLAPPING means distance 0 and the boolean query says overlap,
+ *     SEPARATED beyond twice the tolerance that it does not;
+ *   - a garbage cache changes no answer;
+ *   - penetration: for separated shapes its bounds of the depth and the
+ *     distance query's bounds of minus the distance intersect;
+ *     moving b by depth (plus a margin) along the direction separates.
+ * The metric checks use world coordinates, so they are skipped for scenes
+ * whose size S lies outside [1e-150, 1e150] (squared lengths would over- or
+ * underflow) or whose origins are so far out that their rounding exceeds
+ * 1e-9 S (the query measures from a's origin and sees more than world
+ * coordinates can show); the finiteness and consistency checks always run. */
+#include <proxima/convex.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_input.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+static double next_number(reader* r, int mode, int scale) {
+    if (mode == 0) return next_raw_double(r);
+    const double base = next_small_integer(r);
+    if (mode == 1) return ldexp(base, scale);
+    return ldexp(base + ldexp((double)((int8_t)next_byte(r) % 4), -40), scale);
+}
+
+static void check(bool ok) {
+    if (!ok) abort();
+}
+
+static bool finite3(prox_vec3 v) {
+    return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
+}
+
+static bool status_known(prox_convex_status s) {
+    return s >= PROX_CONVEX_SEPARATED && s <= PROX_CONVEX_INVALID_INPUT;
+}
+
+enum { MAX_POINTS = 16 };
+
+typedef struct placed {
+    prox_vec3 world[MAX_POINTS];
+    int count;
+    double radius;
+    prox_vec3 lo, hi; /* bounding box of the placed core */
+} placed;
+
+static void place(const prox_vec3* p, int n, const prox_transform* x, double radius, placed* out) {
+    out->count = n;
+    out->radius = radius;
+    for (int i = 0; i < n; ++i) {
+        out->world[i] = prox_transform_point(x, p[i]);
+        out->lo = i ? prox_vec3_make(fmin(out->lo.x, out->world[i].x), fmin(out->lo.y, out->world[i].y),
+                                     fmin(out->lo.z, out->world[i].z))
+                    : out->world[i];
+        out->hi = i ? prox_vec3_make(fmax(out->hi.x, out->world[i].x), fmax(out->hi.y, out->world[i].y),
+                                     fmax(out->hi.z, out->world[i].z))
+                    : out->world[i];
+    }
+}
+
+static bool in_box(const placed* s, prox_vec3 p, double slack) {
+    const double r = s->radius + slack;
+    return p.x >= s->lo.x - r && p.x <= s->hi.x + r && p.y >= s->lo.y - r && p.y <= s->hi.y + r &&
+           p.z >= s->lo.z - r && p.z <= s->hi.z + r;
+}
+
+/* Separation of the inflated shapes along unit n (brute force). */
+static double separation(const placed* a, const placed* b, prox_vec3 n) {
+    double hi = -INFINITY, lo = INFINITY;
+    for (int i = 0; i < a->count; ++i) hi = fmax(hi, prox_vec3_dot(n, a->world[i]));
+    for (int i = 0; i < b->count; ++i) lo = fmin(lo, prox_vec3_dot(n, b->world[i]));
+    return lo - hi - a->radius - b->radius;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    reader r = {data, size, 0};
+    const int mode = next_byte(&r) % 3;
+    const int scale = (int)(next_byte(&r) % 64) - 32;
+    const int na = 1 + next_byte(&r) % MAX_POINTS, nb = 1 + next_byte(&r) % MAX_POINTS;
+    const double ra = ldexp((double)(next_byte(&r) % 4), scale - 2) * (next_byte(&r) % 2);
+    const double rb = ldexp((double)(next_byte(&r) % 4), scale - 2) * (next_byte(&r) % 2);
+    prox_vec3 pa[MAX_POINTS], pb[MAX_POINTS];
+    for (int i = 0; i < na; ++i) {
+        const double x = next_number(&r, mode, scale), y = next_number(&r, mode, scale), z = next_number(&r, mode, scale);
+        pa[i] = prox_vec3_make(x, y, z);
+    }
+    for (int i = 0; i < nb; ++i) {
+        const double x = next_number(&r, mode, scale), y = next_number(&r, mode, scale), z = next_number(&r, mode, scale);
+        pb[i] = prox_vec3_make(x, y, z);
+    }
+    prox_transform x[2];
+    for (int k = 0; k < 2; ++k) {
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+                x[k].basis.m[i][j] = (i == j) + ldexp(next_number(&r, mode == 0 ? 1 : mode, 0), -3);
+        /* one at a time: the order of evaluation of function arguments is unspecified */
+        const double ox = next_number(&r, mode, scale), oy = next_number(&r, mode, scale);
+        const double oz = next_number(&r, mode, scale);
+        x[k].origin = prox_vec3_make(ox, oy, oz);
+    }
+    prox_gjk_cache junk;
+    junk.count = (int)(next_byte(&r) % 7) - 1;
+    for (int i = 0; i < 4; ++i) {
+        junk.index_a[i] = (int32_t)(next_byte(&r) % (MAX_POINTS + 2)) - 1;
+        junk.index_b[i] = (int32_t)(next_byte(&r) % (MAX_POINTS + 2)) - 1;
+    }
+    const prox_convex a = prox_convex_make(pa, na, ra), b = prox_convex_make(pb, nb, rb);
+    check(prox_convex_validate(&a, NULL, 0) == PROX_OK && prox_convex_validate(&b, NULL, 0) == PROX_OK);
+
+    prox_gjk_cache cache = {0};
+    const prox_convex_distance_result d = prox_convex_distance(&a, &x[0], &b, &x[1], NULL, &cache);
+    check(status_known(d.status));
+    check(isfinite(d.distance) && d.distance >= 0 && finite3(d.point_a) && finite3(d.point_b) && finite3(d.normal));
+    check(d.status == PROX_CONVEX_INVALID_INPUT ? cache.count == 0 : cache.count >= 1 && cache.count <= 4);
+    const bool ov = prox_convex_overlap(&a, &x[0], &b, &x[1], NULL, NULL);
+    const prox_convex_penetration_result p = prox_convex_penetration(&a, &x[0], &b, &x[1], NULL, NULL);
+    check(status_known(p.status));
+    check(isfinite(p.depth) && isfinite(p.depth_lower_bound) && finite3(p.direction) && finite3(p.point_a) &&
+          finite3(p.point_b));
+    if (d.status == PROX_CONVEX_INVALID_INPUT) {
+        check(p.status == PROX_CONVEX_INVALID_INPUT && !ov);
+        return 0;
+    }
+    check(p.status != PROX_CONVEX_INVALID_INPUT);
+
+    /* the scene size of convex.h (as an upper estimate) and world points */
+    placed A, B;
+    place(pa, na, &x[0], ra, &A);
+    place(pb, nb, &x[1], rb, &B);
+    double S = ra + rb;
+    for (int i = 0; i < na; ++i) {
+        const prox_vec3 q = prox_vec3_sub(A.world[i], x[0].origin);
+        S = fmax(S, fmax(fabs(q.x), fmax(fabs(q.y), fabs(q.z))) + ra + rb);
+    }
+    for (int i = 0; i < nb; ++i) {
+        const prox_vec3 q = prox_vec3_sub(B.world[i], x[0].origin);
+        S = fmax(S, fmax(fabs(q.x), fmax(fabs(q.y), fabs(q.z))) + ra + rb);
+    }
+    if (!(S < 1e150 && S > 1e-150)) return 0; /* the checks below square lengths */
+    const double tol = 1e-12 * S, slack = 1e-9 * S;
+    /* world coordinates far from the origin cannot show what the query
+     * measures relative to a's origin: the checks need the origins' ulp far
+     * below the slack */
+    const double ob = fmax(fmax(fabs(x[0].origin.x), fmax(fabs(x[0].origin.y), fabs(x[0].origin.z))),
+                           fmax(fabs(x[1].origin.x), fmax(fabs(x[1].origin.y), fabs(x[1].origin.z))));
+    if (!(ob * 1e-13 < slack)) return 0;
+
+    /* distance */
+    check(in_box(&A, d.point_a, slack) && in_box(&B, d.point_b, slack));
+    if (d.status == PROX_CONVEX_SEPARATED || d.status == PROX_CONVEX_TOUCHING) {
+        /* touching witnesses coincide to the tolerance, or to 1e-6 S after
+         * a GJK stall (convex.h) */
+        const double gap = prox_vec3_length(prox_vec3_sub(d.point_b, d.point_a));
+        check(fabs(gap - d.distance) <= slack + (d.status == PROX_CONVEX_TOUCHING ? 1e-6 * S : 0.0));
+        check(d.lower_bound <= d.distance);
+        if (d.status == PROX_CONVEX_SEPARATED) {
+            check(d.distance > 0);
+            check(separation(&A, &B, d.normal) >= d.lower_bound - slack);
+        }
+    } else if (d.status == PROX_CONVEX_OVERLAPPING) {
+        check(d.distance == 0);
+    }
+    if (d.status == PROX_CONVEX_SEPARATED && d.distance > 2 * tol) check(!ov);
+    if (d.status == PROX_CONVEX_OVERLAPPING) check(ov);
+
+    /* a garbage cache changes no answer */
+    prox_gjk_cache j1 = junk, j2 = junk, j3 = junk;
+    const prox_convex_distance_result dj = prox_convex_distance(&a, &x[0], &b, &x[1], NULL, &j1);
+    check(fabs(dj.distance - d.distance) <= slack);
+    const prox_convex_penetration_result pj = prox_convex_penetration(&a, &x[0], &b, &x[1], NULL, &j2);
+    const bool converged = p.status == PROX_CONVEX_SEPARATED || p.status == PROX_CONVEX_TOUCHING ||
+                           p.status == PROX_CONVEX_OVERLAPPING;
+    check(fabs(pj.depth - p.depth) <= slack || pj.status != p.status || !converged);
+    (void)prox_convex_overlap(&a, &x[0], &b, &x[1], NULL, &j3);
+    check(j1.count >= 1 && j1.count <= 4 && j2.count >= 1 && j2.count <= 4 && j3.count >= 1 && j3.count <= 4);
+
+    /* penetration */
+    if (d.status == PROX_CONVEX_SEPARATED) /* the two queries' bounds of the (signed) distance intersect */
+        check(fmax(p.depth_lower_bound, -d.distance) <= fmin(p.depth, -d.lower_bound) + slack);
+    if (p.depth > 0 && p.status != PROX_CONVEX_ITERATION_CAP) {
+        check(fabs(prox_vec3_length(p.direction) - 1) <= 1e-9);
+        prox_transform moved = x[1];
+        moved.origin = prox_vec3_add(moved.origin, prox_vec3_scale(p.direction, p.depth + 1e-6 * S));
+        check(!prox_convex_overlap(&a, &x[0], &b, &moved, NULL, NULL));
+    }
+    return 0;
+}

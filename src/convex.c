@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/* Convex shapes as "points plus radius" (the representation of Box2D v3 and
+ * of van den Bergen's SOLID for margins): constructors, validation, the
+ * support mapping, and the placement of a query's two shapes in the internal
+ * frame described in convex_internal.h.
+ *
+ * The support mapping of a placed point set. For x -> B x + c, the support
+ * point of { B p + c } in direction d maximizes d . (B p) = (B^T d) . p, so
+ * the direction is taken back to the shape's frame once (9 multiplications)
+ * and the points are scanned there: no point is ever transformed except the
+ * winner. The radius, in world units, only adds radius * d / |d| (van den
+ * Bergen, "Collision Detection in Interactive 3D Environments", 2004, sec.
+ * 4.3.1: the support of a Minkowski sum is the sum of the supports). */
+#include "convex_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#if !defined(PROX_NO_SIMD) && defined(__AVX__)
+#include <immintrin.h>
+#endif
+
+#include "core.h"
+
+prox_convex prox_convex_make(const prox_vec3* points, int count, double radius) {
+    prox_convex c = {points, count, radius};
+    return c;
+}
+
+prox_convex prox_convex_sphere(const prox_vec3* center, double radius) {
+    return prox_convex_make(center, 1, radius);
+}
+
+prox_convex prox_convex_capsule(const prox_vec3 ends[2], double radius) {
+    return prox_convex_make(ends, 2, radius);
+}
+
+prox_convex prox_convex_box(prox_vec3 half_extents, prox_vec3 out_corners[8]) {
+    if (!out_corners) return prox_convex_make(NULL, 0, 0.0);
+    for (int i = 0; i < 8; ++i) {
+        out_corners[i] = prox_vec3_make(i & 1 ? half_extents.x : -half_extents.x,
+                                        i & 2 ? half_extents.y : -half_extents.y,
+                                        i & 4 ? half_extents.z : -half_extents.z);
+    }
+    return prox_convex_make(out_corners, 8, 0.0);
+}
+
+prox_convex prox_convex_from_hull(const prox_hull* hull, double radius) {
+    if (!hull) return prox_convex_make(NULL, 0, radius);
+    return prox_convex_make(hull->vertices, hull->vertex_count, radius);
+}
+
+/* Largest |coordinate| of the points, and whether all are finite (on
+ * failure, *out_bad is the first bad index). Every query runs it on both
+ * shapes, so it is written to be cheap: AVX over the coordinates as one flat
+ * array when available (a prox_vec3 is three packed doubles, as
+ * bvh_refit.c also assumes), else three independent running maxima. */
+static bool points_bound(const prox_vec3* p, int n, double* out_max, int* out_bad) {
+    double m = 0;
+    bool ok = true;
+#if !defined(PROX_NO_SIMD) && defined(__AVX__)
+    const double* f = &p[0].x;
+    const size_t total = 3 * (size_t)n;
+    const __m256d sign = _mm256_set1_pd(-0.0), big = _mm256_set1_pd(DBL_MAX);
+    __m256d m0 = _mm256_setzero_pd(), m1 = _mm256_setzero_pd();
+    __m256d bad = _mm256_setzero_pd();
+    size_t i = 0;
+    for (; i + 8 <= total; i += 8) {
+        const __m256d a0 = _mm256_andnot_pd(sign, _mm256_loadu_pd(f + i));
+        const __m256d a1 = _mm256_andnot_pd(sign, _mm256_loadu_pd(f + i + 4));
+        /* not (a <= DBL_MAX): infinite or NaN */
+        bad = _mm256_or_pd(bad, _mm256_cmp_pd(a0, big, _CMP_NLE_UQ));
+        bad = _mm256_or_pd(bad, _mm256_cmp_pd(a1, big, _CMP_NLE_UQ));
+        m0 = _mm256_max_pd(m0, a0);
+        m1 = _mm256_max_pd(m1, a1);
+    }
+    double lanes[4];
+    _mm256_storeu_pd(lanes, _mm256_max_pd(m0, m1));
+    m = PROX_MAX(PROX_MAX(lanes[0], lanes[1]), PROX_MAX(lanes[2], lanes[3]));
+    ok = _mm256_movemask_pd(bad) == 0;
+    for (; i < total; ++i) {
+        const double a = fabs(f[i]);
+        ok = ok && a <= DBL_MAX;
+        m = a > m ? a : m;
+    }
+#else
+    double m0 = 0, m1 = 0, m2 = 0;
+    for (int i = 0; i < n; ++i) {
+        const double x = fabs(p[i].x), y = fabs(p[i].y), z = fabs(p[i].z);
+        ok = ok && x <= DBL_MAX && y <= DBL_MAX && z <= DBL_MAX;
+        m0 = x > m0 ? x : m0;
+        m1 = y > m1 ? y : m1;
+        m2 = z > m2 ? z : m2;
+    }
+    m = PROX_MAX(m0, PROX_MAX(m1, m2));
+#endif
+    *out_max = m;
+    *out_bad = -1;
+    if (!ok) { /* rare: find the first bad point for the message */
+        for (int k = 0; k < n; ++k)
+            if (!(fabs(p[k].x) <= DBL_MAX && fabs(p[k].y) <= DBL_MAX && fabs(p[k].z) <= DBL_MAX)) {
+                *out_bad = k;
+                break;
+            }
+    }
+    return ok;
+}
+
+prox_result prox_convex_validate(const prox_convex* shape, char* message, size_t message_size) {
+    if (!shape) {
+        prox_message(message, message_size, "convex shape: NULL shape");
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    if (!shape->points) {
+        prox_message(message, message_size, "convex shape: NULL points");
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    if (shape->count < 1) {
+        prox_message(message, message_size, "convex shape: point count %d (needs at least 1)", shape->count);
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    if (!(shape->radius >= 0.0 && shape->radius <= DBL_MAX)) {
+        prox_message(message, message_size, "convex shape: radius %g (needs a finite value >= 0)", shape->radius);
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    double m;
+    int bad;
+    if (!points_bound(shape->points, shape->count, &m, &bad)) {
+        prox_message(message, message_size, "convex shape: point %d is not finite (%g, %g, %g)", bad,
+                     shape->points[bad].x, shape->points[bad].y, shape->points[bad].z);
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    return PROX_OK;
+}
+
+/* Index of the point maximizing d . p, the lowest on ties. A plain
+ * first-maximum scan: with random directions the running maximum changes
+ * about ln(n) times, and each change is a mispredicted branch; splitting
+ * the scan into interleaved lanes (to shorten the dependency chain) makes
+ * more changes in total and measured slower. */
+static int support_scan(const prox_vec3* p, int n, prox_vec3 d) {
+    int best = 0;
+    double bv = d.x * p[0].x + d.y * p[0].y + d.z * p[0].z;
+    for (int i = 1; i < n; ++i) {
+        const double s = d.x * p[i].x + d.y * p[i].y + d.z * p[i].z;
+        if (s > bv) {
+            bv = s;
+            best = i;
+        }
+    }
+    return best;
+}
+
+int cvx_support_index(const cvx_shape* shape, prox_vec3 d) {
+    const prox_mat3* m = &shape->basis;
+    /* B^T d: the direction in the shape's own frame */
+    const prox_vec3 local = prox_vec3_make(m->m[0][0] * d.x + m->m[1][0] * d.y + m->m[2][0] * d.z,
+                                           m->m[0][1] * d.x + m->m[1][1] * d.y + m->m[2][1] * d.z,
+                                           m->m[0][2] * d.x + m->m[1][2] * d.y + m->m[2][2] * d.z);
+    return support_scan(shape->points, shape->count, local);
+}
+
+static bool transform_finite(const prox_transform* t) {
+    /* x - x is 0 for finite x and NaN otherwise; one test for all twelve */
+    double z = t->origin.x - t->origin.x;
+    z += t->origin.y - t->origin.y;
+    z += t->origin.z - t->origin.z;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) z += t->basis.m[i][j] - t->basis.m[i][j];
+    return z == 0.0;
+}
+
+/* 2^e for -1000 < e < 1000, built from its bits (no libm call). */
+static double power_of_two(int e) {
+    const uint64_t bits = (uint64_t)(1023 + e) << 52;
+    double r;
+    memcpy(&r, &bits, sizeof r);
+    return r;
+}
+
+static bool shape_ok(const prox_convex* s) {
+    return s && s->points && s->count >= 1 && s->radius >= 0.0 && s->radius <= DBL_MAX;
+}
+
+int prox_convex_support_index(const prox_convex* shape, const prox_transform* placement, prox_vec3 direction) {
+    if (prox_convex_validate(shape, NULL, 0) != PROX_OK) return -1;
+    if (placement && !transform_finite(placement)) return -1;
+    if (!prox_vec3_is_finite(direction)) return 0;
+    cvx_shape s = {shape->points, shape->count, placement ? placement->basis : prox_mat3_identity(),
+                   prox_vec3_make(0, 0, 0), 0.0};
+    return cvx_support_index(&s, direction);
+}
+
+prox_vec3 prox_convex_support(const prox_convex* shape, const prox_transform* placement, prox_vec3 direction) {
+    const int i = prox_convex_support_index(shape, placement, direction);
+    if (i < 0) return prox_vec3_make(0, 0, 0);
+    prox_vec3 p = placement ? prox_transform_point(placement, shape->points[i]) : shape->points[i];
+    const double len = prox_vec3_is_finite(direction) ? prox_vec3_length(direction) : 0.0;
+    if (len > 0.0 && len <= DBL_MAX && shape->radius > 0.0)
+        p = prox_vec3_add(p, prox_vec3_scale(direction, shape->radius / len));
+    return p;
+}
+
+/* Infinity norm of a matrix (largest absolute row sum): |B p|_inf <= |B|_inf |p|_inf. */
+static double mat_norm_inf(const prox_mat3* m) {
+    double r = 0;
+    for (int i = 0; i < 3; ++i) {
+        const double s = fabs(m->m[i][0]) + fabs(m->m[i][1]) + fabs(m->m[i][2]);
+        r = s > r ? s : r;
+    }
+    return r;
+}
+
+/* m 2^e elementwise, exactly (barring underflow to subnormals): a
+ * multiplication by the power of two when it is a normal double (`factor`),
+ * else ldexp. */
+static void mat_scale2(const prox_mat3* m, int e, double factor, prox_mat3* out) {
+    if (factor != 0.0) {
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) out->m[i][j] = m->m[i][j] * factor;
+    } else {
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) out->m[i][j] = ldexp(m->m[i][j], e);
+    }
+}
+
+static double scale2(double x, int e, double factor) {
+    return factor != 0.0 ? x * factor : ldexp(x, e);
+}
+
+static const prox_transform identity_transform = {{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {0, 0, 0}};
+
+bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* xa, const prox_convex* b,
+                   const prox_transform* xb) {
+    if (!shape_ok(a) || !shape_ok(b)) return false;
+    const prox_transform* ta = xa ? xa : &identity_transform;
+    const prox_transform* tb = xb ? xb : &identity_transform;
+    if (!transform_finite(ta) || !transform_finite(tb)) return false;
+    double ma, mb;
+    int bad;
+    if (!points_bound(a->points, a->count, &ma, &bad) || !points_bound(b->points, b->count, &mb, &bad)) return false;
+    const prox_vec3 offset = prox_vec3_sub(tb->origin, ta->origin);
+    const double off = PROX_MAX(fabs(offset.x), PROX_MAX(fabs(offset.y), fabs(offset.z)));
+    /* S bounds every internal coordinate of either core, plus the radii */
+    const double norm_a = mat_norm_inf(&ta->basis), norm_b = mat_norm_inf(&tb->basis);
+    const double extent_a = norm_a * ma;
+    const double extent_b = norm_b * mb + off;
+    const double size = PROX_MAX(extent_a, extent_b) + a->radius + b->radius;
+    if (!(size <= DBL_MAX)) return false; /* also catches an infinite offset */
+    int e = 0;
+    if (size > 0) (void)frexp(size, &e); /* size = f 2^e, f in [0.5, 1) */
+    /* The scaling goes into the bases (the points are the caller's): with
+     * tiny (subnormal) points under an ordinary basis, 2^-e would overflow
+     * the basis. Never scale a basis past 2^1000; the internal scene is then
+     * smaller than 1, which only the relative tolerances see. */
+    const double norm = PROX_MAX(norm_a, norm_b);
+    if (norm > 0) {
+        int en;
+        (void)frexp(norm, &en);
+        if (e < en - 1000) e = en - 1000;
+    }
+    const bool normal = e > -1000 && e < 1000;
+    const double to_internal = normal ? power_of_two(-e) : 0.0;
+    pair->exponent = e;
+    pair->to_world = normal ? power_of_two(e) : 0.0;
+    pair->world_base = ta->origin;
+    pair->size = scale2(size, -e, to_internal);
+    pair->tol = PROX_CONVEX_TOLERANCE * pair->size;
+    pair->a.points = a->points;
+    pair->a.count = a->count;
+    mat_scale2(&ta->basis, -e, to_internal, &pair->a.basis);
+    pair->a.origin = prox_vec3_make(0, 0, 0);
+    pair->a.radius = scale2(a->radius, -e, to_internal);
+    pair->b.points = b->points;
+    pair->b.count = b->count;
+    mat_scale2(&tb->basis, -e, to_internal, &pair->b.basis);
+    pair->b.origin = prox_vec3_make(scale2(offset.x, -e, to_internal), scale2(offset.y, -e, to_internal),
+                                    scale2(offset.z, -e, to_internal));
+    pair->b.radius = scale2(b->radius, -e, to_internal);
+    return true;
+}
+
+prox_convex_def prox_default_convex_def(void) {
+    prox_convex_def d = {128, PROX_EPA_MAX_VERTICES - 4};
+    return d;
+}
+
+void cvx_limits(const prox_convex_def* def, int* out_gjk, int* out_epa) {
+    const prox_convex_def d = def ? *def : prox_default_convex_def();
+    *out_gjk = d.max_gjk_iterations < 0 ? 0 : d.max_gjk_iterations;
+    *out_epa = d.max_epa_iterations < 0 ? 0 : PROX_MIN(d.max_epa_iterations, PROX_EPA_MAX_VERTICES - 4);
+}
+
+const char* prox_convex_status_string(prox_convex_status status) {
+    switch (status) {
+    case PROX_CONVEX_SEPARATED: return "separated";
+    case PROX_CONVEX_TOUCHING: return "touching";
+    case PROX_CONVEX_OVERLAPPING: return "overlapping";
+    case PROX_CONVEX_ITERATION_CAP: return "iteration cap";
+    case PROX_CONVEX_POLYTOPE_CAP: return "polytope cap";
+    case PROX_CONVEX_NUMERICAL_LIMIT: return "numerical limit";
+    case PROX_CONVEX_INVALID_INPUT: return "invalid input";
+    }
+    return "unknown status";
+}

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to the convex module (convex.c, gjk.c, epa.c): a pair of placed
+ * shapes in the query's internal frame, the support mapping, GJK's simplex
+ * and the entry points GJK and EPA offer each other.
+ *
+ * The internal frame. Every query measures positions from a's origin (so two
+ * shapes near each other far from the world origin lose no precision to
+ * their absolute position) and multiplies all lengths by 2^-k, where 2^k is
+ * the power of two just above the scene size S (convex.h). Scaling by a power
+ * of two is exact, so the internal problem is the caller's problem with
+ * coordinates of magnitude below 1, and every tolerance below is a plain
+ * number: relative tolerances without a units question, and no overflow or
+ * underflow in the triple products of the sub-simplex solver whatever the
+ * caller's units. */
+#ifndef PROX_CONVEX_INTERNAL_H
+#define PROX_CONVEX_INTERNAL_H
+
+#include <proxima/convex.h>
+
+#include <math.h>
+
+/// One placed shape in the internal frame: x -> basis x + origin, then the radius.
+typedef struct cvx_shape {
+    const prox_vec3* points;
+    int count;
+    prox_mat3 basis;  /* caller's basis times 2^-k */
+    prox_vec3 origin; /* (caller's origin - a's origin) times 2^-k */
+    double radius;    /* times 2^-k */
+} cvx_shape;
+
+/// A query's two shapes and its scale.
+typedef struct cvx_pair {
+    cvx_shape a, b;
+    int exponent;         /* k: internal length * 2^k = world length */
+    double to_world;      /* 2^k, or 0 when it is not a normal double (then ldexp is used) */
+    prox_vec3 world_base; /* a's origin: world point = world_base + internal * 2^k */
+    double size;          /* S * 2^-k, in [0.5, 1), or 0 for a scene of one point */
+    double tol;           /* PROX_CONVEX_TOLERANCE * size */
+} cvx_pair;
+
+/// A vertex of the Minkowski difference a - b: w = (point ia of a) - (point
+/// ib of b), placed.
+typedef struct cvx_vertex {
+    prox_vec3 w;
+    int32_t ia, ib;
+} cvx_vertex;
+
+/// GJK's simplex: 1 to 4 vertices with their barycentric weights (the
+/// closest point of the simplex to the origin is sum lambda[i] * v[i].w).
+typedef struct cvx_simplex {
+    cvx_vertex v[4];
+    double lambda[4];
+    int count;
+} cvx_simplex;
+
+/// Checks and places both shapes (convex.c). False for invalid input.
+bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* xa, const prox_convex* b,
+                   const prox_transform* xb);
+
+/// Limits from a definition (NULL: defaults), clamped to what the code holds.
+void cvx_limits(const prox_convex_def* def, int* out_gjk, int* out_epa);
+
+/// Index of the support point of a placed core in internal direction d.
+int cvx_support_index(const cvx_shape* shape, prox_vec3 d);
+
+/// Point i of a placed core, internal frame.
+static inline prox_vec3 cvx_place(const cvx_shape* shape, int i) {
+    const prox_vec3 p = shape->points[i];
+    const prox_mat3* m = &shape->basis;
+    return prox_vec3_make(m->m[0][0] * p.x + m->m[0][1] * p.y + m->m[0][2] * p.z + shape->origin.x,
+                          m->m[1][0] * p.x + m->m[1][1] * p.y + m->m[1][2] * p.z + shape->origin.y,
+                          m->m[2][0] * p.x + m->m[2][1] * p.y + m->m[2][2] * p.z + shape->origin.z);
+}
+
+/// The vertex of the Minkowski difference of the cores for the index pair.
+static inline cvx_vertex cvx_vertex_make(const cvx_pair* pair, int32_t ia, int32_t ib) {
+    cvx_vertex v;
+    v.ia = ia;
+    v.ib = ib;
+    v.w = prox_vec3_sub(cvx_place(&pair->a, ia), cvx_place(&pair->b, ib));
+    return v;
+}
+
+/// Support of the cores' Minkowski difference a - b in direction d:
+/// support_a(d) - support_b(-d).
+static inline cvx_vertex cvx_support(const cvx_pair* pair, prox_vec3 d) {
+    return cvx_vertex_make(pair, cvx_support_index(&pair->a, d),
+                           cvx_support_index(&pair->b, prox_vec3_scale(d, -1.0)));
+}
+
+/// Internal length -> world length (exact: a power of two).
+static inline double cvx_length_to_world(const cvx_pair* pair, double length) {
+    return pair->to_world != 0.0 ? length * pair->to_world : ldexp(length, pair->exponent);
+}
+
+/// Internal point -> world point.
+static inline prox_vec3 cvx_to_world(const cvx_pair* pair, prox_vec3 p) {
+    return prox_vec3_make(pair->world_base.x + cvx_length_to_world(pair, p.x),
+                          pair->world_base.y + cvx_length_to_world(pair, p.y),
+                          pair->world_base.z + cvx_length_to_world(pair, p.z));
+}
+
+/// Normal (b - a) x (c - a) of a triangle, computed at the corner opposite
+/// its longest edge: the cross product of the two shorter edges. The three
+/// corners give the same vector in exact arithmetic; from a corner of the
+/// longest edge, a needle (one far corner, two near ones) would cross two
+/// long, nearly parallel edges and lose the result to cancellation.
+static inline prox_vec3 cvx_triangle_normal(prox_vec3 a, prox_vec3 b, prox_vec3 c) {
+    const prox_vec3 ab = prox_vec3_sub(b, a), bc = prox_vec3_sub(c, b), ca = prox_vec3_sub(a, c);
+    const double lab = prox_vec3_dot(ab, ab), lbc = prox_vec3_dot(bc, bc), lca = prox_vec3_dot(ca, ca);
+    if (lbc >= lab && lbc >= lca) return prox_vec3_cross(ab, prox_vec3_scale(ca, -1.0)); /* at a */
+    if (lca >= lab) return prox_vec3_cross(bc, prox_vec3_scale(ab, -1.0));                /* at b */
+    return prox_vec3_cross(ca, prox_vec3_scale(bc, -1.0));                                /* at c */
+}
+
+/* ---- GJK (gjk.c) ---- */
+
+typedef enum cvx_gjk_state {
+    CVX_GJK_SEPARATED,      /* converged with |v| > 0: the cores are |v| apart */
+    CVX_GJK_CONTACT,        /* the cores touch or overlap: |v| ~ 0 or the origin is in the tetrahedron */
+    CVX_GJK_CAP,            /* iteration cap; v is the best so far */
+    CVX_GJK_SEPARATING_AXIS /* boolean mode: a direction separates the inflated shapes */
+} cvx_gjk_state;
+
+typedef struct cvx_gjk_output {
+    cvx_gjk_state state;
+    cvx_simplex simplex; /* the final simplex (reduced to the vertices with weight > 0) */
+    prox_vec3 v;         /* closest point of the simplex to the origin: |v| bounds the cores' distance from above */
+    double lower;        /* a proven lower bound of the cores' distance (>= 0): the best v.w / |v| seen */
+    prox_vec3 lower_v;   /* the v that gave it: along -v / |v| the cores are `lower` apart */
+    /* CONTACT only: true when proven (origin in the tetrahedron, or |v| at
+     * rounding level); false after a stall that could not prove a
+     * separation (|v| small but not zero): EPA's signed answer decides */
+    bool certain;
+    int iterations;
+} cvx_gjk_output;
+
+/// GJK on the cores. `overlap_radius` < 0: distance mode (run to
+/// convergence). >= 0: boolean mode, stopping as soon as the answer to
+/// "|v| <= overlap_radius?" is known (SEPARATING_AXIS or CONTACT).
+void cvx_gjk_run(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iterations, double overlap_radius,
+                 cvx_gjk_output* out);
+
+/// Stores the simplex in the cache (NULL allowed).
+void cvx_cache_store(const cvx_simplex* simplex, prox_gjk_cache* cache);
+
+/// Witness points of the simplex: sum lambda pa, sum lambda pb.
+void cvx_simplex_points(const cvx_pair* pair, const cvx_simplex* simplex, prox_vec3* out_pa, prox_vec3* out_pb);
+
+/* ---- EPA (epa.c) ---- */
+
+typedef enum cvx_epa_state {
+    CVX_EPA_CONVERGED,
+    CVX_EPA_FLAT,          /* the Minkowski difference has no interior: depth 0 */
+    CVX_EPA_ITERATION_CAP,
+    CVX_EPA_POLYTOPE_CAP,
+    CVX_EPA_NUMERICAL_LIMIT
+} cvx_epa_state;
+
+typedef struct cvx_epa_output {
+    cvx_epa_state state;
+    double upper;  /* depth of the cores along `n`: an upper bound of their depth */
+    double lower;  /* the polytope's distance to its surface: a lower bound */
+    prox_vec3 n;   /* unit: translate b by upper * n to make the cores touch */
+    prox_vec3 pa;  /* contact point on a's core (internal frame) */
+    prox_vec3 pb;  /* contact point on b's core */
+    /* the origin's projection onto the last face examined, split between
+     * the cores (face_pa - face_pb = lower * that face's normal): a witness
+     * pair that coincides when the cores touch */
+    prox_vec3 face_pa, face_pb;
+    int iterations;
+} cvx_epa_output;
+
+/// EPA on the cores, from GJK's final simplex when GJK reported CONTACT.
+void cvx_epa_run(const cvx_pair* pair, const cvx_simplex* start, int max_iterations, cvx_epa_output* out);
+
+#endif
