@@ -254,3 +254,62 @@ prox_containment prox_find_containment(const prox_bvh* a, const prox_transform* 
     if (prox_point_inside(b, xb, some_vertex(a, xa)) == PROX_INSIDE) return PROX_A_INSIDE_B;
     return PROX_NOT_CONTAINED;
 }
+
+/* ---- penetration at the vertices ---------------------------------------- */
+
+/* The world box of a placed model (conservative). */
+static void world_box(const prox_bvh* bvh, const prox_transform* x, double lo[3], double hi[3]) {
+    for (int i = 0; i < 3; ++i) {
+        double c = prox_vec3_get(x->origin, i), r = 0;
+        for (int j = 0; j < 3; ++j) {
+            double mid = 0.5 * ((double)bvh->root_lo[j] + (double)bvh->root_hi[j]);
+            double half = 0.5 * ((double)bvh->root_hi[j] - (double)bvh->root_lo[j]);
+            c += x->basis.m[i][j] * mid;
+            r += fabs(x->basis.m[i][j]) * half;
+        }
+        r = r * (1 + 0x1p-30) + 0x1p-30 * fabs(c);
+        lo[i] = c - r;
+        hi[i] = c + r;
+    }
+}
+
+/* The deepest vertex of `inner` inside `outer`. */
+static void deepest_vertex(const prox_bvh* outer, const prox_transform* xo, const prox_bvh* inner,
+                           const prox_transform* xi, bool inner_is_a, prox_penetration_result* best) {
+    double lo[3], hi[3];
+    world_box(outer, xo, lo, hi);
+    for (int v = 0; v < inner->vertex_count; ++v) {
+        prox_vec3 p = prox_transform_point(xi, inner->vertices[v]);
+        if (p.x < lo[0] || p.x > hi[0] || p.y < lo[1] || p.y > hi[1] || p.z < lo[2] || p.z > hi[2]) continue;
+        best->vertices_tested++;
+        if (prox_point_inside(outer, xo, p) != PROX_INSIDE) continue;
+        prox_point_result q = prox_closest_point(outer, xo, p, INFINITY);
+        if (!(q.distance > best->depth)) continue;
+        best->depth = q.distance;
+        best->vertex = v;
+        best->vertex_of_a = inner_is_a;
+        prox_vec3 out = prox_vec3_scale(prox_vec3_sub(q.point, p), 1 / q.distance); /* the inner vertex's way out */
+        best->direction = inner_is_a ? prox_vec3_scale(out, -1) : out;
+        best->point_a = inner_is_a ? p : q.point;
+        best->point_b = inner_is_a ? q.point : p;
+    }
+}
+
+prox_penetration_result prox_penetration(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                                         const prox_transform* xb) {
+    prox_penetration_result result;
+    memset(&result, 0, sizeof result);
+    result.vertex = -1;
+    if (!a || !b) return result;
+    prox_transform identity = prox_transform_identity(), inverse;
+    xa = xa ? xa : &identity;
+    xb = xb ? xb : &identity;
+    if (!prox_transform_is_valid(xa) || !prox_transform_is_valid(xb) || !prox_transform_inverse(xa, &inverse) ||
+        !prox_transform_inverse(xb, &inverse)) {
+        result.invalid_transform = true;
+        return result;
+    }
+    deepest_vertex(a, xa, b, xb, false, &result);
+    deepest_vertex(b, xb, a, xa, true, &result);
+    return result;
+}

@@ -309,3 +309,78 @@ PROX_TEST(contacts, containment) {
     prox_mesh_data_free(&big_data);
     prox_mesh_data_free(&small_data);
 }
+
+/* ---- penetration at the vertices ---- */
+
+/* Brute force: every vertex of each placed mesh, inside the other by the
+ * winding number, and its distance to every triangle of the other. */
+static double brute_deepest(const prox_mesh* outer, const prox_transform* xo, const prox_mesh* inner,
+                            const prox_transform* xi, bool* unclear) {
+    double best = 0;
+    for (int v = 0; v < inner->vertex_count; ++v) {
+        prox_vec3 p = prox_transform_point(xi, inner->vertices[v]);
+        double w = winding_number(outer, xo, p);
+        if (fabs(w - 0.5) < 0.25) *unclear = true; /* on the surface, within rounding */
+        if (w < 0.5) continue;
+        double d = INFINITY;
+        for (int t = 0; t < outer->triangle_count; ++t) {
+            prox_vec3 tri[3];
+            placed_triangle(outer, xo, t, tri);
+            d = fmin(d, point_triangle_distance(p, tri));
+        }
+        best = fmax(best, d);
+    }
+    return best;
+}
+
+PROX_TEST(contacts, penetration_against_brute_force) {
+    prox_mesh_data sphere_data, torus_data;
+    REQUIRE(test_model("sphere", &sphere_data));
+    REQUIRE(test_model("torus", &torus_data));
+    prox_mesh sphere = prox_mesh_data_view(&sphere_data), torus = prox_mesh_data_view(&torus_data);
+    const double rs = test_model_radius(&sphere), rt = test_model_radius(&torus);
+    prox_bvh* a = make_tree(&sphere, PROX_VOLUME_OBB);
+    prox_bvh* b = make_tree(&torus, PROX_VOLUME_AABB);
+    REQUIRE(a && b);
+    prox_rng rng = prox_rng_seed(prox_test_seed(77));
+    const int count = (int)(30 * test_scale()) + 2;
+    int deep = 0;
+    for (int i = 0; i < count; ++i) {
+        prox_transform xa = random_pose(&rng, 0, i % 3 == 0);
+        prox_transform xb = random_pose(&rng, 2.2 * (rs + rt) * 0.5, false);
+        bool unclear = false;
+        double expected_b = brute_deepest(&sphere, &xa, &torus, &xb, &unclear);
+        double expected_a = brute_deepest(&torus, &xb, &sphere, &xa, &unclear);
+        if (unclear) continue; /* a vertex on the other surface: inside or not is a rounding call */
+        double expected = fmax(expected_a, expected_b);
+        prox_penetration_result r = prox_penetration(a, &xa, b, &xb);
+        CHECK_MSG(fabs(r.depth - expected) <= 1e-12 * (rs + rt), "placement %d: depth %.17g, brute force %.17g", i,
+                  r.depth, expected);
+        if (expected == 0) {
+            CHECK(r.vertex == -1 && r.depth == 0);
+            continue;
+        }
+        deep++;
+        REQUIRE(r.vertex >= 0);
+        CHECK_NEAR(prox_vec3_length(prox_vec3_sub(r.point_a, r.point_b)), r.depth, 1e-12 * (rs + rt));
+        CHECK_NEAR(prox_vec3_length(r.direction), 1.0, 1e-12);
+        /* moving b along the direction moves point_b towards point_a's side... by construction
+         * point_b + depth * direction == point_a for b's vertex; the mirror for a's */
+        prox_vec3 moved = prox_vec3_add(r.point_b, prox_vec3_scale(r.direction, r.depth));
+        CHECK(prox_vec3_length(prox_vec3_sub(moved, r.point_a)) <= 1e-12 * (rs + rt));
+    }
+    CHECK(count < 10 || deep > 0);
+    printf("  %d of %d placements with a vertex inside the other model\n", deep, count);
+    /* apart: nothing inside */
+    prox_transform far = prox_transform_identity();
+    far.origin.x = 3 * (rs + rt);
+    prox_penetration_result r = prox_penetration(a, NULL, b, &far);
+    CHECK(r.depth == 0 && r.vertex == -1);
+    prox_transform bad = prox_transform_identity();
+    bad.basis.m[0][0] = NAN;
+    CHECK(prox_penetration(a, &bad, b, NULL).invalid_transform);
+    prox_bvh_destroy(a);
+    prox_bvh_destroy(b);
+    prox_mesh_data_free(&sphere_data);
+    prox_mesh_data_free(&torus_data);
+}
