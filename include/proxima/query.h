@@ -13,6 +13,7 @@
 #define PROXIMA_QUERY_H
 
 #include "bvh.h"
+#include "convex.h"
 
 /// Which separating-axis test prunes pairs of boxes (AABB and OBB trees; the
 /// other kinds have their own fixed test and ignore it). Either way the
@@ -312,5 +313,41 @@ typedef struct prox_penetration_result {
 /// a contact, not for every frame of a large mesh.
 PROX_API prox_penetration_result prox_penetration(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                                   const prox_transform* xb);
+
+/* ---------------------------------------------------------------------------
+ * A convex shape against a mesh hierarchy
+ * ------------------------------------------------------------------------- */
+
+typedef struct prox_convex_mesh_result {
+    /// Radius-inclusive distance from the shape to the mesh's triangles; 0
+    /// when they touch or overlap (GJK's tolerance: PROX_CONVEX_TOLERANCE of
+    /// the scene's size). INFINITY on invalid input, or when the mesh is
+    /// farther than the upper bound and no triangle was measured.
+    double distance;
+    prox_vec3 point_shape;   ///< closest point on the shape (world)
+    prox_vec3 point_mesh;    ///< closest point on the mesh (world)
+    int32_t triangle;        ///< the mesh triangle it lies on; -1 when none was measured
+    bool beyond_upper_bound; ///< the mesh is farther from the shape than the upper bound
+    bool invalid_input;      ///< an invalid shape (prox_convex_validate), transform or NULL
+    int64_t volume_tests;
+    int64_t triangle_tests;  ///< GJK runs against triangles
+} prox_convex_mesh_result;
+
+/// Distance between a convex shape (convex.h) placed by `xs` and the mesh of
+/// `mesh` placed by `xm`, with the closest points and triangle: the mesh's
+/// volumes are pruned with the distance between their boxes and the shape's
+/// box (rounded down), triangles measured with GJK (each triangle a
+/// three-point convex shape). `upper_bound` (INFINITY for none) stops the
+/// search beyond it.
+PROX_API prox_convex_mesh_result prox_convex_mesh_distance(const prox_convex* shape, const prox_transform* xs,
+                                                           const prox_bvh* mesh, const prox_transform* xm,
+                                                           double upper_bound);
+
+/// Does the placed convex shape touch or overlap the placed mesh's
+/// triangles (boolean GJK per triangle, stopping at the first)? A shape
+/// entirely inside a closed mesh touches no triangle: use prox_point_inside
+/// on one of its points for that. False on invalid input.
+PROX_API bool prox_convex_mesh_overlap(const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,
+                                       const prox_transform* xm);
 
 #endif

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/* A convex shape against a mesh hierarchy: the shape's box, in the mesh's
+ * frame, prunes the mesh's volumes; triangles are measured with GJK, each a
+ * three-point convex shape. */
+#include <proxima/query.h>
+
+#include "bvh_internal.h"
+#include "query_frame.h"
+#include "query_traverse.h"
+
+enum { SHAPE_STACK = (PROX_LANES - 1) * PROX_MAX_DEPTH + 8 };
+
+typedef struct shape_query {
+    const prox_convex* shape;
+    const prox_transform* xs;
+    const prox_bvh* mesh;
+    const prox_transform* xm;
+    double box_lo[3], box_hi[3]; /* the shape's box in the mesh's frame */
+    double to_world;             /* <= the least stretch of the mesh's placement */
+    bool overlap_only;
+} shape_query;
+
+/* The shape's world box (six support points, plus the radius) and, around
+ * its corners mapped into the mesh's frame, a box there; both widened by
+ * 2^-40 of the scene's size for rounding. */
+static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
+    double lo[3], hi[3], size = 0;
+    for (int k = 0; k < 3; ++k) {
+        prox_vec3 d = prox_vec3_make(k == 0, k == 1, k == 2);
+        prox_vec3 up = prox_convex_support(q->shape, q->xs, d);
+        prox_vec3 down = prox_convex_support(q->shape, q->xs, prox_vec3_scale(d, -1));
+        lo[k] = prox_vec3_get(down, k) - q->shape->radius;
+        hi[k] = prox_vec3_get(up, k) + q->shape->radius;
+        size = fmax(size, fmax(fabs(lo[k]), fabs(hi[k])));
+    }
+    for (int k = 0; k < 3; ++k) {
+        q->box_lo[k] = INFINITY;
+        q->box_hi[k] = -INFINITY;
+    }
+    for (int c = 0; c < 8; ++c) {
+        prox_vec3 corner = prox_vec3_make(c & 1 ? hi[0] : lo[0], c & 2 ? hi[1] : lo[1], c & 4 ? hi[2] : lo[2]);
+        prox_vec3 local = prox_transform_point(mesh_inverse, corner);
+        for (int k = 0; k < 3; ++k) {
+            q->box_lo[k] = fmin(q->box_lo[k], prox_vec3_get(local, k));
+            q->box_hi[k] = fmax(q->box_hi[k], prox_vec3_get(local, k));
+        }
+    }
+    double local_size = q->mesh->volume_radius;
+    for (int k = 0; k < 3; ++k) local_size = fmax(local_size, fmax(fabs(q->box_lo[k]), fabs(q->box_hi[k])));
+    double grow = 0x1p-40 * (local_size + size * prox_stretch_bound(&mesh_inverse->basis));
+    for (int k = 0; k < 3; ++k) {
+        q->box_lo[k] -= grow;
+        q->box_hi[k] += grow;
+    }
+    return isfinite(grow);
+}
+
+/* Distance from the shape's box to each lane box, in world units, rounded down. */
+static void lane_bounds(const shape_query* q, const prox_node* node, double out[PROX_LANES]) {
+    for (int l = 0; l < PROX_LANES; ++l) {
+        double s = 0;
+        for (int k = 0; k < 3; ++k) {
+            double g = fmax((double)node->lo[k][l] - q->box_hi[k], q->box_lo[k] - (double)node->hi[k][l]);
+            g = g > 0 ? g : 0;
+            s += g * g;
+        }
+        out[l] = node->count[l] < 0 ? INFINITY : q->to_world * sqrt(s) * (1 - 0x1p-40);
+    }
+}
+
+static void run(const shape_query* q, double upper_bound, prox_convex_mesh_result* r) {
+    double best = INFINITY;
+    double limit = upper_bound >= 0 ? nextafter(upper_bound, INFINITY) : 0;
+    int32_t stack[SHAPE_STACK];
+    double stack_bound[SHAPE_STACK];
+    int top = 0;
+    stack[top] = ROOT_SLOT;
+    stack_bound[top++] = 0;
+    while (top > 0) {
+        --top;
+        if (!(stack_bound[top] < limit)) continue;
+        slot_view v = view_slot(q->mesh, stack[top]);
+        if (v.count > 0) {
+            for (int i = 0; i < v.count; ++i) {
+                prox_vec3 t[3];
+                place_triangle(q->mesh, q->xm, v.index + i, t);
+                prox_convex tri = prox_convex_make(t, 3, 0);
+                r->triangle_tests++;
+                if (q->overlap_only) {
+                    if (prox_convex_overlap(q->shape, q->xs, &tri, NULL, NULL, NULL)) {
+                        r->distance = 0;
+                        r->triangle = q->mesh->slot_triangle[v.index + i];
+                        return;
+                    }
+                    continue;
+                }
+                prox_convex_distance_result d = prox_convex_distance(q->shape, q->xs, &tri, NULL, NULL, NULL);
+                if (d.status == PROX_CONVEX_INVALID_INPUT || !(d.distance < best)) continue;
+                best = d.distance;
+                r->distance = best;
+                r->point_shape = d.point_a;
+                r->point_mesh = d.point_b;
+                r->triangle = q->mesh->slot_triangle[v.index + i];
+                limit = best < limit ? best : limit;
+            }
+            if (best == 0) break;
+            continue;
+        }
+        const prox_node* node = &q->mesh->nodes[v.index];
+        double bound[PROX_LANES];
+        lane_bounds(q, node, bound);
+        r->volume_tests += valid_lanes(node);
+        int order[PROX_LANES], n = 0;
+        for (int l = 0; l < PROX_LANES; ++l) {
+            if (!(bound[l] < limit)) continue;
+            int i = n++;
+            while (i > 0 && bound[order[i - 1]] < bound[l]) {
+                order[i] = order[i - 1];
+                --i;
+            }
+            order[i] = l;
+        }
+        for (int i = 0; i < n; ++i) {
+            stack[top] = v.index * PROX_LANES + order[i];
+            stack_bound[top++] = bound[order[i]];
+        }
+    }
+}
+
+static bool start(shape_query* q, const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,
+                  const prox_transform* xm, prox_transform* identity) {
+    memset(q, 0, sizeof *q);
+    *identity = prox_transform_identity();
+    q->shape = shape;
+    q->xs = xs ? xs : identity;
+    q->mesh = mesh;
+    q->xm = xm ? xm : identity;
+    prox_transform inverse;
+    if (!shape || !mesh || prox_convex_validate(shape, NULL, 0) != PROX_OK || !prox_transform_is_valid(q->xs) ||
+        !prox_transform_is_valid(q->xm) || !prox_transform_inverse(q->xm, &inverse))
+        return false;
+    q->to_world = (1 - 0x1p-40) / prox_stretch_bound(&inverse.basis);
+    return shape_box(q, &inverse);
+}
+
+prox_convex_mesh_result prox_convex_mesh_distance(const prox_convex* shape, const prox_transform* xs,
+                                                  const prox_bvh* mesh, const prox_transform* xm,
+                                                  double upper_bound) {
+    prox_convex_mesh_result r;
+    memset(&r, 0, sizeof r);
+    r.distance = INFINITY;
+    r.triangle = -1;
+    shape_query q;
+    prox_transform identity;
+    if (!start(&q, shape, xs, mesh, xm, &identity)) {
+        r.invalid_input = true;
+        return r;
+    }
+    if (isnan(upper_bound)) upper_bound = INFINITY;
+    run(&q, upper_bound, &r);
+    r.beyond_upper_bound = !(r.distance <= upper_bound);
+    return r;
+}
+
+bool prox_convex_mesh_overlap(const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,
+                              const prox_transform* xm) {
+    prox_convex_mesh_result r;
+    memset(&r, 0, sizeof r);
+    r.distance = INFINITY;
+    r.triangle = -1;
+    shape_query q;
+    prox_transform identity;
+    if (!start(&q, shape, xs, mesh, xm, &identity)) return false;
+    q.overlap_only = true;
+    run(&q, 0, &r);
+    return r.distance == 0;
+}
