@@ -141,6 +141,14 @@ static inline void prox_lanes_union(const float* lo, const float* hi, int rows, 
     }
 }
 
+/* Largest |coordinate| any volume of the model reaches: the scale of the
+ * rounding slack of every query. */
+static inline double prox_bvh_reach(const prox_bvh* bvh) {
+    double reach = bvh->volume_radius;
+    for (int k = 0; k < 3; ++k) reach = fmax(reach, fmax(fabs((double)bvh->root_lo[k]), fabs((double)bvh->root_hi[k])));
+    return reach;
+}
+
 /* Builds the tree over the hierarchy's current vertices and mesh_indices,
  * filling the nodes, the refit order lists and the slot arrays. */
 prox_result prox_bvh_build_tree(prox_bvh* bvh);

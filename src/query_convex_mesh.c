@@ -110,16 +110,8 @@ static void run(const shape_query* q, double upper_bound, prox_convex_mesh_resul
         double bound[PROX_LANES];
         lane_bounds(q, node, bound);
         r->volume_tests += valid_lanes(node);
-        int order[PROX_LANES], n = 0;
-        for (int l = 0; l < PROX_LANES; ++l) {
-            if (!(bound[l] < limit)) continue;
-            int i = n++;
-            while (i > 0 && bound[order[i - 1]] < bound[l]) {
-                order[i] = order[i - 1];
-                --i;
-            }
-            order[i] = l;
-        }
+        int order[PROX_LANES];
+        const int n = lanes_farthest_first(bound, limit, order);
         for (int i = 0; i < n; ++i) {
             stack[top] = v.index * PROX_LANES + order[i];
             stack_bound[top++] = bound[order[i]];

@@ -49,13 +49,6 @@ typedef struct distance_frame {
  * squared gaps along them exceed the squared distance by as much. */
 static const double BOUND_FACTOR = 1.0 - 0x1p-18;
 
-static double model_radius(const prox_bvh* bvh) {
-    double radius = bvh->volume_radius;
-    for (int k = 0; k < 3; ++k)
-        radius = fmax(radius, fmax(fabs((double)bvh->root_lo[k]), fabs((double)bvh->root_hi[k])));
-    return radius;
-}
-
 static double max_abs_vec(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
 
 static bool is_orthogonal(const prox_mat3* m) {
@@ -104,7 +97,7 @@ static bool make_distance_frames(const prox_bvh* a, const prox_transform* xa, co
     if (!prox_transform_inverse(xa, &xa_inv) || !prox_transform_inverse(xb, &xb_inv)) return false;
     prox_transform ab = prox_transform_mul(&xa_inv, xb); /* B -> A */
     if (!prox_transform_inverse(&ab, &ba)) return false;
-    double ra = model_radius(a), rb = model_radius(b);
+    double ra = prox_bvh_reach(a), rb = prox_bvh_reach(b);
     make_distance_frame(&ab, &ba.basis, &xa_inv.basis, ra, rb, &f->ab);
     make_distance_frame(&ba, &ab.basis, &xb_inv.basis, rb, ra, &f->ba);
     f->stretch_a = prox_stretch_bound(&xa->basis);
@@ -459,17 +452,8 @@ static inline __attribute__((always_inline)) void traverse(distance_state* st, c
             }
         }
         st->volume_tests += valid_lanes(node);
-        /* the survivors, sorted by decreasing bound (insertion sort of <= 8) */
-        int order[PROX_LANES], n = 0;
-        for (int l = 0; l < PROX_LANES; ++l) {
-            if (!(bound[l] < st->limit)) continue;
-            int i = n++;
-            while (i > 0 && bound[order[i - 1]] < bound[l]) {
-                order[i] = order[i - 1];
-                --i;
-            }
-            order[i] = l;
-        }
+        int order[PROX_LANES];
+        const int n = lanes_farthest_first(bound, st->limit, order);
         const int32_t base = child * PROX_LANES;
         for (int i = 0; i < n; ++i) {
             const int l = order[i];
@@ -520,27 +504,11 @@ static query_start start_query(distance_state* st, distance_frames* f, const pro
 /* Do the world-space boxes around the two placed root boxes overlap? */
 static bool root_boxes_overlap(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                const prox_transform* xb) {
-    double lo[2][3], hi[2][3];
-    const prox_bvh* m[2] = {a, b};
-    const prox_transform* x[2] = {xa, xb};
-    for (int k = 0; k < 2; ++k) {
-        double c[3], e[3];
-        for (int i = 0; i < 3; ++i) {
-            c[i] = 0.5 * ((double)m[k]->root_lo[i] + (double)m[k]->root_hi[i]);
-            e[i] = 0.5 * ((double)m[k]->root_hi[i] - (double)m[k]->root_lo[i]);
-        }
-        prox_vec3 p = prox_transform_point(x[k], prox_vec3_make(c[0], c[1], c[2]));
-        double pc[3] = {p.x, p.y, p.z};
-        for (int i = 0; i < 3; ++i) {
-            double r = 0;
-            for (int j = 0; j < 3; ++j) r += fabs(x[k]->basis.m[i][j]) * e[j];
-            r = r * (1 + 0x1p-40) + 0x1p-40 * fabs(pc[i]); /* rounding: never miss an overlap */
-            lo[k][i] = pc[i] - r;
-            hi[k][i] = pc[i] + r;
-        }
-    }
+    double lo_a[3], hi_a[3], lo_b[3], hi_b[3];
+    placed_box(a, xa, lo_a, hi_a);
+    placed_box(b, xb, lo_b, hi_b);
     for (int i = 0; i < 3; ++i)
-        if (lo[0][i] > hi[1][i] || lo[1][i] > hi[0][i]) return false;
+        if (lo_a[i] > hi_b[i] || lo_b[i] > hi_a[i]) return false;
     return true;
 }
 

@@ -40,14 +40,6 @@ double prox_stretch_bound(const prox_mat3* m) {
 
 static double max_abs3(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
 
-/* Largest |coordinate| any volume of the model reaches. */
-static double model_radius(const prox_bvh* bvh) {
-    double radius = bvh->volume_radius;
-    for (int k = 0; k < 3; ++k)
-        radius = fmax(radius, fmax(fabs((double)bvh->root_lo[k]), fabs((double)bvh->root_hi[k])));
-    return radius;
-}
-
 /* Rounding budget. Float arithmetic in a lane test errs by at most a few
  * 2^-24 of G times the length of the axis tested, G the largest magnitude
  * any term can reach for volumes that truly overlap (G = |t| + |m| R_Y + R_X,
@@ -132,7 +124,7 @@ bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const p
     prox_transform ab = prox_transform_mul(&xa_inv, xb); /* B -> A */
     prox_transform ba;
     if (!prox_transform_inverse(&ab, &ba)) return false;
-    double ra = model_radius(a), rb = model_radius(b);
+    double ra = prox_bvh_reach(a), rb = prox_bvh_reach(b);
     double wa = max_abs3(xa->origin) + max_row_sum(&xa->basis) * ra;
     double wb = max_abs3(xb->origin) + max_row_sum(&xb->basis) * rb;
     double world = 0x1p-40 * fmax(wa, wb);

@@ -52,9 +52,7 @@ prox_point_result prox_closest_point(const prox_bvh* bvh, const prox_transform* 
     const double to_world = (1 - 0x1p-40) / prox_stretch_bound(&inverse.basis);
     prox_vec3 lp = prox_transform_point(&inverse, point);
     const double p[3] = {lp.x, lp.y, lp.z};
-    double magnitude = bvh->volume_radius;
-    for (int k = 0; k < 3; ++k) magnitude = fmax(magnitude, fmax(fabs((double)bvh->root_lo[k]), fabs((double)bvh->root_hi[k])));
-    const double slack = 0x1p-40 * (magnitude + fmax(fabs(p[0]), fmax(fabs(p[1]), fabs(p[2]))));
+    const double slack = 0x1p-40 * (prox_bvh_reach(bvh) + fmax(fabs(p[0]), fmax(fabs(p[1]), fabs(p[2]))));
     double best = INFINITY;
     double limit = upper_bound >= 0 ? nextafter(upper_bound, INFINITY) : 0;
     int32_t stack[POINT_STACK];
@@ -87,17 +85,9 @@ prox_point_result prox_closest_point(const prox_bvh* bvh, const prox_transform* 
         double bound[PROX_LANES];
         point_box_bounds(node, p, slack, bound);
         result.volume_tests += valid_lanes(node);
-        int order[PROX_LANES], n = 0;
-        for (int l = 0; l < PROX_LANES; ++l) {
-            bound[l] *= to_world;
-            if (!(bound[l] < limit)) continue;
-            int i = n++;
-            while (i > 0 && bound[order[i - 1]] < bound[l]) {
-                order[i] = order[i - 1];
-                --i;
-            }
-            order[i] = l;
-        }
+        for (int l = 0; l < PROX_LANES; ++l) bound[l] *= to_world;
+        int order[PROX_LANES];
+        const int n = lanes_farthest_first(bound, limit, order);
         for (int i = 0; i < n; ++i) {
             stack[top] = v.index * PROX_LANES + order[i];
             stack_bound[top++] = bound[order[i]];
@@ -203,27 +193,15 @@ prox_inside prox_point_inside(const prox_bvh* bvh, const prox_transform* x, prox
     if (!prox_transform_is_valid(x) || !prox_transform_inverse(x, &inverse)) return PROX_INSIDE_UNKNOWN;
     /* the world box of the placed mesh: a point outside it is outside */
     double lo[3], hi[3], reach = 0;
-    for (int i = 0; i < 3; ++i) {
-        double c = prox_vec3_get(x->origin, i), r = 0;
-        for (int j = 0; j < 3; ++j) {
-            double mid = 0.5 * ((double)bvh->root_lo[j] + (double)bvh->root_hi[j]);
-            double half = 0.5 * ((double)bvh->root_hi[j] - (double)bvh->root_lo[j]);
-            c += x->basis.m[i][j] * mid;
-            r += fabs(x->basis.m[i][j]) * half;
-        }
-        r = r * (1 + 0x1p-30) + 0x1p-30 * fabs(c);
-        lo[i] = c - r;
-        hi[i] = c + r;
-        reach = fmax(reach, fmax(fabs(lo[i]), fabs(hi[i])));
-    }
+    placed_box(bvh, x, lo, hi);
+    for (int i = 0; i < 3; ++i) reach = fmax(reach, fmax(fabs(lo[i]), fabs(hi[i])));
     const double pw[3] = {point.x, point.y, point.z};
     for (int i = 0; i < 3; ++i)
         if (pw[i] < lo[i] || pw[i] > hi[i]) return PROX_OUTSIDE;
     double span = 0;
     for (int i = 0; i < 3; ++i) span += hi[i] - lo[i];
-    const double grow = 0x1p-30 * (bvh->volume_radius + fmax(fabs((double)bvh->root_lo[0]), fabs((double)bvh->root_hi[0])) +
-                                   fmax(fabs((double)bvh->root_lo[1]), fabs((double)bvh->root_hi[1])) +
-                                   fmax(fabs((double)bvh->root_lo[2]), fabs((double)bvh->root_hi[2])));
+    /* at least the old sum of the radius and the three coordinate reaches */
+    const double grow = 0x1p-28 * prox_bvh_reach(bvh);
     /* Rays in fixed, unremarkable directions, until one misses every edge
      * and corner: for a closed surface an odd number of crossings means
      * inside (Jordan). The far end lies beyond the mesh's world box. */
@@ -257,27 +235,11 @@ prox_containment prox_find_containment(const prox_bvh* a, const prox_transform* 
 
 /* ---- penetration at the vertices ---------------------------------------- */
 
-/* The world box of a placed model (conservative). */
-static void world_box(const prox_bvh* bvh, const prox_transform* x, double lo[3], double hi[3]) {
-    for (int i = 0; i < 3; ++i) {
-        double c = prox_vec3_get(x->origin, i), r = 0;
-        for (int j = 0; j < 3; ++j) {
-            double mid = 0.5 * ((double)bvh->root_lo[j] + (double)bvh->root_hi[j]);
-            double half = 0.5 * ((double)bvh->root_hi[j] - (double)bvh->root_lo[j]);
-            c += x->basis.m[i][j] * mid;
-            r += fabs(x->basis.m[i][j]) * half;
-        }
-        r = r * (1 + 0x1p-30) + 0x1p-30 * fabs(c);
-        lo[i] = c - r;
-        hi[i] = c + r;
-    }
-}
-
 /* The deepest vertex of `inner` inside `outer`. */
 static void deepest_vertex(const prox_bvh* outer, const prox_transform* xo, const prox_bvh* inner,
                            const prox_transform* xi, bool inner_is_a, prox_penetration_result* best) {
     double lo[3], hi[3];
-    world_box(outer, xo, lo, hi);
+    placed_box(outer, xo, lo, hi);
     for (int v = 0; v < inner->vertex_count; ++v) {
         prox_vec3 p = prox_transform_point(xi, inner->vertices[v]);
         if (p.x < lo[0] || p.x > hi[0] || p.y < lo[1] || p.y > hi[1] || p.z < lo[2] || p.z > hi[2]) continue;

@@ -136,6 +136,41 @@ static inline void place_triangle(const prox_bvh* bvh, const prox_transform* x, 
     for (int c = 0; c < 3; ++c) out[c] = prox_transform_point(x, bvh->vertices[idx[c]]);
 }
 
+/* The lanes whose bound is below `limit`, ordered by decreasing bound
+ * (insertion sort of at most eight), so that a depth-first traversal
+ * pushing them in this order explores the nearest first. Returns how many. */
+static inline int lanes_farthest_first(const double bound[PROX_LANES], double limit, int order[PROX_LANES]) {
+    int n = 0;
+    for (int l = 0; l < PROX_LANES; ++l) {
+        if (!(bound[l] < limit)) continue;
+        int i = n++;
+        while (i > 0 && bound[order[i - 1]] < bound[l]) {
+            order[i] = order[i - 1];
+            --i;
+        }
+        order[i] = l;
+    }
+    return n;
+}
+
+/* A box around the placed root box, in world coordinates, widened by 2^-30
+ * of its size and position so that rounding never shrinks it below the
+ * placed model. */
+static inline void placed_box(const prox_bvh* bvh, const prox_transform* x, double lo[3], double hi[3]) {
+    for (int i = 0; i < 3; ++i) {
+        double c = prox_vec3_get(x->origin, i), r = 0;
+        for (int j = 0; j < 3; ++j) {
+            double mid = 0.5 * ((double)bvh->root_lo[j] + (double)bvh->root_hi[j]);
+            double half = 0.5 * ((double)bvh->root_hi[j] - (double)bvh->root_lo[j]);
+            c += x->basis.m[i][j] * mid;
+            r += fabs(x->basis.m[i][j]) * half;
+        }
+        r = r * (1 + 0x1p-30) + 0x1p-30 * fabs(c);
+        lo[i] = c - r;
+        hi[i] = c + r;
+    }
+}
+
 /* A triangle by its index in the mesh as given, placed in world coordinates. */
 static inline void place_mesh_triangle(const prox_bvh* bvh, const prox_transform* x, int32_t triangle,
                                        prox_vec3 out[3]) {

@@ -15,6 +15,12 @@ double test_scale(void) {
     return v > 0 ? v : 1.0;
 }
 
+void test_placed_triangle(const prox_mesh* mesh, const prox_transform* x, int32_t t, prox_vec3 out[3]) {
+    prox_transform identity = prox_transform_identity();
+    if (!x) x = &identity;
+    for (int c = 0; c < 3; ++c) out[c] = prox_transform_point(x, mesh->vertices[mesh->indices[3 * (size_t)t + c]]);
+}
+
 double test_model_radius(const prox_mesh* mesh) {
     double r = 0;
     for (int i = 0; i < mesh->vertex_count; ++i) r = fmax(r, prox_vec3_length(mesh->vertices[i]));

@@ -13,6 +13,9 @@ bool test_model(const char* name, prox_mesh_data* out);
 /// Scale factor for randomized test counts: PROX_TEST_SCALE (default 1).
 double test_scale(void);
 
+/// Triangle t of the mesh placed by x (NULL: identity), in world coordinates.
+void test_placed_triangle(const prox_mesh* mesh, const prox_transform* x, int32_t t, prox_vec3 out[3]);
+
 /// Radius of the smallest origin-centred ball holding the mesh.
 double test_model_radius(const prox_mesh* mesh);
 

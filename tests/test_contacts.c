@@ -32,12 +32,6 @@ static prox_transform random_pose(prox_rng* rng, double side, bool scaled) {
     return prox_transform_make(q, scale, origin);
 }
 
-static void placed_triangle(const prox_mesh* mesh, const prox_transform* x, int32_t t, prox_vec3 out[3]) {
-    prox_transform identity = prox_transform_identity();
-    if (!x) x = &identity;
-    for (int c = 0; c < 3; ++c) out[c] = prox_transform_point(x, mesh->vertices[mesh->indices[3 * (size_t)t + c]]);
-}
-
 static double point_triangle_distance(prox_vec3 p, const prox_vec3 t[3]) {
     return prox_vec3_length(prox_vec3_sub(prox_closest_point_triangle(p, t), p));
 }
@@ -88,8 +82,8 @@ static void contacts_against_oracle(const char* name, int count, bool scaled) {
                 CHECK(ct->pair.triangle_a == expected.pairs[c].triangle_a &&
                       ct->pair.triangle_b == expected.pairs[c].triangle_b);
                 prox_vec3 ta[3], tb[3];
-                placed_triangle(&mesh, &xa, ct->pair.triangle_a, ta);
-                placed_triangle(&mesh, &xb, ct->pair.triangle_b, tb);
+                test_placed_triangle(&mesh, &xa, ct->pair.triangle_a, ta);
+                test_placed_triangle(&mesh, &xb, ct->pair.triangle_b, tb);
                 double da = point_triangle_distance(ct->point, ta), db = point_triangle_distance(ct->point, tb);
                 CHECK_MSG(da <= 1e-12 * radius && db <= 1e-12 * radius, "%s: contact point %g, %g off the triangles",
                           name, da, db);
@@ -163,7 +157,7 @@ static double winding_number(const prox_mesh* mesh, const prox_transform* x, pro
     double total = 0;
     for (int t = 0; t < mesh->triangle_count; ++t) {
         prox_vec3 v[3];
-        placed_triangle(mesh, x, t, v);
+        test_placed_triangle(mesh, x, t, v);
         prox_vec3 a = prox_vec3_sub(v[0], p), b = prox_vec3_sub(v[1], p), c = prox_vec3_sub(v[2], p);
         double la = prox_vec3_length(a), lb = prox_vec3_length(b), lc = prox_vec3_length(c);
         double num = prox_vec3_dot(a, prox_vec3_cross(b, c));
@@ -197,7 +191,7 @@ static void points_against_brute_force(const char* name, int count, bool scaled,
             double best = INFINITY;
             for (int t = 0; t < mesh.triangle_count; ++t) {
                 prox_vec3 v[3];
-                placed_triangle(&mesh, &x, t, v);
+                test_placed_triangle(&mesh, &x, t, v);
                 best = fmin(best, point_triangle_distance(p, v));
             }
             prox_point_result r = prox_closest_point(bvh, &x, p, INFINITY);
@@ -205,7 +199,7 @@ static void points_against_brute_force(const char* name, int count, bool scaled,
                       prox_volume_name((prox_volume)kind), r.distance, best);
             REQUIRE(r.triangle >= 0 && r.triangle < mesh.triangle_count);
             prox_vec3 v[3];
-            placed_triangle(&mesh, &x, r.triangle, v);
+            test_placed_triangle(&mesh, &x, r.triangle, v);
             CHECK(point_triangle_distance(r.point, v) <= 1e-12 * radius);
             CHECK_NEAR(prox_vec3_length(prox_vec3_sub(r.point, p)), r.distance, 1e-12 * radius);
             /* a bound below the distance finds nothing */
@@ -242,7 +236,7 @@ PROX_TEST(contacts, points_on_the_surface_and_bad_input) {
     /* vertices, edge midpoints and face centres lie on the surface */
     for (int t = 0; t < mesh.triangle_count; ++t) {
         prox_vec3 v[3];
-        placed_triangle(&mesh, NULL, t, v);
+        test_placed_triangle(&mesh, NULL, t, v);
         prox_vec3 mid = prox_vec3_scale(prox_vec3_add(v[0], v[1]), 0.5);
         prox_vec3 centre = prox_vec3_scale(prox_vec3_add(prox_vec3_add(v[0], v[1]), v[2]), 1.0 / 3);
         CHECK(prox_point_inside(bvh, NULL, v[0]) == PROX_ON_SURFACE);
@@ -325,7 +319,7 @@ static double brute_deepest(const prox_mesh* outer, const prox_transform* xo, co
         double d = INFINITY;
         for (int t = 0; t < outer->triangle_count; ++t) {
             prox_vec3 tri[3];
-            placed_triangle(outer, xo, t, tri);
+            test_placed_triangle(outer, xo, t, tri);
             d = fmin(d, point_triangle_distance(p, tri));
         }
         best = fmax(best, d);

@@ -10,10 +10,6 @@
 #include "models.h"
 #include "test.h"
 
-static void placed_triangle(const prox_mesh* mesh, const prox_transform* x, int32_t t, prox_vec3 out[3]) {
-    for (int c = 0; c < 3; ++c) out[c] = prox_transform_point(x, mesh->vertices[mesh->indices[3 * (size_t)t + c]]);
-}
-
 static void shapes_against_mesh(const char* name, prox_volume kind, int count, bool scaled) {
     prox_mesh_data data;
     if (!test_model(name, &data)) {
@@ -59,7 +55,7 @@ static void shapes_against_mesh(const char* name, prox_volume kind, int count, b
         double expected = INFINITY, closed_form = INFINITY;
         for (int t = 0; t < mesh.triangle_count; ++t) {
             prox_vec3 tri[3];
-            placed_triangle(&mesh, &xm, t, tri);
+            test_placed_triangle(&mesh, &xm, t, tri);
             prox_convex c = prox_convex_make(tri, 3, 0);
             prox_convex_distance_result d = prox_convex_distance(&shape, &xs, &c, NULL, NULL, NULL);
             expected = fmin(expected, d.distance);
@@ -75,7 +71,7 @@ static void shapes_against_mesh(const char* name, prox_volume kind, int count, b
         if (which == 0) CHECK_NEAR(r.distance, closed_form, 1e-9 * radius);
         REQUIRE(r.triangle >= 0 && r.triangle < mesh.triangle_count);
         prox_vec3 tri[3];
-        placed_triangle(&mesh, &xm, r.triangle, tri);
+        test_placed_triangle(&mesh, &xm, r.triangle, tri);
         CHECK(prox_vec3_length(prox_vec3_sub(prox_closest_point_triangle(r.point_mesh, tri), r.point_mesh)) <=
               1e-9 * radius);
         if (r.distance > 0)

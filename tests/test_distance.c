@@ -73,10 +73,6 @@ static prox_vec3 random_direction(prox_rng* rng) {
     }
 }
 
-static void placed_triangle(const prox_mesh* mesh, const prox_transform* x, int32_t t, prox_vec3 out[3]) {
-    for (int c = 0; c < 3; ++c) out[c] = prox_transform_point(x, mesh->vertices[mesh->indices[3 * (size_t)t + c]]);
-}
-
 /* One hierarchy pair at one placement, against the oracle's distance. */
 static void check_distance(const model* ma, const prox_bvh* a, const prox_transform* xa, const model* mb,
                            const prox_bvh* b, const prox_transform* xb, double expected, bool options,
@@ -95,8 +91,8 @@ static void check_distance(const model* ma, const prox_bvh* a, const prox_transf
     REQUIRE(r.triangle_b >= 0 && r.triangle_b < mb->mesh.triangle_count);
     /* the points lie on the reported triangles and realise the distance */
     prox_vec3 ta[3], tb[3];
-    placed_triangle(&ma->mesh, xa, r.triangle_a, ta);
-    placed_triangle(&mb->mesh, xb, r.triangle_b, tb);
+    test_placed_triangle(&ma->mesh, xa, r.triangle_a, ta);
+    test_placed_triangle(&mb->mesh, xb, r.triangle_b, tb);
     double on_a = prox_vec3_length(prox_vec3_sub(prox_closest_point_triangle(r.point_a, ta), r.point_a));
     double on_b = prox_vec3_length(prox_vec3_sub(prox_closest_point_triangle(r.point_b, tb), r.point_b));
     CHECK_MSG(on_a <= 1e-12 * scale && on_b <= 1e-12 * scale, "%s %s: points off their triangles by %g, %g", what,
@@ -115,8 +111,8 @@ static void check_distance(const model* ma, const prox_bvh* a, const prox_transf
     CHECK_MSG(t.within, "%s %s: not within %.17g", what, kind, expected * (1 + 1e-9));
     if (t.within) {
         CHECK(t.distance <= expected * (1 + 1e-9) + 1e-300);
-        placed_triangle(&ma->mesh, xa, t.triangle_a, ta);
-        placed_triangle(&mb->mesh, xb, t.triangle_b, tb);
+        test_placed_triangle(&ma->mesh, xa, t.triangle_a, ta);
+        test_placed_triangle(&mb->mesh, xb, t.triangle_b, tb);
         CHECK_NEAR(prox_tri_tri_distance(ta, tb, NULL, NULL), t.distance, 1e-12 * scale);
     }
     if (expected > 0) {
