@@ -2,6 +2,7 @@
 #include "core.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 const char* prox_version_string(void) { return "0.1.0"; }
 
@@ -31,6 +32,16 @@ void prox_free(const prox_allocator* allocator, void* pointer, size_t size) {
         return;
     }
     free(pointer);
+}
+
+void* prox_realloc(const prox_allocator* allocator, void* pointer, size_t old_size, size_t new_size) {
+    void* moved = prox_alloc(allocator, new_size);
+    if (!moved) return NULL;
+    if (pointer) {
+        memcpy(moved, pointer, old_size < new_size ? old_size : new_size);
+        prox_free(allocator, pointer, old_size);
+    }
+    return moved;
 }
 
 void prox_message(char* buffer, size_t size, const char* format, ...) {

@@ -10,6 +10,9 @@
 
 void* prox_alloc(const prox_allocator* allocator, size_t size);
 void prox_free(const prox_allocator* allocator, void* pointer, size_t size);
+/// Moves an allocation of old_size bytes into one of new_size bytes (the
+/// allocator has no realloc). NULL when out of memory: the old block is intact.
+void* prox_realloc(const prox_allocator* allocator, void* pointer, size_t old_size, size_t new_size);
 
 /// snprintf into an optional buffer (NULL or size 0: nothing is written).
 void prox_message(char* buffer, size_t size, const char* format, ...)

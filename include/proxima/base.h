@@ -49,7 +49,9 @@ typedef enum prox_result {
 PROX_API const char* prox_result_string(prox_result result);
 
 /// Allocation hooks. All-zero means malloc/free. `free` receives the size that
-/// was allocated, so arena and pool allocators work without headers.
+/// was allocated, so arena and pool allocators work without headers. A broad
+/// phase or world created with threads > 1 calls the hooks from its worker
+/// threads too: they must then be thread-safe (malloc and free are).
 typedef struct prox_allocator {
     void* (*alloc)(size_t size, void* user);
     void (*free)(void* pointer, size_t size, void* user);

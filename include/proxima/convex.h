@@ -9,6 +9,10 @@
  * cost time). Shapes are views over the caller's arrays; nothing is copied,
  * allocated or modified.
  *
+ * Thread safety: every query is pure (reads the shapes, writes only its
+ * result and the caller's cache): any number may run at once, as long as
+ * no two share one prox_gjk_cache.
+ *
  * PLACEMENT AND RADIUS. A shape is placed by a prox_transform x -> B x + c
  * (NULL means identity). B may be any finite matrix: a rotation, a
  * nonuniform scale, a mirror, a shear, even a singular one (the shape is then

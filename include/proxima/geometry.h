@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* proxima: geometric primitives and their pairwise tests. */
+/* proxima: geometric primitives and their pairwise tests.
+ *
+ * Thread safety: every function here is pure (no state, no allocation) and
+ * may run on any number of threads at once. */
 #ifndef PROXIMA_GEOMETRY_H
 #define PROXIMA_GEOMETRY_H
 

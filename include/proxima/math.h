@@ -3,7 +3,10 @@
  *
  * A transform maps x -> B x + c. B is usually a rotation, but may carry a
  * nonuniform scale (B = R S, as VRML/SOLID allow; van den Bergen 1998, sec. 6)
- * or any invertible linear map. Matrices are row-major: m[row][column]. */
+ * or any invertible linear map. Matrices are row-major: m[row][column].
+ *
+ * Thread safety: every function is pure, except that prox_rng_* advance the
+ * generator passed to them (one generator per thread). */
 #ifndef PROXIMA_MATH_H
 #define PROXIMA_MATH_H
 

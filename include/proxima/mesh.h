@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* proxima: triangle meshes. A prox_mesh is a read-only view over the caller's
  * arrays (a triangle soup: no closedness or manifoldness is assumed). proxima
- * never writes through it and copies what it keeps. */
+ * never writes through it and copies what it keeps.
+ *
+ * Thread safety: validation and the built-in generators may run on any number
+ * of threads at once (each generator writes only its own output). */
 #ifndef PROXIMA_MESH_H
 #define PROXIMA_MESH_H
 

@@ -26,19 +26,26 @@
  * - Nothing the caller passes is modified, except out_ parameters.
  *
  * THE IMPORTANT PARTS
- *   mesh.h      prox_mesh (a view over your arrays), validation, built-in models
- *   bvh.h       prox_bvh_create / refit / rebuild / validate / stats;
- *               volume kinds AABB, OBB, OBB-sphere (dual), sphere
- *   query.h     prox_overlap (first contact), prox_collide (all pairs, counters)
- *   geometry.h  exact predicates, triangle-triangle overlap
- *   hull.h      exact 3D convex hull (Quickhull) with faces and adjacency
- *   math.h      vectors, matrices, transforms, quaternions, random rotations
- *   io.h        OBJ / STL / PLY / OFF readers (link libproxima_io)
+ *   mesh.h        prox_mesh (a view over your arrays), validation, built-in models
+ *   bvh.h         prox_bvh_create / refit / rebuild / validate / stats;
+ *                 volume kinds AABB, OBB, OBB-sphere (dual), sphere, k-DOP
+ *   query.h       two placed meshes: overlap, all pairs, contacts, distance,
+ *                 tolerance, closest point, inside/outside, penetration,
+ *                 self-collision, convex shape against mesh
+ *   convex.h      convex shapes (points + radius): GJK distance, EPA depth
+ *   features.h    closest features of convex polyhedra, LP separating plane
+ *   broadphase.h  many boxes: sweep and prune, dynamic AABB tree, sort and sweep
+ *   world.h       many objects: every colliding pair per step, with contacts
+ *   geometry.h    exact predicates, triangle kernels (overlap, distance, contact)
+ *   hull.h        exact 3D convex hull (Quickhull) with faces and adjacency
+ *   math.h        vectors, matrices, transforms, quaternions, random rotations
+ *   io.h          OBJ / STL / PLY / OFF readers (link libproxima_io)
  */
 #ifndef PROXIMA_PROXIMA_H
 #define PROXIMA_PROXIMA_H
 
 #include "base.h"
+#include "broadphase.h"
 #include "bvh.h"
 #include "features.h"
 #include "convex.h"
@@ -47,5 +54,6 @@
 #include "math.h"
 #include "mesh.h"
 #include "query.h"
+#include "world.h"
 
 #endif

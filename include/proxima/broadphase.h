@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/* proxima: many objects. Axis-aligned boxes in, overlapping pairs out.
+ *
+ * Two public structures:
+ *  - prox_broadphase: a set of boxes that keeps, after every update, exactly
+ *    the set of overlapping pairs (and which pairs began and ended since the
+ *    last update). Four interchangeable kinds: incremental sweep and prune on
+ *    three axes (I-COLLIDE), a dynamic AABB tree with fattened boxes, a
+ *    stateless sort-and-sweep, and the all-pairs reference.
+ *  - prox_dynamic_tree: a standalone dynamic AABB tree (insert, remove, move
+ *    with fattened boxes, balanced by rotations) for box, ray and nearest
+ *    queries. Queries never allocate and never fail.
+ *
+ * Boxes are closed: two boxes overlap when they share a point (touching
+ * faces count), compared exactly in double precision, so every kind reports
+ * the same pairs as a brute-force check of all pairs. Infinite coordinates
+ * are allowed (a ground plane's box); NaN and min > max are refused.
+ *
+ * Thread safety: different objects may be used concurrently; one object
+ * needs exclusive access for every call except the const queries of the
+ * dynamic tree, which may run concurrently with each other.
+ */
+#ifndef PROXIMA_BROADPHASE_H
+#define PROXIMA_BROADPHASE_H
+
+#include <proxima/base.h>
+#include <proxima/math.h>
+
+/// An axis-aligned box, closed: min <= max on every axis.
+typedef struct prox_box {
+    prox_vec3 min;
+    prox_vec3 max;
+} prox_box;
+
+/// True when both boxes share at least one point (touching counts).
+PROX_API bool prox_box_overlap(const prox_box* a, const prox_box* b);
+/// True when no coordinate is NaN and min <= max on every axis.
+PROX_API bool prox_box_is_valid(const prox_box* box);
+
+/* ------------------------------------------------------------------------ */
+/* Broad phase: the overlapping pairs of a changing set of boxes.           */
+/* ------------------------------------------------------------------------ */
+
+typedef enum prox_broadphase_kind {
+    /// Sweep and prune (Cohen, Lin, Manocha, Ponamgi 1995, I-COLLIDE): endpoints
+    /// sorted on three axes, re-sorted each update by insertion sort, so a
+    /// frame of small motions costs O(n + swaps); pairs begin and end at swaps.
+    PROX_BROADPHASE_SAP,
+    /// Dynamic AABB tree over fattened boxes: only objects that leave their
+    /// fat box are re-inserted and re-queried. Best when most objects rest.
+    PROX_BROADPHASE_TREE,
+    /// Sort and sweep from scratch every update (no state between frames but
+    /// the previous order, which makes the sort cheap), in parallel when
+    /// def.threads > 1. Best when every object moves every frame.
+    PROX_BROADPHASE_SWEEP,
+    /// Every pair tested, O(n^2): the reference the others are checked against.
+    PROX_BROADPHASE_BRUTE,
+} prox_broadphase_kind;
+
+typedef struct prox_broadphase_def {
+    prox_broadphase_kind kind;
+    /// Worker threads for PROX_BROADPHASE_SWEEP (1 = the calling thread only).
+    /// Results do not depend on it.
+    int threads;
+    /// PROX_BROADPHASE_TREE: each stored box is grown by margin (absolute, in
+    /// your length unit) plus margin_fraction times its largest extent.
+    double margin;
+    double margin_fraction;
+    prox_allocator allocator;
+} prox_broadphase_def;
+
+PROX_API prox_broadphase_def prox_default_broadphase_def(void);
+PROX_API const char* prox_broadphase_kind_name(prox_broadphase_kind kind);
+PROX_API bool prox_broadphase_kind_from_name(const char* name, prox_broadphase_kind* out_kind);
+
+/// Two object ids, a < b.
+typedef struct prox_pair {
+    uint32_t a;
+    uint32_t b;
+} prox_pair;
+
+/// What an update found. Every array is sorted by (a, b) and stays valid
+/// until the next call that changes the broad phase.
+typedef struct prox_pair_events {
+    const prox_pair* pairs; ///< every overlapping pair now
+    size_t pair_count;
+    const prox_pair* began; ///< pairs overlapping now but not at the last update
+    size_t began_count;
+    const prox_pair* ended; ///< pairs overlapping at the last update but not now (or removed)
+    size_t ended_count;
+} prox_pair_events;
+
+typedef struct prox_broadphase prox_broadphase;
+
+PROX_API prox_result prox_broadphase_create(const prox_broadphase_def* def, prox_broadphase** out_broadphase);
+PROX_API void prox_broadphase_destroy(prox_broadphase* broadphase);
+PROX_API prox_broadphase_kind prox_broadphase_get_kind(const prox_broadphase* broadphase);
+
+/// Adds a box and returns its id. Ids are small integers; the id of a removed
+/// object is reused only after the next update, so events never confuse two
+/// objects.
+PROX_API prox_result prox_broadphase_add(prox_broadphase* broadphase, const prox_box* box, uint32_t* out_id);
+/// Removes an object; its pairs are reported as ended at the next update.
+PROX_API prox_result prox_broadphase_remove(prox_broadphase* broadphase, uint32_t id);
+/// Gives an object a new box; takes effect at the next update.
+PROX_API prox_result prox_broadphase_move(prox_broadphase* broadphase, uint32_t id, const prox_box* box);
+/// Finds the overlapping pairs of the current boxes and what changed since
+/// the last update. Fails only when out of memory (then nothing changed).
+PROX_API prox_result prox_broadphase_update(prox_broadphase* broadphase, prox_pair_events* out_events);
+/// Number of live objects.
+PROX_API size_t prox_broadphase_count(const prox_broadphase* broadphase);
+/// The current box of a live object (false when id is not live).
+PROX_API bool prox_broadphase_box(const prox_broadphase* broadphase, uint32_t id, prox_box* out_box);
+
+/* ------------------------------------------------------------------------ */
+/* Dynamic AABB tree                                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef struct prox_dynamic_tree_def {
+    /// Each proxy's stored (fat) box is its box grown by margin (absolute)
+    /// plus margin_fraction times its largest finite extent on every side,
+    /// and stretched along the displacement given to prox_dynamic_tree_move.
+    /// (Infinite extents are left out: a ground plane's box grows only by
+    /// its thickness.) Both finite and >= 0.
+    double margin;
+    double margin_fraction;
+    prox_allocator allocator;
+} prox_dynamic_tree_def;
+
+/// margin 0, margin_fraction 0.1, the default allocator.
+PROX_API prox_dynamic_tree_def prox_default_dynamic_tree_def(void);
+
+typedef struct prox_dynamic_tree prox_dynamic_tree;
+
+PROX_API prox_result prox_dynamic_tree_create(const prox_dynamic_tree_def* def, prox_dynamic_tree** out_tree);
+PROX_API void prox_dynamic_tree_destroy(prox_dynamic_tree* tree);
+
+/// Inserts a box; out_proxy receives a small non-negative id (reused after
+/// remove), or -1 on failure. An invalid box is PROX_ERROR_INVALID_ARGUMENT.
+PROX_API prox_result prox_dynamic_tree_insert(prox_dynamic_tree* tree, const prox_box* box, uint64_t user_data,
+                                              int32_t* out_proxy);
+/// PROX_ERROR_INVALID_ARGUMENT for an id that is not live (out of range or
+/// removed). Never needs memory.
+PROX_API prox_result prox_dynamic_tree_remove(prox_dynamic_tree* tree, int32_t proxy);
+/// Gives a proxy a new box. When the box still lies inside the stored fat box
+/// nothing moves and *out_reinserted (optional) is false; otherwise the proxy
+/// is re-inserted with a new fat box, stretched along displacement (optional,
+/// the expected motion until the next move) so steady motion re-inserts less.
+/// Never needs memory. PROX_ERROR_INVALID_ARGUMENT, changing nothing, for a
+/// proxy that is not live, an invalid box or a displacement not finite.
+PROX_API prox_result prox_dynamic_tree_move(prox_dynamic_tree* tree, int32_t proxy, const prox_box* box,
+                                            const prox_vec3* displacement, bool* out_reinserted);
+
+/// The getters answer 0 and the empty box {min +inf, max -inf} (which no box
+/// overlaps) for a proxy that is not live.
+PROX_API uint64_t prox_dynamic_tree_user_data(const prox_dynamic_tree* tree, int32_t proxy);
+/// The box last given for the proxy (tight) and the stored fat box.
+PROX_API prox_box prox_dynamic_tree_box(const prox_dynamic_tree* tree, int32_t proxy);
+PROX_API prox_box prox_dynamic_tree_fat_box(const prox_dynamic_tree* tree, int32_t proxy);
+
+/// Called for each proxy whose fat box overlaps the query box; return false to stop.
+typedef bool prox_tree_box_callback(int32_t proxy, void* user);
+/// Visits every proxy whose fat box overlaps box. Returns the number of boxes
+/// tested (0, visiting nothing, for an invalid box or a NULL callback).
+PROX_API size_t prox_dynamic_tree_query_box(const prox_dynamic_tree* tree, const prox_box* box,
+                                            prox_tree_box_callback* callback, void* user);
+
+/// Called for each proxy whose fat box the ray origin + t direction enters at
+/// some t in [0, max_t]. Return max_t to go on, a smaller value to clip the
+/// ray (e.g. the exact hit found on the object), a negative value to stop
+/// (a larger value or NaN goes on with max_t unchanged).
+typedef double prox_tree_ray_callback(int32_t proxy, prox_vec3 origin, prox_vec3 direction, double max_t,
+                                      void* user);
+/// Visits proxies along the ray, nearer subtrees first, pruning boxes beyond
+/// the current max_t. direction need not be unit (t is in its units) and may
+/// have zero components (or be zero: a point query). The slab test is
+/// conservative: a ray that touches a box is never missed, and one that
+/// misses it by less than about 2^-50 relative may visit it. Returns the
+/// number of boxes tested: 0, visiting nothing, when origin or direction is
+/// not finite, max_t is negative or NaN, or callback is NULL.
+PROX_API size_t prox_dynamic_tree_ray_cast(const prox_dynamic_tree* tree, prox_vec3 origin, prox_vec3 direction,
+                                           double max_t, prox_tree_ray_callback* callback, void* user);
+
+/// Exact distance from point to the object behind a proxy (never less than
+/// the distance to its tight box).
+typedef double prox_tree_distance_callback(int32_t proxy, prox_vec3 point, void* user);
+/// The proxy nearest to point, best first by box distance: by the callback's
+/// distance, or by the distance to the proxy's tight box when callback is NULL.
+/// The callback runs only for proxies whose tight box is nearer than the best
+/// distance so far; a NaN from it counts as infinity. Returns -1 when the
+/// tree is empty or point is not finite; out_distance (optional) gets the
+/// distance (infinity with -1).
+PROX_API int32_t prox_dynamic_tree_nearest(const prox_dynamic_tree* tree, prox_vec3 point,
+                                           prox_tree_distance_callback* callback, void* user, double* out_distance);
+
+/// Rebuilds the whole tree top-down with the surface area heuristic (the
+/// incremental inserts drift; this restores a good tree). Proxy ids and fat
+/// boxes survive. Needs temporary memory; when out of it nothing changes.
+PROX_API prox_result prox_dynamic_tree_rebuild(prox_dynamic_tree* tree);
+
+typedef struct prox_dynamic_tree_stats {
+    int proxy_count;
+    int node_count;       ///< nodes in the tree: 2 proxy_count - 1 (0 when empty)
+    int height;           ///< longest root-to-leaf path (0 for a single leaf, -1 when empty)
+    /// Largest |height(left) - height(right)| over internal nodes: at most 3
+    /// (so height <= 2.15 log2(proxy_count) + 2) in a tree never rebuilt;
+    /// a rebuild may leave any balance, which later operations mend only on
+    /// the paths they walk.
+    int max_balance;
+    /// Summed surface area of internal nodes over the root's (0 with fewer than
+    /// two proxies). When the root's area is 0 or infinite, each internal node
+    /// counts 1 if its area equals the root's and 0 otherwise.
+    double area_ratio;
+} prox_dynamic_tree_stats;
+
+PROX_API prox_dynamic_tree_stats prox_dynamic_tree_get_stats(const prox_dynamic_tree* tree);
+/// Checks every invariant (parent links, heights, fat boxes enclose children
+/// and tight boxes, free lists and counts); writes the first violation to
+/// message (optional). False for a NULL tree.
+PROX_API bool prox_dynamic_tree_validate(const prox_dynamic_tree* tree, char* message, size_t message_size);
+
+#endif

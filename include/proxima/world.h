@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/* proxima: a world of many objects, each a shape (a mesh hierarchy or a
+ * convex shape) at a pose, and one call that reports every colliding pair
+ * with its contacts. The architecture of I-COLLIDE / V-COLLIDE (Cohen, Lin,
+ * Manocha, Ponamgi 1995; Hudson et al. 1997): world boxes per object, a broad
+ * phase (broadphase.h) that keeps the overlapping boxes, filters, then the
+ * exact narrow phase on the surviving pairs, on several threads, and
+ * optionally a schedule that skips pairs that cannot have met yet.
+ *
+ * The world does not own shapes: hierarchies, convex shapes and their point
+ * arrays stay the caller's and must outlive the objects that use them.
+ *
+ * Thread safety: one world needs exclusive access for every call (the
+ * world's own worker threads are internal). Different worlds may be used
+ * concurrently, also over the same shapes, except that prox_world_refit
+ * writes a hierarchy: no other world or query may use it meanwhile.
+ */
+#ifndef PROXIMA_WORLD_H
+#define PROXIMA_WORLD_H
+
+#include <proxima/base.h>
+#include <proxima/broadphase.h>
+#include <proxima/bvh.h>
+#include <proxima/convex.h>
+#include <proxima/math.h>
+#include <proxima/query.h>
+
+typedef enum prox_shape_kind {
+    PROX_SHAPE_MESH,   ///< a triangle mesh hierarchy (any volume kind)
+    PROX_SHAPE_CONVEX, ///< a convex shape: points plus radius
+} prox_shape_kind;
+
+typedef struct prox_shape {
+    prox_shape_kind kind;
+    prox_bvh* mesh;       ///< PROX_SHAPE_MESH (non-const: prox_world_refit refits it)
+    prox_convex convex;   ///< PROX_SHAPE_CONVEX (a view; its points must outlive the object)
+} prox_shape;
+
+PROX_API prox_shape prox_shape_mesh(prox_bvh* mesh);
+PROX_API prox_shape prox_shape_convex(prox_convex convex);
+
+typedef struct prox_object_def {
+    prox_shape shape;
+    /// Placement: any invertible basis (rotation, nonuniform scale, mirror) plus origin.
+    prox_transform pose;
+    /// Filter (as Box2D's): objects a and b are tested when
+    /// (a.group & b.mask) && (b.group & a.mask). Default: all bits set.
+    uint32_t group;
+    uint32_t mask;
+    /// A mesh object also tests its own non-adjacent triangles (cloth,
+    /// ropes, deforming bodies): reported as a pair (object, object).
+    bool self_collision;
+    /// Motion bounds for scheduling (prox_world_def.schedule): every point of
+    /// the object moves at most speed * t + max_acceleration * t^2 / 2 in
+    /// time t from the last prox_world_set_motion (or add). Negative or NaN:
+    /// unknown, the object's pairs are tested every step. Default -1.
+    double speed;
+    double max_acceleration;
+    uint64_t user_data;
+} prox_object_def;
+
+PROX_API prox_object_def prox_default_object_def(void);
+
+typedef struct prox_world_def {
+    prox_broadphase_def broadphase;
+    /// Threads for the narrow phase (1 = the calling thread only). Results
+    /// and their order do not depend on it.
+    int threads;
+    /// Report contacts (a manifold per pair). false: only which pairs
+    /// collide (first contact per pair: much cheaper).
+    bool contacts;
+    /// Skip pairs that cannot touch yet, from the objects' motion bounds
+    /// and the distance measured when the pair was last found apart (the
+    /// time-to-contact scheduling of I-COLLIDE). Results equal those of an
+    /// unscheduled run as long as the bounds hold.
+    bool schedule;
+    prox_allocator allocator;
+} prox_world_def;
+
+PROX_API prox_world_def prox_default_world_def(void);
+
+typedef struct prox_world prox_world;
+
+PROX_API prox_result prox_world_create(const prox_world_def* def, prox_world** out_world);
+PROX_API void prox_world_destroy(prox_world* world);
+
+/// Adds an object; its id is small and reused only after the next step.
+/// Fails on an invalid shape (NULL hierarchy, prox_convex_validate), an
+/// invalid pose (prox_transform_is_valid) or out of memory.
+PROX_API prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32_t* out_object);
+PROX_API prox_result prox_world_remove(prox_world* world, uint32_t object);
+PROX_API prox_result prox_world_set_pose(prox_world* world, uint32_t object, const prox_transform* pose);
+/// New motion bounds from now on (see prox_object_def.speed).
+PROX_API prox_result prox_world_set_motion(prox_world* world, uint32_t object, double speed,
+                                           double max_acceleration);
+PROX_API prox_result prox_world_set_filter(prox_world* world, uint32_t object, uint32_t group, uint32_t mask);
+/// Never test (enabled false) or test again (true) one pair of objects.
+PROX_API prox_result prox_world_set_pair_enabled(prox_world* world, uint32_t a, uint32_t b, bool enabled);
+/// A deforming mesh object: refits its hierarchy to the new vertex
+/// positions (same count and triangles, see prox_bvh_refit).
+PROX_API prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3* vertices,
+                                      int vertex_count);
+PROX_API uint64_t prox_world_user_data(const prox_world* world, uint32_t object);
+/// The object's world box (as the broad phase sees it); false when not live.
+PROX_API bool prox_world_box(const prox_world* world, uint32_t object, prox_box* out_box);
+
+/// One colliding pair of objects (a < b, or a == b for self-collision).
+typedef struct prox_world_pair {
+    uint32_t a, b;
+    uint64_t user_a, user_b;
+    /// With def.contacts: the contacts merged into a manifold (normal from a
+    /// towards b). Mesh-mesh: prox_contacts' manifold; convex-convex: one
+    /// point midway between EPA's witness points, normal along EPA's
+    /// direction; convex-mesh: one point common to both, normal of the
+    /// touched triangle turned from a towards b; self-collision: the points
+    /// of the first non-adjacent triangle pairs, no meaningful normal (zero).
+    prox_manifold manifold;
+    int64_t triangle_pairs; ///< with def.contacts, mesh-mesh and self: contacting triangle pairs
+} prox_world_pair;
+
+/// Receives each colliding pair in order of (a, b); return false to stop.
+typedef bool prox_world_pair_fcn(const prox_world_pair* pair, void* context);
+
+typedef struct prox_world_stats {
+    size_t objects;
+    size_t box_pairs;        ///< pairs whose world boxes overlap (broad phase)
+    size_t filtered_pairs;   ///< of those, skipped by filters or disabled pairs
+    size_t scheduled_pairs;  ///< of those, skipped by the schedule
+    size_t tested_pairs;     ///< narrow-phase tests run (self tests included)
+    size_t colliding_pairs;  ///< reported
+    int64_t volume_tests;
+    int64_t triangle_tests;
+    double broadphase_seconds, narrowphase_seconds;
+} prox_world_stats;
+
+/// Brings the broad phase up to date with every pose and refit since the
+/// last step, runs the narrow phase on the surviving pairs and reports
+/// every colliding pair through callback (may be NULL), in order, from the
+/// calling thread. `time` is the simulation time of the poses (only used
+/// by the schedule; must not decrease). Fails only when out of memory.
+PROX_API prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn* callback, void* context,
+                                     prox_world_stats* out_stats);
+
+#endif

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* The seam between prox_broadphase (ids, boxes, sorted output, events) in
+ * broadphase.c and the kinds behind it (broadphase_sap.c, broadphase_tree.c,
+ * broadphase_sweep.c, and the brute-force reference in broadphase.c). */
+#ifndef PROX_BROADPHASE_INTERNAL_H
+#define PROX_BROADPHASE_INTERNAL_H
+
+#include <proxima/broadphase.h>
+
+/// A growable array of pairs owned by the broad phase.
+typedef struct bp_pair_list {
+    prox_pair* items;
+    size_t count;
+    size_t capacity;
+} bp_pair_list;
+
+/// Makes room for at least `extra` more pairs. False when out of memory.
+bool bp_pair_list_reserve(bp_pair_list* list, size_t extra, const prox_allocator* allocator);
+/// Appends one pair (a, b in either order; stored as a < b). False when out of memory.
+bool bp_pair_list_push(bp_pair_list* list, uint32_t a, uint32_t b, const prox_allocator* allocator);
+void bp_pair_list_free(bp_pair_list* list, const prox_allocator* allocator);
+
+/// What the broad phase shares with its kind. `boxes[id]` is the current box of
+/// every id below `id_limit` for which `live[id]` is nonzero.
+typedef struct bp_state {
+    const prox_box* boxes;
+    const uint8_t* live;
+    uint32_t id_limit;
+    const prox_allocator* allocator;
+    int threads;
+} bp_state;
+
+/// What a kind's update writes: every overlapping pair (any order, each once,
+/// a < b). A kind that tracks pairs incrementally also fills began and ended
+/// (any order) and sets has_events; otherwise prox_broadphase_update computes
+/// them by comparing with the previous update's pairs.
+typedef struct bp_output {
+    bp_pair_list* pairs;
+    bp_pair_list* began;
+    bp_pair_list* ended;
+    bool has_events;
+} bp_output;
+
+/// One kind of broad phase. add/remove/move are told about every change as it
+/// happens (the box is already stored in the shared state); update must leave
+/// the kind consistent with the shared state. add and update may fail only
+/// with PROX_ERROR_OUT_OF_MEMORY, and then must leave the kind as it was.
+typedef struct bp_kind_ops {
+    prox_result (*create)(const prox_broadphase_def* def, void** out_impl);
+    void (*destroy)(void* impl, const prox_allocator* allocator);
+    prox_result (*add)(void* impl, const bp_state* state, uint32_t id);
+    void (*remove)(void* impl, const bp_state* state, uint32_t id);
+    void (*move)(void* impl, const bp_state* state, uint32_t id);
+    prox_result (*update)(void* impl, const bp_state* state, bp_output* out);
+} bp_kind_ops;
+
+extern const bp_kind_ops bp_sap_ops;
+extern const bp_kind_ops bp_tree_ops;
+extern const bp_kind_ops bp_sweep_ops;
+extern const bp_kind_ops bp_brute_ops;
+
+#endif

@@ -1,0 +1,548 @@
+/* SPDX-License-Identifier: MIT */
+/* prox_world: objects, their world boxes in a broad phase, filters, the
+ * narrow phase on several threads, and the time-to-contact schedule.
+ *
+ * Object ids are the broad phase's ids, so the broad phase's rule (an id is
+ * reused only after an update) carries over to the world. A step:
+ *  1. recomputes the world boxes of the objects posed or refitted since the
+ *     last step and updates the broad phase;
+ *  2. builds the candidate list in (a, b) order: box pairs that pass the
+ *     filters and the schedule, with each self-colliding object's (a, a)
+ *     placed before its pairs;
+ *  3. tests the candidates on the worker threads, each result in its own
+ *     slot, so neither the answers nor their order depend on the threads;
+ *  4. on the calling thread, updates the schedule and reports the colliding
+ *     pairs in order. */
+#define _POSIX_C_SOURCE 200809L
+#include <proxima/geometry.h>
+#include <proxima/world.h>
+
+#include "bvh_internal.h"
+#include "core.h"
+#include "pair_map.h"
+#include "query_traverse.h"
+#include "thread_pool.h"
+
+prox_collide_result prox_self_collide(const prox_bvh* bvh, const prox_transform* x, const prox_collide_def* def); // TEMP until query.h has it
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct world_object {
+    prox_shape shape;
+    prox_transform pose;
+    uint32_t group, mask;
+    bool self_collision;
+    bool live;
+    bool dirty;       ///< posed or refitted since the last step
+    double speed, max_acceleration;
+    uint32_t epoch;   ///< bumped when the motion bounds change: schedules made before are void
+    uint64_t user_data;
+} world_object;
+
+/// One narrow-phase test and what it found.
+typedef struct candidate {
+    uint32_t a, b;
+    bool colliding;
+    double separation; ///< a proven lower bound of the distance when apart and scheduling; else 0
+    prox_manifold manifold;
+    int64_t triangle_pairs;
+    int64_t volume_tests, triangle_tests;
+} candidate;
+
+struct prox_world {
+    prox_world_def def;
+    prox_broadphase* broadphase;
+    world_object* objects;
+    uint32_t object_capacity;
+    uint32_t* dirty; ///< ids posed or refitted since the last step
+    uint32_t dirty_count;
+    pair_map disabled;
+    pair_map schedule;
+    double last_time;
+    candidate* candidates;
+    size_t candidate_count, candidate_capacity;
+    thread_pool* pool;
+};
+
+static double seconds_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Definitions                                                              */
+/* ------------------------------------------------------------------------ */
+
+prox_shape prox_shape_mesh(prox_bvh* mesh) { return (prox_shape){.kind = PROX_SHAPE_MESH, .mesh = mesh}; }
+
+prox_shape prox_shape_convex(prox_convex convex) { return (prox_shape){.kind = PROX_SHAPE_CONVEX, .convex = convex}; }
+
+prox_object_def prox_default_object_def(void) {
+    return (prox_object_def){.pose = prox_transform_identity(), .group = UINT32_MAX, .mask = UINT32_MAX,
+                             .speed = -1, .max_acceleration = -1};
+}
+
+prox_world_def prox_default_world_def(void) {
+    return (prox_world_def){.broadphase = prox_default_broadphase_def(), .threads = 1, .contacts = true};
+}
+
+static bool shape_is_valid(const prox_shape* shape) {
+    if (shape->kind == PROX_SHAPE_MESH) return shape->mesh != NULL;
+    if (shape->kind == PROX_SHAPE_CONVEX) return prox_convex_validate(&shape->convex, NULL, 0) == PROX_OK;
+    return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* World boxes                                                              */
+/* ------------------------------------------------------------------------ */
+
+/// A box that holds the placed shape (conservatively: a little larger).
+static prox_box world_box(const world_object* o) {
+    prox_box box;
+    double lo[3], hi[3];
+    if (o->shape.kind == PROX_SHAPE_MESH) {
+        placed_box(o->shape.mesh, &o->pose, lo, hi);
+    } else {
+        for (int k = 0; k < 3; k++) {
+            prox_vec3 axis = {k == 0, k == 1, k == 2};
+            prox_vec3 back = {-(k == 0), -(k == 1), -(k == 2)};
+            double up = prox_vec3_get(prox_convex_support(&o->shape.convex, &o->pose, axis), k);
+            double down = prox_vec3_get(prox_convex_support(&o->shape.convex, &o->pose, back), k);
+            // The support points carry the rounding of the placement and
+            // the radius term: widen by a few units in the last place.
+            double slack = (fabs(up) + fabs(down)) * 0x1p-40 + 0x1p-1000;
+            lo[k] = down - slack;
+            hi[k] = up + slack;
+        }
+    }
+    box.min = (prox_vec3){lo[0], lo[1], lo[2]};
+    box.max = (prox_vec3){hi[0], hi[1], hi[2]};
+    return box;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Objects                                                                  */
+/* ------------------------------------------------------------------------ */
+
+prox_result prox_world_create(const prox_world_def* def, prox_world** out_world) {
+    if (!out_world) return PROX_ERROR_INVALID_ARGUMENT;
+    *out_world = NULL;
+    if (!def || def->threads < 1 || def->threads > 256) return PROX_ERROR_INVALID_ARGUMENT;
+    prox_world* world = prox_alloc(&def->allocator, sizeof *world);
+    if (!world) return PROX_ERROR_OUT_OF_MEMORY;
+    *world = (prox_world){.def = *def, .last_time = -INFINITY};
+    prox_broadphase_def bdef = def->broadphase;
+    bdef.allocator = def->allocator;
+    prox_result result = prox_broadphase_create(&bdef, &world->broadphase);
+    if (result == PROX_OK && def->threads > 1) result = thread_pool_create(def->threads, &def->allocator, &world->pool);
+    if (result != PROX_OK) {
+        prox_broadphase_destroy(world->broadphase);
+        prox_free(&def->allocator, world, sizeof *world);
+        return result;
+    }
+    *out_world = world;
+    return PROX_OK;
+}
+
+void prox_world_destroy(prox_world* world) {
+    if (!world) return;
+    prox_allocator allocator = world->def.allocator;
+    prox_broadphase_destroy(world->broadphase);
+    thread_pool_destroy(world->pool, &allocator);
+    prox_free(&allocator, world->objects, world->object_capacity * sizeof *world->objects);
+    prox_free(&allocator, world->dirty, world->object_capacity * sizeof *world->dirty);
+    prox_free(&allocator, world->candidates, world->candidate_capacity * sizeof *world->candidates);
+    pair_map_free(&world->disabled, &allocator);
+    pair_map_free(&world->schedule, &allocator);
+    prox_free(&allocator, world, sizeof *world);
+}
+
+static bool is_live(const prox_world* world, uint32_t object) {
+    return object < world->object_capacity && world->objects[object].live;
+}
+
+static bool reserve_objects(prox_world* world, uint32_t needed) {
+    if (needed <= world->object_capacity) return true;
+    const prox_allocator* allocator = &world->def.allocator;
+    uint32_t capacity = world->object_capacity ? world->object_capacity : 64;
+    while (capacity < needed) {
+        if (capacity > UINT32_MAX / 4) return false;
+        capacity *= 2;
+    }
+    world_object* objects = prox_alloc(allocator, capacity * sizeof *objects);
+    uint32_t* dirty = prox_alloc(allocator, capacity * sizeof *dirty);
+    if (!objects || !dirty) {
+        prox_free(allocator, objects, capacity * sizeof *objects);
+        prox_free(allocator, dirty, capacity * sizeof *dirty);
+        return false;
+    }
+    memset(objects, 0, capacity * sizeof *objects);
+    if (world->object_capacity) {
+        memcpy(objects, world->objects, world->object_capacity * sizeof *objects);
+        memcpy(dirty, world->dirty, world->dirty_count * sizeof *dirty);
+    }
+    prox_free(allocator, world->objects, world->object_capacity * sizeof *world->objects);
+    prox_free(allocator, world->dirty, world->object_capacity * sizeof *world->dirty);
+    world->objects = objects;
+    world->dirty = dirty;
+    world->object_capacity = capacity;
+    return true;
+}
+
+static void mark_dirty(prox_world* world, uint32_t object) {
+    if (world->objects[object].dirty) return;
+    world->objects[object].dirty = true;
+    world->dirty[world->dirty_count++] = object;
+}
+
+prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32_t* out_object) {
+    if (!world || !def || !out_object || !shape_is_valid(&def->shape) || !prox_transform_is_valid(&def->pose))
+        return PROX_ERROR_INVALID_ARGUMENT;
+    world_object o = {.shape = def->shape, .pose = def->pose, .group = def->group, .mask = def->mask,
+                      .self_collision = def->self_collision && def->shape.kind == PROX_SHAPE_MESH, .live = true,
+                      .speed = def->speed, .max_acceleration = def->max_acceleration, .user_data = def->user_data};
+    prox_box box = world_box(&o);
+    if (!prox_box_is_valid(&box)) return PROX_ERROR_INVALID_ARGUMENT; // a placement beyond double range
+    uint32_t id;
+    prox_result result = prox_broadphase_add(world->broadphase, &box, &id);
+    if (result != PROX_OK) return result;
+    if (!reserve_objects(world, id + 1)) {
+        prox_broadphase_remove(world->broadphase, id); // never reported: no update saw it
+        return PROX_ERROR_OUT_OF_MEMORY;
+    }
+    o.epoch = world->objects[id].epoch + 1; // pairs scheduled for a former object of this id are void
+    world->objects[id] = o;
+    *out_object = id;
+    return PROX_OK;
+}
+
+prox_result prox_world_remove(prox_world* world, uint32_t object) {
+    if (!world || !is_live(world, object)) return PROX_ERROR_INVALID_ARGUMENT;
+    prox_result result = prox_broadphase_remove(world->broadphase, object);
+    if (result != PROX_OK) return result;
+    world->objects[object].live = false;
+    world->objects[object].epoch++;
+    return PROX_OK;
+}
+
+prox_result prox_world_set_pose(prox_world* world, uint32_t object, const prox_transform* pose) {
+    if (!world || !pose || !is_live(world, object) || !prox_transform_is_valid(pose))
+        return PROX_ERROR_INVALID_ARGUMENT;
+    world->objects[object].pose = *pose;
+    mark_dirty(world, object);
+    return PROX_OK;
+}
+
+prox_result prox_world_set_motion(prox_world* world, uint32_t object, double speed, double max_acceleration) {
+    if (!world || !is_live(world, object)) return PROX_ERROR_INVALID_ARGUMENT;
+    world->objects[object].speed = speed;
+    world->objects[object].max_acceleration = max_acceleration;
+    world->objects[object].epoch++;
+    return PROX_OK;
+}
+
+prox_result prox_world_set_filter(prox_world* world, uint32_t object, uint32_t group, uint32_t mask) {
+    if (!world || !is_live(world, object)) return PROX_ERROR_INVALID_ARGUMENT;
+    world->objects[object].group = group;
+    world->objects[object].mask = mask;
+    return PROX_OK;
+}
+
+prox_result prox_world_set_pair_enabled(prox_world* world, uint32_t a, uint32_t b, bool enabled) {
+    if (!world || !is_live(world, a) || !is_live(world, b)) return PROX_ERROR_INVALID_ARGUMENT;
+    uint64_t key = pair_map_key(a, b);
+    if (enabled) {
+        pair_map_remove(&world->disabled, key);
+        return PROX_OK;
+    }
+    return pair_map_put(&world->disabled, key, (pair_map_value){0}, &world->def.allocator) ? PROX_OK
+                                                                                          : PROX_ERROR_OUT_OF_MEMORY;
+}
+
+prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3* vertices, int vertex_count) {
+    if (!world || !is_live(world, object) || world->objects[object].shape.kind != PROX_SHAPE_MESH)
+        return PROX_ERROR_INVALID_ARGUMENT;
+    prox_result result = prox_bvh_refit(world->objects[object].shape.mesh, vertices, vertex_count);
+    if (result == PROX_OK) mark_dirty(world, object);
+    return result;
+}
+
+uint64_t prox_world_user_data(const prox_world* world, uint32_t object) {
+    return world && is_live(world, object) ? world->objects[object].user_data : 0;
+}
+
+bool prox_world_box(const prox_world* world, uint32_t object, prox_box* out_box) {
+    return world && prox_broadphase_box(world->broadphase, object, out_box);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Narrow phase                                                             */
+/* ------------------------------------------------------------------------ */
+
+/// Whether the schedule can use this pair: both motions bounded.
+static bool motion_known(const world_object* o) {
+    return o->speed >= 0 && o->max_acceleration >= 0 && isfinite(o->speed) && isfinite(o->max_acceleration);
+}
+
+/// Unit normal of a mesh triangle placed in the world (zero when degenerate).
+static prox_vec3 placed_triangle_normal(const prox_bvh* bvh, const prox_transform* x, int32_t triangle) {
+    prox_vec3 t[3];
+    place_mesh_triangle(bvh, x, triangle, t);
+    prox_vec3 n = prox_vec3_cross(prox_vec3_sub(t[1], t[0]), prox_vec3_sub(t[2], t[0]));
+    double length = prox_vec3_length(n);
+    return length > 0 ? prox_vec3_scale(n, 1.0 / length) : (prox_vec3){0, 0, 0};
+}
+
+static void test_mesh_mesh(const world_object* a, const world_object* b, bool contacts, bool want_separation,
+                           candidate* c) {
+    if (contacts) {
+        prox_contacts_def def = prox_default_contacts_def();
+        def.manifold = &c->manifold;
+        prox_contacts_result r = prox_contacts(a->shape.mesh, &a->pose, b->shape.mesh, &b->pose, &def);
+        c->colliding = r.contact_count > 0;
+        c->triangle_pairs = r.contact_count;
+        c->volume_tests += r.volume_tests, c->triangle_tests += r.triangle_tests;
+    } else {
+        prox_collide_def def = prox_default_collide_def();
+        prox_collide_result r = prox_collide(a->shape.mesh, &a->pose, b->shape.mesh, &b->pose, &def);
+        c->colliding = r.colliding;
+        c->volume_tests += r.volume_tests, c->triangle_tests += r.triangle_tests;
+    }
+    if (!c->colliding && want_separation) {
+        // An approximate distance is enough for a schedule: true >= d / 1.25.
+        prox_distance_def def = prox_default_distance_def();
+        def.relative_error = 0.25;
+        prox_distance_result r = prox_distance(a->shape.mesh, &a->pose, b->shape.mesh, &b->pose, &def);
+        c->separation = isfinite(r.distance) ? r.distance / 1.25 : 0;
+        c->volume_tests += r.volume_tests, c->triangle_tests += r.triangle_tests;
+    }
+}
+
+static void test_convex_convex(const world_object* a, const world_object* b, bool contacts, bool want_separation,
+                               candidate* c) {
+    if (contacts || want_separation) {
+        prox_convex_penetration_result r =
+            prox_convex_penetration(&a->shape.convex, &a->pose, &b->shape.convex, &b->pose, NULL, NULL);
+        c->colliding = r.depth >= 0;
+        if (c->colliding) {
+            c->manifold.point_count = 1;
+            c->manifold.points[0] = prox_vec3_scale(prox_vec3_add(r.point_a, r.point_b), 0.5);
+            c->manifold.normal = r.direction;
+        } else {
+            // depth_lower_bound <= -distance <= depth: -depth is a proven
+            // lower bound of the distance.
+            c->separation = -r.depth;
+        }
+    } else {
+        c->colliding = prox_convex_overlap(&a->shape.convex, &a->pose, &b->shape.convex, &b->pose, NULL, NULL);
+    }
+}
+
+/// Convex shape s against mesh m; flip when the convex object is b.
+static void test_convex_mesh(const world_object* s, const world_object* m, bool flip, bool contacts,
+                             bool want_separation, candidate* c) {
+    if (!contacts && !want_separation) {
+        c->colliding = prox_convex_mesh_overlap(&s->shape.convex, &s->pose, m->shape.mesh, &m->pose);
+        return;
+    }
+    prox_convex_mesh_result r = prox_convex_mesh_distance(&s->shape.convex, &s->pose, m->shape.mesh, &m->pose,
+                                                          INFINITY);
+    c->volume_tests += r.volume_tests, c->triangle_tests += r.triangle_tests;
+    c->colliding = r.distance == 0;
+    if (c->colliding && contacts) {
+        c->manifold.point_count = 1;
+        c->manifold.points[0] = r.point_mesh;
+        prox_vec3 n = r.triangle >= 0 ? placed_triangle_normal(m->shape.mesh, &m->pose, r.triangle)
+                                      : (prox_vec3){0, 0, 0};
+        // The side of the triangle's plane where most of the shape lies
+        // (how far its support reaches each way) is the side it came from.
+        double ahead = prox_vec3_dot(prox_convex_support(&s->shape.convex, &s->pose, n), n);
+        double behind = -prox_vec3_dot(prox_convex_support(&s->shape.convex, &s->pose, prox_vec3_scale(n, -1.0)), n);
+        double plane = prox_vec3_dot(r.point_mesh, n);
+        prox_vec3 shape_to_mesh = ahead - plane >= behind + plane ? prox_vec3_scale(n, -1.0) : n;
+        c->manifold.normal = flip ? prox_vec3_scale(shape_to_mesh, -1.0) : shape_to_mesh;
+    } else if (!c->colliding && isfinite(r.distance)) {
+        c->separation = r.distance * (1 - 1e-9); // GJK per triangle: exact to rounding
+    }
+}
+
+static void test_self(const world_object* o, bool contacts, candidate* c) {
+    prox_tri_pair pairs[PROX_MANIFOLD_POINTS];
+    prox_collide_def def = prox_default_collide_def();
+    def.all_pairs = contacts;
+    def.pairs = pairs;
+    def.capacity = PROX_MANIFOLD_POINTS;
+    prox_collide_result r = prox_self_collide(o->shape.mesh, &o->pose, &def);
+    c->colliding = r.colliding;
+    c->triangle_pairs = contacts ? r.pair_count : 0;
+    c->volume_tests += r.volume_tests, c->triangle_tests += r.triangle_tests;
+    if (!contacts) return;
+    int kept = (int)PROX_MIN(r.pair_count, (int64_t)PROX_MANIFOLD_POINTS);
+    for (int i = 0; i < kept; i++) {
+        prox_vec3 ta[3], tb[3];
+        place_mesh_triangle(o->shape.mesh, &o->pose, pairs[i].triangle_a, ta);
+        place_mesh_triangle(o->shape.mesh, &o->pose, pairs[i].triangle_b, tb);
+        prox_tri_contact contact;
+        if (!prox_tri_tri_contact(ta, tb, &contact)) continue;
+        c->manifold.points[c->manifold.point_count] = contact.point;
+        c->manifold.pairs[c->manifold.point_count] = pairs[i];
+        c->manifold.point_count++;
+    }
+}
+
+typedef struct narrow_batch {
+    prox_world* world;
+} narrow_batch;
+
+static void narrow_task(void* context, int index) {
+    prox_world* world = ((narrow_batch*)context)->world;
+    candidate* c = &world->candidates[index];
+    const world_object* a = &world->objects[c->a];
+    const world_object* b = &world->objects[c->b];
+    bool contacts = world->def.contacts;
+    bool want_separation = world->def.schedule && c->a != c->b && motion_known(a) && motion_known(b);
+    if (c->a == c->b)
+        test_self(a, contacts, c);
+    else if (a->shape.kind == PROX_SHAPE_MESH && b->shape.kind == PROX_SHAPE_MESH)
+        test_mesh_mesh(a, b, contacts, want_separation, c);
+    else if (a->shape.kind == PROX_SHAPE_CONVEX && b->shape.kind == PROX_SHAPE_CONVEX)
+        test_convex_convex(a, b, contacts, want_separation, c);
+    else if (a->shape.kind == PROX_SHAPE_CONVEX)
+        test_convex_mesh(a, b, false, contacts, want_separation, c);
+    else
+        test_convex_mesh(b, a, true, contacts, want_separation, c);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Schedule                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Time to contact (I-COLLIDE, after Lin's thesis): two objects d apart, each
+ * point moving at most v t + a t^2 / 2 in time t, cannot touch before the
+ * smallest t with (va + vb) t + (aa + ab) t^2 / 2 >= d. */
+static double earliest_contact(double d, const world_object* a, const world_object* b) {
+    double v = a->speed + b->speed, acc = a->max_acceleration + b->max_acceleration;
+    if (!(d > 0)) return 0;
+    if (acc > 0) return (-v + sqrt(v * v + 2 * acc * d)) / acc;
+    return v > 0 ? d / v : INFINITY;
+}
+
+/// True when the pair's schedule says it cannot touch at `time`.
+static bool asleep(const prox_world* world, uint32_t a, uint32_t b, double time) {
+    const pair_map_value* v = pair_map_find(&world->schedule, pair_map_key(a, b));
+    return v && time < v->wake_time && v->epoch_a == world->objects[PROX_MIN(a, b)].epoch &&
+           v->epoch_b == world->objects[PROX_MAX(a, b)].epoch;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Step                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static bool reserve_candidates(prox_world* world, size_t count) {
+    if (count <= world->candidate_capacity) return true;
+    size_t capacity = PROX_MAX(count, 2 * world->candidate_capacity);
+    candidate* c = prox_alloc(&world->def.allocator, capacity * sizeof *c);
+    if (!c) return false;
+    prox_free(&world->def.allocator, world->candidates, world->candidate_capacity * sizeof *c);
+    world->candidates = c;
+    world->candidate_capacity = capacity;
+    return true;
+}
+
+static bool filters_pass(const prox_world* world, uint32_t a, uint32_t b) {
+    const world_object *x = &world->objects[a], *y = &world->objects[b];
+    if (!(x->group & y->mask) || !(y->group & x->mask)) return false;
+    return world->disabled.count == 0 || !pair_map_find(&world->disabled, pair_map_key(a, b));
+}
+
+static void add_candidate(prox_world* world, uint32_t a, uint32_t b) {
+    world->candidates[world->candidate_count++] = (candidate){.a = a, .b = b};
+}
+
+prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn* callback, void* context,
+                            prox_world_stats* out_stats) {
+    if (!world || isnan(time)) return PROX_ERROR_INVALID_ARGUMENT;
+    prox_world_stats stats = {0};
+    double t0 = seconds_now();
+    for (uint32_t i = 0; i < world->dirty_count; i++) {
+        uint32_t id = world->dirty[i];
+        world_object* o = &world->objects[id];
+        if (!o->live) continue;
+        prox_box box = world_box(o);
+        // A pose at the edge of double range can overflow the box: keep the
+        // last one rather than fail (the narrow phase still sees the pose).
+        if (prox_box_is_valid(&box)) prox_broadphase_move(world->broadphase, id, &box);
+    }
+    prox_pair_events events;
+    prox_result result = prox_broadphase_update(world->broadphase, &events);
+    if (result != PROX_OK) return result;
+    for (uint32_t i = 0; i < world->dirty_count; i++) world->objects[world->dirty[i]].dirty = false;
+    world->dirty_count = 0;
+    // Pairs whose boxes parted drop out of the schedule.
+    for (size_t i = 0; i < events.ended_count && world->schedule.count; i++)
+        pair_map_remove(&world->schedule, pair_map_key(events.ended[i].a, events.ended[i].b));
+    double t1 = seconds_now();
+
+    // Candidates in (a, b) order, each self test (a, a) before a's pairs.
+    size_t self_count = 0;
+    for (uint32_t id = 0; id < world->object_capacity; id++)
+        self_count += world->objects[id].live && world->objects[id].self_collision;
+    if (!reserve_candidates(world, events.pair_count + self_count)) return PROX_ERROR_OUT_OF_MEMORY;
+    world->candidate_count = 0;
+    uint32_t next_self = 0;
+    for (size_t i = 0; i <= events.pair_count; i++) {
+        uint32_t a = i < events.pair_count ? events.pairs[i].a : UINT32_MAX;
+        for (; next_self < world->object_capacity && next_self <= a; next_self++)
+            if (world->objects[next_self].live && world->objects[next_self].self_collision)
+                add_candidate(world, next_self, next_self);
+        if (i == events.pair_count) break;
+        uint32_t b = events.pairs[i].b;
+        if (!filters_pass(world, a, b)) {
+            stats.filtered_pairs++;
+            continue;
+        }
+        if (world->def.schedule && world->schedule.count && asleep(world, a, b, time)) {
+            stats.scheduled_pairs++;
+            continue;
+        }
+        add_candidate(world, a, b);
+    }
+    narrow_batch batch = {world};
+    thread_pool_run(world->pool, narrow_task, &batch, (int)world->candidate_count);
+
+    // Report in order and keep the schedule, on the calling thread.
+    bool stopped = false;
+    for (size_t i = 0; i < world->candidate_count; i++) {
+        const candidate* c = &world->candidates[i];
+        stats.volume_tests += c->volume_tests;
+        stats.triangle_tests += c->triangle_tests;
+        if (world->def.schedule && c->a != c->b) {
+            uint64_t key = pair_map_key(c->a, c->b);
+            if (!c->colliding && c->separation > 0) {
+                const world_object *a = &world->objects[c->a], *b = &world->objects[c->b];
+                pair_map_value v = {time + earliest_contact(c->separation, a, b), a->epoch, b->epoch};
+                // Out of memory only means the pair is tested again next step.
+                if (!pair_map_put(&world->schedule, key, v, &world->def.allocator)) pair_map_remove(&world->schedule, key);
+            } else {
+                pair_map_remove(&world->schedule, key);
+            }
+        }
+        if (!c->colliding) continue;
+        stats.colliding_pairs++;
+        if (!callback || stopped) continue;
+        prox_world_pair pair = {c->a, c->b, world->objects[c->a].user_data, world->objects[c->b].user_data,
+                                c->manifold, c->triangle_pairs};
+        stopped = !callback(&pair, context);
+    }
+    world->last_time = time;
+    stats.objects = prox_broadphase_count(world->broadphase);
+    stats.box_pairs = events.pair_count;
+    stats.tested_pairs = world->candidate_count;
+    stats.broadphase_seconds = t1 - t0;
+    stats.narrowphase_seconds = seconds_now() - t1;
+    if (out_stats) *out_stats = stats;
+    return PROX_OK;
+}

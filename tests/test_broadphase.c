@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/* Every broad-phase kind against the O(n^2) box check, every frame of seeded
+ * random motion scenes with objects added and removed mid-run: the pairs, the
+ * pairs that began and ended, their order; and what happens on bad input and
+ * when memory runs out. */
+#include "models.h"
+#include "test.h"
+
+#include <proxima/broadphase.h>
+
+#include <stdint.h>
+#include <string.h>
+
+/* A reference scene kept beside the broad phase: which ids are live and their boxes. */
+enum { MAX_OBJECTS = 8192 };
+
+typedef struct scene {
+    prox_box boxes[MAX_OBJECTS];
+    bool live[MAX_OBJECTS];
+    uint32_t limit;
+    prox_rng rng;
+    double world;   ///< coordinates in [0, world]
+    bool on_grid;   ///< coordinates on a 0.5 grid: many exact touches and identical boxes
+} scene;
+
+static double coordinate(scene* s, double lo, double hi) {
+    double v = lo + (hi - lo) * prox_rng_uniform(&s->rng);
+    return s->on_grid ? floor(v * 2.0) / 2.0 : v;
+}
+
+static prox_box random_box(scene* s) {
+    prox_box box;
+    double* lo = &box.min.x;
+    double* hi = &box.max.x;
+    for (int k = 0; k < 3; k++) {
+        double size = coordinate(s, 0.0, 2.0);
+        lo[k] = coordinate(s, 0.0, s->world);
+        hi[k] = lo[k] + size;
+    }
+    uint64_t kind = prox_rng_next(&s->rng) % 64;
+    if (kind == 0) box.max = box.min;                 // a point
+    if (kind == 1) box.min.z = -INFINITY;             // reaching down forever
+    if (kind == 2) box.max.x = INFINITY;
+    return box;
+}
+
+static prox_box moved_box(scene* s, prox_box box) {
+    if (prox_rng_next(&s->rng) % 50 == 0) return random_box(s); // a teleport
+    double step = s->on_grid ? 0.5 : 0.3;
+    double* lo = &box.min.x;
+    double* hi = &box.max.x;
+    for (int k = 0; k < 3; k++) {
+        double d = coordinate(s, -step, step);
+        if (isfinite(lo[k])) lo[k] += d;
+        if (isfinite(hi[k])) hi[k] += d;
+    }
+    return box;
+}
+
+static bool boxes_meet(const prox_box* a, const prox_box* b) {
+    return a->min.x <= b->max.x && b->min.x <= a->max.x && a->min.y <= b->max.y && b->min.y <= a->max.y &&
+           a->min.z <= b->max.z && b->min.z <= a->max.z;
+}
+
+/// The O(n^2) answer, sorted by (a, b) by construction.
+static size_t brute_pairs(const scene* s, prox_pair* out, size_t capacity) {
+    size_t count = 0;
+    for (uint32_t i = 0; i < s->limit; i++) {
+        if (!s->live[i]) continue;
+        for (uint32_t j = i + 1; j < s->limit; j++)
+            if (s->live[j] && boxes_meet(&s->boxes[i], &s->boxes[j])) {
+                if (count < capacity) out[count] = (prox_pair){i, j};
+                count++;
+            }
+    }
+    return count;
+}
+
+static bool same_pair(prox_pair x, prox_pair y) { return x.a == y.a && x.b == y.b; }
+
+static bool in_sorted(const prox_pair* list, size_t count, prox_pair p) {
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        prox_pair m = list[mid];
+        if (m.a < p.a || (m.a == p.a && m.b < p.b))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < count && same_pair(list[lo], p);
+}
+
+static bool strictly_sorted(const prox_pair* list, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        if (list[i].a >= list[i].b) return false;
+        if (i && !(list[i - 1].a < list[i].a || (list[i - 1].a == list[i].a && list[i - 1].b < list[i].b)))
+            return false;
+    }
+    return true;
+}
+
+typedef struct checker {
+    prox_pair* expected;
+    prox_pair* previous;
+    size_t capacity;
+    size_t previous_count;
+    int failures;
+} checker;
+
+/// Compares one update's events with the reference and the previous frame.
+static void check_events(checker* c, const scene* s, const prox_pair_events* ev, const char* what, int frame) {
+    size_t count = brute_pairs(s, c->expected, c->capacity);
+    REQUIRE(count <= c->capacity);
+    bool same = ev->pair_count == count;
+    for (size_t i = 0; same && i < count; i++) same = same_pair(ev->pairs[i], c->expected[i]);
+    CHECK_MSG(same, "%s frame %d: %zu pairs, brute force %zu", what, frame, ev->pair_count, count);
+    CHECK(strictly_sorted(ev->began, ev->began_count));
+    CHECK(strictly_sorted(ev->ended, ev->ended_count));
+    size_t began = 0, ended = 0;
+    for (size_t i = 0; i < count; i++)
+        if (!in_sorted(c->previous, c->previous_count, c->expected[i])) {
+            began++;
+            CHECK_MSG(in_sorted(ev->began, ev->began_count, c->expected[i]), "%s frame %d: pair %u-%u began unreported",
+                      what, frame, c->expected[i].a, c->expected[i].b);
+        }
+    for (size_t i = 0; i < c->previous_count; i++)
+        if (!in_sorted(c->expected, count, c->previous[i])) {
+            ended++;
+            CHECK_MSG(in_sorted(ev->ended, ev->ended_count, c->previous[i]), "%s frame %d: pair %u-%u ended unreported",
+                      what, frame, c->previous[i].a, c->previous[i].b);
+        }
+    CHECK_MSG(ev->began_count == began && ev->ended_count == ended, "%s frame %d: events %zu/%zu, expected %zu/%zu",
+              what, frame, ev->began_count, ev->ended_count, began, ended);
+    memcpy(c->previous, c->expected, count * sizeof *c->expected);
+    c->previous_count = count;
+}
+
+static checker checker_make(size_t capacity) {
+    return (checker){calloc(capacity, sizeof(prox_pair)), calloc(capacity, sizeof(prox_pair)), capacity, 0, 0};
+}
+static void checker_free(checker* c) {
+    free(c->expected);
+    free(c->previous);
+}
+
+static void scene_add(scene* s, prox_broadphase* bp, prox_box box) {
+    uint32_t id;
+    REQUIRE(prox_broadphase_add(bp, &box, &id) == PROX_OK);
+    REQUIRE(id < MAX_OBJECTS && !s->live[id]);
+    s->live[id] = true;
+    s->boxes[id] = box;
+    if (id >= s->limit) s->limit = id + 1;
+}
+
+/// A motion scene: objects move every frame, some are added and removed.
+static void run_scene(const prox_broadphase_def* def, uint64_t seed, int objects, int frames, bool on_grid,
+                      double move_fraction) {
+    prox_broadphase* bp = NULL;
+    prox_result created = prox_broadphase_create(def, &bp);
+    REQUIRE(created == PROX_OK);
+    static scene s;
+    memset(&s, 0, sizeof s);
+    s.rng = prox_rng_seed(seed);
+    s.on_grid = on_grid;
+    s.world = cbrt((double)objects) * 3.0;
+    checker c = checker_make((size_t)MAX_OBJECTS * 64);
+    char what[64];
+    snprintf(what, sizeof what, "%s x%d seed %llu", prox_broadphase_kind_name(def->kind), def->threads,
+             (unsigned long long)seed);
+    for (int i = 0; i < objects; i++) scene_add(&s, bp, random_box(&s));
+    bool removed_since_update[MAX_OBJECTS] = {0};
+    size_t total_pairs = 0;
+    for (int frame = 0; frame < frames; frame++) {
+        for (uint32_t id = 0; id < s.limit; id++) {
+            if (!s.live[id] || prox_rng_uniform(&s.rng) >= move_fraction) continue;
+            s.boxes[id] = moved_box(&s, s.boxes[id]);
+            CHECK(prox_broadphase_move(bp, id, &s.boxes[id]) == PROX_OK);
+        }
+        int churn = (int)(prox_rng_next(&s.rng) % 4);
+        for (int k = 0; k < churn; k++) {
+            uint32_t id = (uint32_t)(prox_rng_next(&s.rng) % (s.limit ? s.limit : 1));
+            if (s.live[id]) {
+                CHECK(prox_broadphase_remove(bp, id) == PROX_OK);
+                s.live[id] = false;
+                removed_since_update[id] = true;
+            }
+        }
+        int adds = (int)(prox_rng_next(&s.rng) % 4) + (frame == frames / 2 ? objects / 4 : 0);
+        for (int k = 0; k < adds && s.limit < MAX_OBJECTS - 1; k++) {
+            uint32_t id;
+            prox_box box = random_box(&s);
+            REQUIRE(prox_broadphase_add(bp, &box, &id) == PROX_OK);
+            CHECK_MSG(!removed_since_update[id], "%s: id %u reused before an update", what, id);
+            s.live[id] = true;
+            s.boxes[id] = box;
+            if (id >= s.limit) s.limit = id + 1;
+        }
+        prox_pair_events ev;
+        REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+        memset(removed_since_update, 0, sizeof removed_since_update);
+        check_events(&c, &s, &ev, what, frame);
+        total_pairs += ev.pair_count;
+        size_t live = 0;
+        for (uint32_t id = 0; id < s.limit; id++) live += s.live[id];
+        CHECK(prox_broadphase_count(bp) == live);
+        if (prox_test_current_failures) break;
+    }
+    CHECK_MSG(total_pairs >= (size_t)frames * (size_t)objects / 8, "%s: only %zu pairs in %d frames", what,
+              total_pairs, frames); // the scene must be dense enough to test something
+    checker_free(&c);
+    prox_broadphase_destroy(bp);
+}
+
+static const prox_broadphase_kind all_kinds[] = {PROX_BROADPHASE_SAP, PROX_BROADPHASE_TREE, PROX_BROADPHASE_SWEEP,
+                                                 PROX_BROADPHASE_BRUTE};
+
+PROX_TEST(broadphase, every_kind_matches_brute_force_under_motion) {
+    int frames = (int)(60 * test_scale()) + 5;
+    for (size_t k = 0; k < sizeof all_kinds / sizeof *all_kinds; k++)
+        for (int threads = 1; threads <= (all_kinds[k] == PROX_BROADPHASE_SWEEP ? 3 : 1); threads++)
+            for (uint64_t seed = 1; seed <= 4; seed++) {
+                prox_broadphase_def def = prox_default_broadphase_def();
+                def.kind = all_kinds[k];
+                def.threads = threads;
+                run_scene(&def, seed, 300, frames, seed % 2 == 0, seed == 3 ? 0.1 : 1.0);
+            }
+}
+
+PROX_TEST(broadphase, dense_touching_grid) {
+    // Unit cubes on a lattice with spacing 1: every neighbour (faces, edges,
+    // corners) touches exactly, so each interior cube has 26 pairs.
+    for (size_t k = 0; k < sizeof all_kinds / sizeof *all_kinds; k++) {
+        prox_broadphase_def def = prox_default_broadphase_def();
+        def.kind = all_kinds[k];
+        prox_broadphase* bp;
+        REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
+        int n = 8;
+        for (int x = 0; x < n; x++)
+            for (int y = 0; y < n; y++)
+                for (int z = 0; z < n; z++) {
+                    prox_box box = {{x, y, z}, {x + 1, y + 1, z + 1}};
+                    uint32_t id;
+                    REQUIRE(prox_broadphase_add(bp, &box, &id) == PROX_OK);
+                }
+        prox_pair_events ev;
+        REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+        // Lattice cells at Chebyshev distance 1 touch.
+        size_t expected = 0;
+        for (int a = 0; a < n * n * n; a++)
+            for (int b = a + 1; b < n * n * n; b++) {
+                int dx = abs(a / (n * n) - b / (n * n)), dy = abs(a / n % n - b / n % n), dz = abs(a % n - b % n);
+                expected += dx <= 1 && dy <= 1 && dz <= 1;
+            }
+        CHECK_MSG(ev.pair_count == expected && ev.began_count == expected && ev.ended_count == 0,
+                  "%s: %zu pairs, expected %zu", prox_broadphase_kind_name(def.kind), ev.pair_count, expected);
+        // Shrinking every cube by the smallest amount ends every pair.
+        for (uint32_t id = 0; id < (uint32_t)(n * n * n); id++) {
+            prox_box box;
+            REQUIRE(prox_broadphase_box(bp, id, &box));
+            box.max.x = nextafter(box.max.x, -INFINITY);
+            box.max.y = nextafter(box.max.y, -INFINITY);
+            box.max.z = nextafter(box.max.z, -INFINITY);
+            CHECK(prox_broadphase_move(bp, id, &box) == PROX_OK);
+        }
+        REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+        CHECK_MSG(ev.pair_count == 0 && ev.ended_count == expected && ev.began_count == 0, "%s: %zu pairs left",
+                  prox_broadphase_kind_name(def.kind), ev.pair_count);
+        prox_broadphase_destroy(bp);
+    }
+}
+
+PROX_TEST(broadphase, parallel_sweep_equals_serial) {
+    // Enough boxes that the sweep splits across threads: the same pairs, in
+    // the same order, as one thread and as the brute-force kind.
+    int objects = (int)(6000 * test_scale()) + 500;
+    prox_broadphase* bps[3];
+    int threads[3] = {1, 2, 4};
+    for (int t = 0; t < 3; t++) {
+        prox_broadphase_def def = prox_default_broadphase_def();
+        def.threads = threads[t];
+        REQUIRE(prox_broadphase_create(&def, &bps[t]) == PROX_OK);
+    }
+    static scene s;
+    memset(&s, 0, sizeof s);
+    s.rng = prox_rng_seed(77);
+    s.world = cbrt((double)objects) * 2.0;
+    for (int i = 0; i < objects; i++) {
+        prox_box box = random_box(&s);
+        for (int t = 0; t < 3; t++) {
+            uint32_t id;
+            REQUIRE(prox_broadphase_add(bps[t], &box, &id) == PROX_OK);
+            s.boxes[id] = box, s.live[id] = true, s.limit = id + 1;
+        }
+    }
+    checker c = checker_make((size_t)objects * 64);
+    for (int frame = 0; frame < 4; frame++) {
+        prox_pair_events ev[3];
+        for (int t = 0; t < 3; t++) REQUIRE(prox_broadphase_update(bps[t], &ev[t]) == PROX_OK);
+        check_events(&c, &s, &ev[0], "sweep x1", frame);
+        for (int t = 1; t < 3; t++) {
+            bool same = ev[t].pair_count == ev[0].pair_count &&
+                        memcmp(ev[t].pairs, ev[0].pairs, ev[0].pair_count * sizeof *ev[0].pairs) == 0;
+            CHECK_MSG(same, "sweep x%d differs from x1 in frame %d", threads[t], frame);
+        }
+        for (uint32_t id = 0; id < s.limit; id++) {
+            s.boxes[id] = moved_box(&s, s.boxes[id]);
+            for (int t = 0; t < 3; t++) CHECK(prox_broadphase_move(bps[t], id, &s.boxes[id]) == PROX_OK);
+        }
+    }
+    CHECK(c.previous_count > (size_t)objects / 4); // the scene is dense enough to mean something
+    checker_free(&c);
+    for (int t = 0; t < 3; t++) prox_broadphase_destroy(bps[t]);
+}
+
+PROX_TEST(broadphase, bad_input_is_refused) {
+    prox_broadphase_def def = prox_default_broadphase_def();
+    prox_broadphase* bp = NULL;
+    def.threads = 0;
+    CHECK(prox_broadphase_create(&def, &bp) == PROX_ERROR_INVALID_ARGUMENT && bp == NULL);
+    def = prox_default_broadphase_def();
+    def.kind = (prox_broadphase_kind)99;
+    CHECK(prox_broadphase_create(&def, &bp) == PROX_ERROR_INVALID_ARGUMENT);
+    def = prox_default_broadphase_def();
+    def.margin = NAN;
+    CHECK(prox_broadphase_create(&def, &bp) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_broadphase_create(NULL, &bp) == PROX_ERROR_INVALID_ARGUMENT);
+    for (size_t k = 0; k < sizeof all_kinds / sizeof *all_kinds; k++) {
+        def = prox_default_broadphase_def();
+        def.kind = all_kinds[k];
+        REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
+        prox_box good = {{0, 0, 0}, {1, 1, 1}};
+        prox_box nan_box = {{0, NAN, 0}, {1, 1, 1}};
+        prox_box inverted = {{0, 0, 2}, {1, 1, 1}};
+        uint32_t id = 12345, kept;
+        CHECK(prox_broadphase_add(bp, &nan_box, &id) == PROX_ERROR_INVALID_ARGUMENT && id == 12345);
+        CHECK(prox_broadphase_add(bp, &inverted, &id) == PROX_ERROR_INVALID_ARGUMENT);
+        CHECK(prox_broadphase_add(bp, NULL, &id) == PROX_ERROR_INVALID_ARGUMENT);
+        REQUIRE(prox_broadphase_add(bp, &good, &kept) == PROX_OK);
+        CHECK(prox_broadphase_move(bp, kept, &nan_box) == PROX_ERROR_INVALID_ARGUMENT);
+        CHECK(prox_broadphase_move(bp, kept + 7, &good) == PROX_ERROR_INVALID_ARGUMENT);
+        CHECK(prox_broadphase_remove(bp, kept + 7) == PROX_ERROR_INVALID_ARGUMENT);
+        CHECK(prox_broadphase_remove(bp, UINT32_MAX) == PROX_ERROR_INVALID_ARGUMENT);
+        prox_box out;
+        CHECK(prox_broadphase_box(bp, kept, &out) && out.max.z == 1.0); // refused moves changed nothing
+        CHECK(!prox_broadphase_box(bp, kept + 1, &out));
+        CHECK(prox_broadphase_remove(bp, kept) == PROX_OK);
+        CHECK(prox_broadphase_remove(bp, kept) == PROX_ERROR_INVALID_ARGUMENT);
+        CHECK(prox_broadphase_update(bp, NULL) == PROX_ERROR_INVALID_ARGUMENT);
+        prox_pair_events ev;
+        CHECK(prox_broadphase_update(bp, &ev) == PROX_OK && ev.pair_count == 0);
+        CHECK(prox_broadphase_count(bp) == 0);
+        prox_broadphase_destroy(bp);
+    }
+    prox_broadphase_kind kind;
+    CHECK(prox_broadphase_kind_from_name("tree", &kind) && kind == PROX_BROADPHASE_TREE);
+    CHECK(!prox_broadphase_kind_from_name("octree", &kind));
+    CHECK(strcmp(prox_broadphase_kind_name(PROX_BROADPHASE_SAP), "sap") == 0);
+}
+
+/* An allocator that fails from the n-th allocation on (until re-armed). */
+typedef struct failing {
+    long countdown;
+    long live_blocks;
+} failing;
+
+static void* failing_alloc(size_t size, void* user) {
+    failing* f = user;
+    if (f->countdown >= 0 && f->countdown-- == 0) {
+        f->countdown = 0; // keep failing until re-armed
+        return NULL;
+    }
+    f->live_blocks++;
+    return malloc(size);
+}
+static void failing_free(void* p, size_t size, void* user) {
+    (void)size;
+    ((failing*)user)->live_blocks--;
+    free(p);
+}
+
+PROX_TEST(broadphase, out_of_memory_loses_nothing) {
+    // For every kind and every allocation k: run a small scene where the k-th
+    // allocation and all after it fail until the next frame; every refused
+    // call reports out of memory, and once memory returns the pairs and the
+    // events (relative to the last update that succeeded) are right.
+    for (size_t k = 0; k < sizeof all_kinds / sizeof *all_kinds; k++)
+        for (long fail_at = 0; fail_at < 40; fail_at++) {
+            failing f = {-1, 0};
+            prox_broadphase_def def = prox_default_broadphase_def();
+            def.kind = all_kinds[k];
+            def.threads = all_kinds[k] == PROX_BROADPHASE_SWEEP ? 2 : 1;
+            def.allocator = (prox_allocator){failing_alloc, failing_free, &f};
+            prox_broadphase* bp;
+            REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
+            static scene s;
+            memset(&s, 0, sizeof s);
+            s.rng = prox_rng_seed(1000 + (uint64_t)fail_at);
+            s.world = 6;
+            checker c = checker_make(4096);
+            f.countdown = fail_at;
+            for (int frame = 0; frame < 6; frame++) {
+                for (int i = 0; i < 40; i++) {
+                    prox_box box = random_box(&s);
+                    uint32_t id;
+                    prox_result r = prox_broadphase_add(bp, &box, &id);
+                    CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
+                    if (r == PROX_OK) s.boxes[id] = box, s.live[id] = true, s.limit = s.limit > id + 1 ? s.limit : id + 1;
+                }
+                for (uint32_t id = 0; id < s.limit; id++)
+                    if (s.live[id]) {
+                        s.boxes[id] = moved_box(&s, s.boxes[id]);
+                        CHECK(prox_broadphase_move(bp, id, &s.boxes[id]) == PROX_OK);
+                    }
+                prox_pair_events ev;
+                prox_result r = prox_broadphase_update(bp, &ev);
+                CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
+                if (r != PROX_OK) {
+                    f.countdown = -1; // memory is back: the retry must give the right answer
+                    REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+                }
+                check_events(&c, &s, &ev, prox_broadphase_kind_name(def.kind), frame);
+                f.countdown = fail_at % 7;
+            }
+            checker_free(&c);
+            prox_broadphase_destroy(bp);
+            CHECK_MSG(f.live_blocks == 0, "%s: %ld blocks leaked", prox_broadphase_kind_name(def.kind), f.live_blocks);
+            if (prox_test_current_failures) return;
+        }
+}

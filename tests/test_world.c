@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: MIT */
+/* The world against brute force: every step of random motion scenes (mesh
+ * and convex objects, nonuniform scale, objects added and removed, a
+ * deforming mesh), the colliding pairs equal those found by running the
+ * pairwise query on every pair of objects, whatever the broad phase, the
+ * thread count and the schedule; filters, self-collision, bad input. */
+#include "models.h"
+#include "test.h"
+
+#include <proxima/bvh.h>
+#include <proxima/geometry.h>
+#include <proxima/world.h>
+
+#include <string.h>
+
+enum { MAX_OBJECTS = 192 };
+
+/* Shapes shared by every object of a scene. */
+typedef struct shapes {
+    prox_mesh_data torus, sphere, cloth;
+    prox_bvh *torus_bvh, *sphere_bvh;
+    prox_vec3 box_corners[8];
+    prox_vec3 capsule_ends[2];
+    prox_vec3 origin;
+    prox_convex box, capsule, ball;
+} shapes;
+
+static bool shapes_make(shapes* s, prox_volume volume) {
+    memset(s, 0, sizeof *s);
+    if (prox_mesh_torus(1.0, 0.3, 16, 10, &s->torus) != PROX_OK) return false;
+    if (prox_mesh_sphere(0.8, 8, 10, &s->sphere) != PROX_OK) return false;
+    prox_bvh_def def = prox_default_bvh_def();
+    def.volume = volume;
+    prox_mesh torus = prox_mesh_data_view(&s->torus), sphere = prox_mesh_data_view(&s->sphere);
+    if (prox_bvh_create(&def, &torus, &s->torus_bvh, NULL, 0) != PROX_OK) return false;
+    if (prox_bvh_create(&def, &sphere, &s->sphere_bvh, NULL, 0) != PROX_OK) return false;
+    s->box = prox_convex_box((prox_vec3){0.6, 0.3, 0.4}, s->box_corners);
+    s->capsule_ends[0] = (prox_vec3){-0.5, 0, 0};
+    s->capsule_ends[1] = (prox_vec3){0.5, 0, 0};
+    s->capsule = prox_convex_make(s->capsule_ends, 2, 0.25); // a capsule
+    s->ball = prox_convex_sphere(&s->origin, 0.5);
+    return true;
+}
+
+static void shapes_free(shapes* s) {
+    prox_bvh_destroy(s->torus_bvh);
+    prox_bvh_destroy(s->sphere_bvh);
+    prox_mesh_data_free(&s->torus);
+    prox_mesh_data_free(&s->sphere);
+}
+
+static prox_shape pick_shape(shapes* s, uint64_t r) {
+    switch (r % 5) {
+    case 0: return prox_shape_mesh(s->torus_bvh);
+    case 1: return prox_shape_mesh(s->sphere_bvh);
+    case 2: return prox_shape_convex(s->box);
+    case 3: return prox_shape_convex(s->capsule);
+    default: return prox_shape_convex(s->ball);
+    }
+}
+
+static prox_transform random_pose(prox_rng* rng, double world) {
+    prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    prox_vec3 scale = {1, 1, 1};
+    if (prox_rng_next(rng) % 3 == 0)
+        scale = (prox_vec3){0.6 + prox_rng_uniform(rng), 0.6 + prox_rng_uniform(rng), 0.6 + prox_rng_uniform(rng)};
+    prox_vec3 origin = {world * prox_rng_uniform(rng), world * prox_rng_uniform(rng), world * prox_rng_uniform(rng)};
+    return prox_transform_make(q, scale, origin);
+}
+
+/// The pairwise query the world should agree with (nothing of the world used).
+static bool pair_collides(const prox_shape* a, const prox_transform* xa, const prox_shape* b,
+                          const prox_transform* xb) {
+    if (a->kind == PROX_SHAPE_MESH && b->kind == PROX_SHAPE_MESH) {
+        prox_collide_def def = prox_default_collide_def();
+        return prox_collide(a->mesh, xa, b->mesh, xb, &def).colliding;
+    }
+    if (a->kind == PROX_SHAPE_CONVEX && b->kind == PROX_SHAPE_CONVEX)
+        return prox_convex_overlap(&a->convex, xa, &b->convex, xb, NULL, NULL);
+    if (a->kind == PROX_SHAPE_CONVEX) return prox_convex_mesh_overlap(&a->convex, xa, b->mesh, xb);
+    return prox_convex_mesh_overlap(&b->convex, xb, a->mesh, xa);
+}
+
+typedef struct reported {
+    prox_world_pair pairs[4096];
+    int count;
+    bool ordered;
+} reported;
+
+static bool collect(const prox_world_pair* pair, void* context) {
+    reported* r = context;
+    if (r->count && (r->pairs[r->count - 1].a > pair->a ||
+                     (r->pairs[r->count - 1].a == pair->a && r->pairs[r->count - 1].b >= pair->b)))
+        r->ordered = false;
+    if (r->count < (int)(sizeof r->pairs / sizeof *r->pairs)) r->pairs[r->count++] = *pair;
+    return true;
+}
+
+/* A scene: objects with shapes and poses, mirrored in several worlds. */
+typedef struct scene {
+    prox_shape shape[MAX_OBJECTS];
+    prox_transform pose[MAX_OBJECTS];
+    prox_vec3 velocity[MAX_OBJECTS];
+    bool live[MAX_OBJECTS];
+    uint32_t group[MAX_OBJECTS], mask[MAX_OBJECTS];
+} scene;
+
+typedef struct world_variant {
+    prox_world_def def;
+    const char* name;
+} world_variant;
+
+static void run_world_scene(uint64_t seed, prox_volume volume, int frames) {
+    shapes sh;
+    REQUIRE(shapes_make(&sh, volume));
+    world_variant variants[] = {
+        {prox_default_world_def(), "sweep x1"},
+        {prox_default_world_def(), "sap x2"},
+        {prox_default_world_def(), "tree x3 scheduled"},
+        {prox_default_world_def(), "brute x1 no contacts"},
+    };
+    variants[1].def.broadphase.kind = PROX_BROADPHASE_SAP;
+    variants[1].def.threads = 2;
+    variants[2].def.broadphase.kind = PROX_BROADPHASE_TREE;
+    variants[2].def.threads = 3;
+    variants[2].def.schedule = true;
+    variants[3].def.broadphase.kind = PROX_BROADPHASE_BRUTE;
+    variants[3].def.contacts = false;
+    enum { VARIANTS = sizeof variants / sizeof *variants };
+    prox_world* worlds[VARIANTS];
+    for (int v = 0; v < VARIANTS; v++) REQUIRE(prox_world_create(&variants[v].def, &worlds[v]) == PROX_OK);
+
+    static scene sc;
+    memset(&sc, 0, sizeof sc);
+    prox_rng rng = prox_rng_seed(seed);
+    const double world = 6.0, speed = 0.15;
+    int initial = 60;
+    static reported got[VARIANTS];
+    int64_t scheduled = 0, total_colliding = 0;
+    for (int frame = 0; frame <= frames; frame++) {
+        // Adds (many at first), removes, moves.
+        int adds = frame == 0 ? initial : (int)(prox_rng_next(&rng) % 3);
+        for (int k = 0; k < adds; k++) {
+            prox_object_def def = prox_default_object_def();
+            def.shape = pick_shape(&sh, prox_rng_next(&rng));
+            def.pose = random_pose(&rng, world);
+            def.speed = speed * 2.5; // a bound on every point's speed (rotation included)
+            def.max_acceleration = 0;
+            if (prox_rng_next(&rng) % 8 == 0) def.group = 2, def.mask = 1; // collides only with group-1 objects
+            uint32_t ids[VARIANTS];
+            for (int v = 0; v < VARIANTS; v++) REQUIRE(prox_world_add(worlds[v], &def, &ids[v]) == PROX_OK);
+            for (int v = 1; v < VARIANTS; v++) CHECK(ids[v] == ids[0]);
+            uint32_t id = ids[0];
+            REQUIRE(id < MAX_OBJECTS);
+            sc.shape[id] = def.shape, sc.pose[id] = def.pose, sc.live[id] = true;
+            sc.group[id] = def.group, sc.mask[id] = def.mask;
+            sc.velocity[id] = (prox_vec3){speed * (2 * prox_rng_uniform(&rng) - 1), speed * (2 * prox_rng_uniform(&rng) - 1),
+                                          speed * (2 * prox_rng_uniform(&rng) - 1)};
+        }
+        if (frame > 0 && prox_rng_next(&rng) % 3 == 0) {
+            uint32_t id = (uint32_t)(prox_rng_next(&rng) % MAX_OBJECTS);
+            if (sc.live[id]) {
+                for (int v = 0; v < VARIANTS; v++) CHECK(prox_world_remove(worlds[v], id) == PROX_OK);
+                sc.live[id] = false;
+            }
+        }
+        for (uint32_t id = 0; id < MAX_OBJECTS && frame > 0; id++) {
+            if (!sc.live[id]) continue;
+            sc.pose[id].origin = prox_vec3_add(sc.pose[id].origin, sc.velocity[id]);
+            // A small rotation about z; its speed at distance 1.5 stays within the bound.
+            prox_mat3 turn = prox_mat3_rotation((prox_vec3){0, 0, 1}, 0.05);
+            sc.pose[id].basis = prox_mat3_mul(&turn, &sc.pose[id].basis);
+            for (int v = 0; v < VARIANTS; v++) CHECK(prox_world_set_pose(worlds[v], id, &sc.pose[id]) == PROX_OK);
+        }
+        for (int v = 0; v < VARIANTS; v++) {
+            got[v].count = 0;
+            got[v].ordered = true;
+            prox_world_stats stats;
+            REQUIRE(prox_world_step(worlds[v], frame, collect, &got[v], &stats) == PROX_OK);
+            CHECK(got[v].ordered);
+            CHECK((size_t)got[v].count == stats.colliding_pairs);
+            if (v == 2) scheduled += (int64_t)stats.scheduled_pairs;
+        }
+        // Brute force over all pairs.
+        int expected = 0;
+        for (uint32_t a = 0; a < MAX_OBJECTS; a++)
+            for (uint32_t b = a + 1; b < MAX_OBJECTS; b++) {
+                if (!sc.live[a] || !sc.live[b]) continue;
+                if (!(sc.group[a] & sc.mask[b]) || !(sc.group[b] & sc.mask[a])) continue;
+                if (!pair_collides(&sc.shape[a], &sc.pose[a], &sc.shape[b], &sc.pose[b])) continue;
+                for (int v = 0; v < VARIANTS; v++) {
+                    bool found = false;
+                    for (int i = 0; i < got[v].count && !found; i++) found = got[v].pairs[i].a == a && got[v].pairs[i].b == b;
+                    CHECK_MSG(found, "%s, seed %llu frame %d: pair %u-%u collides but was not reported",
+                              variants[v].name, (unsigned long long)seed, frame, a, b);
+                }
+                expected++;
+            }
+        for (int v = 0; v < VARIANTS; v++)
+            CHECK_MSG(got[v].count == expected, "%s, seed %llu frame %d: %d pairs reported, brute force %d",
+                      variants[v].name, (unsigned long long)seed, frame, got[v].count, expected);
+        // Contacts do not depend on the broad phase or the threads.
+        for (int v = 1; v < 3 && got[v].count == got[0].count; v++)
+            for (int i = 0; i < got[0].count; i++)
+                CHECK(memcmp(&got[v].pairs[i], &got[0].pairs[i], sizeof got[0].pairs[i]) == 0);
+        for (int i = 0; i < got[0].count; i++) {
+            const prox_world_pair* p = &got[0].pairs[i];
+            CHECK(p->manifold.point_count >= 1 && p->manifold.point_count <= PROX_MANIFOLD_POINTS);
+            CHECK(fabs(prox_vec3_length(p->manifold.normal) - 1) < 1e-9 || prox_vec3_length(p->manifold.normal) == 0);
+        }
+        total_colliding += expected;
+        if (prox_test_current_failures) break;
+    }
+    CHECK_MSG(total_colliding > 3 * frames, "seed %llu: only %lld colliding pairs in %d frames", (unsigned long long)seed,
+              (long long)total_colliding, frames);
+    CHECK_MSG(scheduled > 0, "seed %llu: the schedule never skipped a pair", (unsigned long long)seed);
+    for (int v = 0; v < VARIANTS; v++) prox_world_destroy(worlds[v]);
+    shapes_free(&sh);
+}
+
+PROX_TEST(world, colliding_pairs_equal_brute_force) {
+    int frames = (int)(40 * test_scale()) + 5;
+    prox_volume volumes[] = {PROX_VOLUME_AABB, PROX_VOLUME_OBB, PROX_VOLUME_SPHERE};
+    for (uint64_t seed = 1; seed <= 3; seed++) run_world_scene(seed, volumes[seed % 3], frames);
+}
+
+PROX_TEST(world, filters_and_disabled_pairs) {
+    shapes sh;
+    REQUIRE(shapes_make(&sh, PROX_VOLUME_AABB));
+    prox_world_def wdef = prox_default_world_def();
+    prox_world* world;
+    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    // Three balls at the same place: all three pairs collide.
+    uint32_t id[3];
+    for (int i = 0; i < 3; i++) {
+        prox_object_def def = prox_default_object_def();
+        def.shape = prox_shape_convex(sh.ball);
+        def.user_data = 100 + (uint64_t)i;
+        REQUIRE(prox_world_add(world, &def, &id[i]) == PROX_OK);
+    }
+    static reported r;
+    r.count = 0;
+    REQUIRE(prox_world_step(world, 0, collect, &r, NULL) == PROX_OK);
+    CHECK(r.count == 3);
+    CHECK(r.pairs[0].user_a == 100 && r.pairs[0].user_b == 101);
+    CHECK(prox_world_set_pair_enabled(world, id[0], id[2], false) == PROX_OK);
+    CHECK(prox_world_set_filter(world, id[1], 2, 0) == PROX_OK); // meets nothing
+    prox_world_stats stats;
+    r.count = 0;
+    REQUIRE(prox_world_step(world, 1, collect, &r, &stats) == PROX_OK);
+    CHECK(r.count == 0 && stats.filtered_pairs == 3 && stats.box_pairs == 3);
+    CHECK(prox_world_set_pair_enabled(world, id[2], id[0], true) == PROX_OK);
+    r.count = 0;
+    REQUIRE(prox_world_step(world, 2, collect, &r, NULL) == PROX_OK);
+    CHECK(r.count == 1 && r.pairs[0].a == id[0] && r.pairs[0].b == id[2]);
+    prox_world_destroy(world);
+    shapes_free(&sh);
+}
+
+static bool stop_at_first(const prox_world_pair* pair, void* context) {
+    (void)pair;
+    ++*(int*)context;
+    return false;
+}
+
+PROX_TEST(world, callback_can_stop) {
+    shapes sh;
+    REQUIRE(shapes_make(&sh, PROX_VOLUME_AABB));
+    prox_world_def wdef = prox_default_world_def();
+    prox_world* world;
+    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    for (int i = 0; i < 4; i++) {
+        prox_object_def def = prox_default_object_def();
+        def.shape = prox_shape_convex(sh.ball);
+        uint32_t id;
+        REQUIRE(prox_world_add(world, &def, &id) == PROX_OK);
+    }
+    int calls = 0;
+    prox_world_stats stats;
+    REQUIRE(prox_world_step(world, 0, stop_at_first, &calls, &stats) == PROX_OK);
+    CHECK(calls == 1 && stats.colliding_pairs == 6);
+    prox_world_destroy(world);
+    shapes_free(&sh);
+}
+
+PROX_TEST(world, deforming_mesh_is_refitted) {
+    // A sphere mesh squashed into a thin disc stops touching a ball above it;
+    // grown back, it touches again.
+    shapes sh;
+    REQUIRE(shapes_make(&sh, PROX_VOLUME_OBB));
+    prox_world_def wdef = prox_default_world_def();
+    prox_world* world;
+    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    prox_object_def def = prox_default_object_def();
+    def.shape = prox_shape_mesh(sh.sphere_bvh);
+    uint32_t mesh_id, ball_id;
+    REQUIRE(prox_world_add(world, &def, &mesh_id) == PROX_OK);
+    def.shape = prox_shape_convex(sh.ball);
+    def.pose.origin = (prox_vec3){0, 0, 1.0};
+    REQUIRE(prox_world_add(world, &def, &ball_id) == PROX_OK);
+    prox_world_stats stats;
+    REQUIRE(prox_world_step(world, 0, NULL, NULL, &stats) == PROX_OK);
+    CHECK(stats.colliding_pairs == 1);
+    int n = sh.sphere.vertex_count;
+    prox_vec3* squashed = malloc((size_t)n * sizeof *squashed);
+    REQUIRE(squashed);
+    for (int i = 0; i < n; i++) squashed[i] = (prox_vec3){sh.sphere.vertices[i].x, sh.sphere.vertices[i].y, 0.05 * sh.sphere.vertices[i].z};
+    CHECK(prox_world_refit(world, mesh_id, squashed, n) == PROX_OK);
+    REQUIRE(prox_world_step(world, 1, NULL, NULL, &stats) == PROX_OK);
+    CHECK(stats.colliding_pairs == 0 && stats.box_pairs == 0);
+    CHECK(prox_world_refit(world, mesh_id, sh.sphere.vertices, n) == PROX_OK);
+    REQUIRE(prox_world_step(world, 2, NULL, NULL, &stats) == PROX_OK);
+    CHECK(stats.colliding_pairs == 1);
+    CHECK(prox_world_refit(world, ball_id, squashed, n) == PROX_ERROR_INVALID_ARGUMENT); // not a mesh
+    CHECK(prox_world_refit(world, mesh_id, squashed, n - 1) != PROX_OK);
+    free(squashed);
+    prox_world_destroy(world);
+    shapes_free(&sh);
+}
+
+PROX_TEST(world, bad_input_is_refused) {
+    shapes sh;
+    REQUIRE(shapes_make(&sh, PROX_VOLUME_AABB));
+    prox_world* world = NULL;
+    prox_world_def wdef = prox_default_world_def();
+    wdef.threads = 0;
+    CHECK(prox_world_create(&wdef, &world) == PROX_ERROR_INVALID_ARGUMENT && !world);
+    wdef = prox_default_world_def();
+    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    prox_object_def def = prox_default_object_def();
+    uint32_t id = 777;
+    def.shape = prox_shape_mesh(NULL);
+    CHECK(prox_world_add(world, &def, &id) == PROX_ERROR_INVALID_ARGUMENT && id == 777);
+    prox_convex empty = {NULL, 0, 0};
+    def.shape = prox_shape_convex(empty);
+    CHECK(prox_world_add(world, &def, &id) == PROX_ERROR_INVALID_ARGUMENT);
+    def.shape = prox_shape_convex(sh.ball);
+    def.pose.origin.x = NAN;
+    CHECK(prox_world_add(world, &def, &id) == PROX_ERROR_INVALID_ARGUMENT);
+    def.pose = prox_transform_identity();
+    def.pose.basis.m[0][0] = 0; // singular
+    CHECK(prox_world_add(world, &def, &id) == PROX_ERROR_INVALID_ARGUMENT);
+    def.pose = prox_transform_identity();
+    REQUIRE(prox_world_add(world, &def, &id) == PROX_OK);
+    prox_transform bad = prox_transform_identity();
+    bad.origin.z = INFINITY;
+    CHECK(prox_world_set_pose(world, id, &bad) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_world_set_pose(world, id + 1, &def.pose) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_world_remove(world, id + 1) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_world_set_pair_enabled(world, id, id + 5, false) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_world_step(world, NAN, NULL, NULL, NULL) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_world_remove(world, id) == PROX_OK);
+    CHECK(prox_world_remove(world, id) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_world_user_data(world, id) == 0);
+    prox_box box;
+    CHECK(!prox_world_box(world, id, &box));
+    prox_world_destroy(world);
+    shapes_free(&sh);
+}
