@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-enum { DIGIT_BITS = 11, SMALL_LIST = 64 };
+enum { MAX_DIGIT_BITS = 11, SMALL_LIST = 64 };
 
 static unsigned bits_for(uint32_t id_limit) {
     unsigned bits = 1;
@@ -26,12 +26,15 @@ static void insertion_sort(uint64_t* keys, size_t count) {
     }
 }
 
-/// Sorts keys of total_bits bits; returns where the sorted keys are (keys or other).
+/// Sorts keys of total_bits bits; returns where the sorted keys are (keys or
+/// other). Short lists take 8-bit digits: clearing and summing 2048 buckets
+/// per pass would cost more than the pass itself.
 static uint64_t* radix_sort(uint64_t* keys, uint64_t* other, size_t count, unsigned total_bits) {
-    size_t histogram[1u << DIGIT_BITS];
-    for (unsigned shift = 0; shift < total_bits; shift += DIGIT_BITS) {
-        memset(histogram, 0, sizeof histogram);
-        const uint64_t mask = (UINT64_C(1) << DIGIT_BITS) - 1;
+    const unsigned digit_bits = count < 4096 ? 8 : MAX_DIGIT_BITS;
+    const uint64_t mask = (UINT64_C(1) << digit_bits) - 1;
+    size_t histogram[1u << MAX_DIGIT_BITS];
+    for (unsigned shift = 0; shift < total_bits; shift += digit_bits) {
+        memset(histogram, 0, (mask + 1) * sizeof *histogram);
         for (size_t i = 0; i < count; i++) histogram[(keys[i] >> shift) & mask]++;
         // A digit all keys share moves nothing: skip the pass.
         if (histogram[(keys[0] >> shift) & mask] == count) continue;

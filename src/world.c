@@ -37,6 +37,8 @@ typedef struct world_object {
     bool live;
     bool dirty;       ///< posed or refitted since the last step
     double speed, max_acceleration;
+    double motion_since; ///< time of the first step after the bounds were set
+    bool motion_pending; ///< bounds set since the last step: motion_since is that step's time
     uint32_t epoch;   ///< bumped when the motion bounds change: schedules made before are void
     uint64_t user_data;
 } world_object;
@@ -214,7 +216,9 @@ prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32
         return PROX_ERROR_OUT_OF_MEMORY;
     }
     o.epoch = world->objects[id].epoch + 1; // pairs scheduled for a former object of this id are void
+    o.motion_pending = true;
     world->objects[id] = o;
+    mark_dirty(world, id);
     *out_object = id;
     return PROX_OK;
 }
@@ -241,6 +245,8 @@ prox_result prox_world_set_motion(prox_world* world, uint32_t object, double spe
     world->objects[object].speed = speed;
     world->objects[object].max_acceleration = max_acceleration;
     world->objects[object].epoch++;
+    world->objects[object].motion_pending = true;
+    mark_dirty(world, object);
     return PROX_OK;
 }
 
@@ -321,52 +327,67 @@ static void test_mesh_mesh(const world_object* a, const world_object* b, bool co
     }
 }
 
+/// Convex queries count shapes within PROX_CONVEX_TOLERANCE * S as touching
+/// (S: the size of the scene seen from a's origin, convex.h), up to ten
+/// tolerances when rounding stops GJK. A schedule built on a measured
+/// distance must stay below that, or it could sleep through a grazing
+/// contact the boolean query reports: this takes off 100 tolerances of a
+/// size that is at least S (both world boxes seen from a's origin).
+static double below_convex_tolerance(double distance, const world_object* a, const world_object* b) {
+    prox_box ba = world_box(a), bb = world_box(b);
+    double size = distance;
+    for (int k = 0; k < 3; k++) {
+        double o = prox_vec3_get(a->pose.origin, k);
+        size += fmax(fmax(fabs(prox_vec3_get(ba.min, k) - o), fabs(prox_vec3_get(ba.max, k) - o)),
+                     fmax(fabs(prox_vec3_get(bb.min, k) - o), fabs(prox_vec3_get(bb.max, k) - o)));
+    }
+    double safe = distance - 100 * PROX_CONVEX_TOLERANCE * size;
+    return safe > 0 ? safe : 0;
+}
+
+/// Whether two convex shapes touch is the boolean GJK's answer, as for a
+/// caller who asks prox_convex_overlap; EPA then gives the contact, GJK the
+/// distance for the schedule.
 static void test_convex_convex(const world_object* a, const world_object* b, bool contacts, bool want_separation,
                                candidate* c) {
-    if (contacts || want_separation) {
+    c->colliding = prox_convex_overlap(&a->shape.convex, &a->pose, &b->shape.convex, &b->pose, NULL, NULL);
+    if (c->colliding && contacts) {
         prox_convex_penetration_result r =
             prox_convex_penetration(&a->shape.convex, &a->pose, &b->shape.convex, &b->pose, NULL, NULL);
-        c->colliding = r.depth >= 0;
-        if (c->colliding) {
-            c->manifold.point_count = 1;
-            c->manifold.points[0] = prox_vec3_scale(prox_vec3_add(r.point_a, r.point_b), 0.5);
-            c->manifold.normal = r.direction;
-        } else {
-            // depth_lower_bound <= -distance <= depth: -depth is a proven
-            // lower bound of the distance.
-            c->separation = -r.depth;
-        }
-    } else {
-        c->colliding = prox_convex_overlap(&a->shape.convex, &a->pose, &b->shape.convex, &b->pose, NULL, NULL);
+        c->manifold.point_count = 1;
+        c->manifold.points[0] = prox_vec3_scale(prox_vec3_add(r.point_a, r.point_b), 0.5);
+        c->manifold.normal = r.direction;
+    } else if (!c->colliding && want_separation) {
+        prox_convex_distance_result r =
+            prox_convex_distance(&a->shape.convex, &a->pose, &b->shape.convex, &b->pose, NULL, NULL);
+        c->separation = below_convex_tolerance(r.lower_bound, a, b);
     }
 }
 
-/// Convex shape s against mesh m; flip when the convex object is b.
+/// Convex shape s against mesh m (flip: the convex object is the pair's b).
+/// Touching is prox_convex_mesh_overlap's answer; the contact point and the
+/// schedule's distance come from prox_convex_mesh_distance, only when needed.
 static void test_convex_mesh(const world_object* s, const world_object* m, bool flip, bool contacts,
                              bool want_separation, candidate* c) {
-    if (!contacts && !want_separation) {
-        c->colliding = prox_convex_mesh_overlap(&s->shape.convex, &s->pose, m->shape.mesh, &m->pose);
+    c->colliding = prox_convex_mesh_overlap(&s->shape.convex, &s->pose, m->shape.mesh, &m->pose);
+    if (!(c->colliding && contacts) && !(!c->colliding && want_separation)) return;
+    prox_convex_mesh_result r =
+        prox_convex_mesh_distance(&s->shape.convex, &s->pose, m->shape.mesh, &m->pose, INFINITY);
+    c->volume_tests += r.volume_tests, c->triangle_tests += r.triangle_tests;
+    if (!c->colliding) {
+        if (isfinite(r.distance)) c->separation = below_convex_tolerance(r.distance, s, m);
         return;
     }
-    prox_convex_mesh_result r = prox_convex_mesh_distance(&s->shape.convex, &s->pose, m->shape.mesh, &m->pose,
-                                                          INFINITY);
-    c->volume_tests += r.volume_tests, c->triangle_tests += r.triangle_tests;
-    c->colliding = r.distance == 0;
-    if (c->colliding && contacts) {
-        c->manifold.point_count = 1;
-        c->manifold.points[0] = r.point_mesh;
-        prox_vec3 n = r.triangle >= 0 ? placed_triangle_normal(m->shape.mesh, &m->pose, r.triangle)
-                                      : (prox_vec3){0, 0, 0};
-        // The side of the triangle's plane where most of the shape lies
-        // (how far its support reaches each way) is the side it came from.
-        double ahead = prox_vec3_dot(prox_convex_support(&s->shape.convex, &s->pose, n), n);
-        double behind = -prox_vec3_dot(prox_convex_support(&s->shape.convex, &s->pose, prox_vec3_scale(n, -1.0)), n);
-        double plane = prox_vec3_dot(r.point_mesh, n);
-        prox_vec3 shape_to_mesh = ahead - plane >= behind + plane ? prox_vec3_scale(n, -1.0) : n;
-        c->manifold.normal = flip ? prox_vec3_scale(shape_to_mesh, -1.0) : shape_to_mesh;
-    } else if (!c->colliding && isfinite(r.distance)) {
-        c->separation = r.distance * (1 - 1e-9); // GJK per triangle: exact to rounding
-    }
+    c->manifold.point_count = 1;
+    c->manifold.points[0] = r.point_mesh;
+    prox_vec3 n = r.triangle >= 0 ? placed_triangle_normal(m->shape.mesh, &m->pose, r.triangle) : (prox_vec3){0, 0, 0};
+    // The side of the triangle's plane where most of the shape lies (how far
+    // its support reaches each way) is the side it came from.
+    double ahead = prox_vec3_dot(prox_convex_support(&s->shape.convex, &s->pose, n), n);
+    double behind = -prox_vec3_dot(prox_convex_support(&s->shape.convex, &s->pose, prox_vec3_scale(n, -1.0)), n);
+    double plane = prox_vec3_dot(r.point_mesh, n);
+    prox_vec3 shape_to_mesh = ahead - plane >= behind + plane ? prox_vec3_scale(n, -1.0) : n;
+    c->manifold.normal = flip ? prox_vec3_scale(shape_to_mesh, -1.0) : shape_to_mesh;
 }
 
 static void test_self(const world_object* o, bool contacts, candidate* c) {
@@ -420,13 +441,17 @@ static void narrow_task(void* context, int index) {
 /* Schedule                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* Time to contact (I-COLLIDE, after Lin's thesis): two objects d apart, each
- * point moving at most v t + a t^2 / 2 in time t, cannot touch before the
- * smallest t with (va + vb) t + (aa + ab) t^2 / 2 >= d. */
-static double earliest_contact(double d, const world_object* a, const world_object* b) {
-    double v = a->speed + b->speed, acc = a->max_acceleration + b->max_acceleration;
-    if (!(d > 0)) return 0;
-    if (acc > 0) return (-v + sqrt(v * v + 2 * acc * d)) / acc;
+/* Time to contact (I-COLLIDE, after Lin's thesis). Each point of an object
+ * moves at most v t + a t^2 / 2 in time t after motion_since, so at time t0
+ * its speed is at most v + a (t0 - motion_since), and two objects d apart at
+ * t0 cannot touch before t0 + the smallest dt with
+ *     (v_a(t0) + v_b(t0)) dt + (a_a + a_b) dt^2 / 2 >= d. */
+static double earliest_contact(double d, double t0, const world_object* a, const world_object* b) {
+    double v = a->speed + a->max_acceleration * (t0 - a->motion_since) + b->speed +
+               b->max_acceleration * (t0 - b->motion_since);
+    double acc = a->max_acceleration + b->max_acceleration;
+    if (!(d > 0) || !(v >= 0)) return 0;
+    if (acc > 0) return 2 * d / (v + sqrt(v * v + 2 * acc * d)); // the root, without cancellation
     return v > 0 ? d / v : INFINITY;
 }
 
@@ -464,13 +489,14 @@ static void add_candidate(prox_world* world, uint32_t a, uint32_t b) {
 
 prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn* callback, void* context,
                             prox_world_stats* out_stats) {
-    if (!world || isnan(time)) return PROX_ERROR_INVALID_ARGUMENT;
+    if (!world || isnan(time) || time < world->last_time) return PROX_ERROR_INVALID_ARGUMENT;
     prox_world_stats stats = {0};
     double t0 = seconds_now();
     for (uint32_t i = 0; i < world->dirty_count; i++) {
         uint32_t id = world->dirty[i];
         world_object* o = &world->objects[id];
         if (!o->live) continue;
+        if (o->motion_pending) o->motion_since = time, o->motion_pending = false;
         prox_box box = world_box(o);
         // A pose at the edge of double range can overflow the box: keep the
         // last one rather than fail (the narrow phase still sees the pose).
@@ -523,7 +549,7 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
             uint64_t key = pair_map_key(c->a, c->b);
             if (!c->colliding && c->separation > 0) {
                 const world_object *a = &world->objects[c->a], *b = &world->objects[c->b];
-                pair_map_value v = {time + earliest_contact(c->separation, a, b), a->epoch, b->epoch};
+                pair_map_value v = {time + earliest_contact(c->separation, time, a, b), a->epoch, b->epoch};
                 // Out of memory only means the pair is tested again next step.
                 if (!pair_map_put(&world->schedule, key, v, &world->def.allocator)) pair_map_remove(&world->schedule, key);
             } else {

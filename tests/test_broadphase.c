@@ -428,3 +428,51 @@ PROX_TEST(broadphase, out_of_memory_loses_nothing) {
             if (prox_test_current_failures) return;
         }
 }
+
+PROX_TEST(broadphase, touching_at_coordinates_floats_cannot_hold) {
+    // Pairs of boxes that touch exactly (a.max == b.min on one axis) or miss
+    // by one unit in the last place of a double, at coordinates of every
+    // size and sign, including ones beyond float range and below its
+    // smallest subnormal: the float pruning of any kind must neither lose the
+    // touching pairs nor keep the others.
+    prox_rng rng = prox_rng_seed(4242);
+    const double magnitudes[] = {1e-320, 1e-46, 1e-30, 0.1, 1.0, 3.3, 1e5, 1e30, 1e39, 1e300};
+    for (size_t k = 0; k < sizeof all_kinds / sizeof *all_kinds; k++) {
+        prox_broadphase_def def = prox_default_broadphase_def();
+        def.kind = all_kinds[k];
+        prox_broadphase* bp;
+        REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
+        size_t expected = 0;
+        uint32_t next_id = 0;
+        for (size_t m = 0; m < sizeof magnitudes / sizeof *magnitudes; m++)
+            for (int trial = 0; trial < 12; trial++) {
+                int axis = trial % 3;
+                double sign = trial % 2 ? -1.0 : 1.0;
+                double x = sign * magnitudes[m] * (1.0 + prox_rng_uniform(&rng));
+                double size = fabs(x) * 0.5 + 1e-300;
+                // Each couple sits far from the others along the axes it does not touch on.
+                double lane = 10.0 * (double)(m * 12 + (size_t)trial) * 1e3;
+                prox_box a = {{lane, lane, lane}, {lane + 1, lane + 1, lane + 1}}, b = a;
+                (&a.max.x)[axis] = x;
+                (&a.min.x)[axis] = x - size;
+                bool touch = trial % 4 < 2;
+                (&b.min.x)[axis] = touch ? x : nextafter(x, INFINITY);
+                (&b.max.x)[axis] = (&b.min.x)[axis] + size;
+                uint32_t ia, ib;
+                REQUIRE(prox_broadphase_add(bp, &a, &ia) == PROX_OK);
+                REQUIRE(prox_broadphase_add(bp, &b, &ib) == PROX_OK);
+                REQUIRE(ia == next_id && ib == next_id + 1);
+                next_id += 2;
+                expected += touch;
+            }
+        prox_pair_events ev;
+        REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+        bool right = ev.pair_count == expected;
+        for (size_t i = 0; right && i < ev.pair_count; i++) {
+            uint32_t couple = ev.pairs[i].a / 2;
+            right = ev.pairs[i].a == 2 * couple && ev.pairs[i].b == 2 * couple + 1 && (couple % 12) % 4 < 2;
+        }
+        CHECK_MSG(right, "%s: %zu pairs, expected %zu", prox_broadphase_kind_name(def.kind), ev.pair_count, expected);
+        prox_broadphase_destroy(bp);
+    }
+}

@@ -357,3 +357,60 @@ PROX_TEST(world, bad_input_is_refused) {
     prox_world_destroy(world);
     shapes_free(&sh);
 }
+
+PROX_TEST(world, schedule_respects_acceleration) {
+    // A ball starts at rest in the middle of a big ring (torus, inner radius
+    // 29) and accelerates along x at 1 unit/s^2: its speed bound grows with
+    // the time since the bounds were set, so the schedule must wake the pair
+    // in time. The ring's box holds the ball all along, so only the schedule
+    // can skip the pair. Every step must agree with an unscheduled world,
+    // and the scheduled one must skip some tests.
+    shapes sh;
+    REQUIRE(shapes_make(&sh, PROX_VOLUME_AABB));
+    prox_mesh_data ring_data;
+    REQUIRE(prox_mesh_torus(30.0, 1.0, 48, 8, &ring_data) == PROX_OK);
+    prox_mesh ring_mesh = prox_mesh_data_view(&ring_data);
+    prox_bvh_def bdef = prox_default_bvh_def();
+    prox_bvh* ring;
+    REQUIRE(prox_bvh_create(&bdef, &ring_mesh, &ring, NULL, 0) == PROX_OK);
+    prox_world_def plain = prox_default_world_def(), scheduled = plain;
+    scheduled.schedule = true;
+    prox_world* worlds[2];
+    REQUIRE(prox_world_create(&plain, &worlds[0]) == PROX_OK);
+    REQUIRE(prox_world_create(&scheduled, &worlds[1]) == PROX_OK);
+    uint32_t ball = 0, ring_id = 0;
+    for (int w = 0; w < 2; w++) {
+        prox_object_def def = prox_default_object_def();
+        def.shape = prox_shape_convex(sh.ball); // radius 0.5
+        def.speed = 0;
+        def.max_acceleration = 1;
+        REQUIRE(prox_world_add(worlds[w], &def, &ball) == PROX_OK);
+        def.shape = prox_shape_mesh(ring);
+        def.max_acceleration = 0;
+        REQUIRE(prox_world_add(worlds[w], &def, &ring_id) == PROX_OK);
+    }
+    int touching_steps = 0;
+    size_t skipped = 0;
+    for (int step = 0; step <= 200; step++) {
+        double t = step * 0.05;
+        prox_transform pose = prox_transform_identity();
+        pose.origin.x = 0.5 * t * t;
+        size_t counts[2];
+        for (int w = 0; w < 2; w++) {
+            REQUIRE(prox_world_set_pose(worlds[w], ball, &pose) == PROX_OK);
+            prox_world_stats stats;
+            REQUIRE(prox_world_step(worlds[w], t, NULL, NULL, &stats) == PROX_OK);
+            counts[w] = stats.colliding_pairs;
+            if (w == 1) skipped += stats.scheduled_pairs;
+        }
+        CHECK_MSG(counts[0] == counts[1], "t = %g: %zu colliding unscheduled, %zu scheduled", t, counts[0], counts[1]);
+        touching_steps += counts[0] > 0;
+    }
+    CHECK(touching_steps > 0); // the ball crosses the tube's surface near t = 7.55 and t = 7.9
+    CHECK(skipped > 10);
+    CHECK(prox_world_step(worlds[1], 1.0, NULL, NULL, NULL) == PROX_ERROR_INVALID_ARGUMENT); // time went back
+    for (int w = 0; w < 2; w++) prox_world_destroy(worlds[w]);
+    prox_bvh_destroy(ring);
+    prox_mesh_data_free(&ring_data);
+    shapes_free(&sh);
+}

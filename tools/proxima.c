@@ -8,9 +8,14 @@
  *                        [--tolerance D] [--pose-a ...] [--pose-b ...] [--placements FILE]
  *   proxima contacts A B [--bv KIND] [--sat full|lite] [--pose-a ...] [--pose-b ...] [--placements FILE]
  *   proxima demo [--placements N]
+ *   proxima scene FILE [--frames N] [--threads N] [--broadphase KIND] [--schedule] [--no-contacts]
+ *                      [--pairs] [--quiet]
+ *   proxima scene --demo [--objects N] [...]
  *
  * A model is a mesh file (OBJ, STL, PLY, OFF) or a built-in model:
- * builtin:torus, builtin:teapot, builtin:sphere, builtin:box. */
+ * builtin:torus, builtin:teapot, builtin:sphere, builtin:box. scene
+ * (tools/scene.c) steps a world of many moving objects described by a scene
+ * file, or a built-in one. */
 #define _POSIX_C_SOURCE 200809L
 #include <proxima/io.h>
 #include <proxima/query.h>
@@ -22,6 +27,7 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "scene.h"
 
 static void usage(FILE* f) {
     fputs("usage:\n"
@@ -36,6 +42,7 @@ static void usage(FILE* f) {
           "  proxima contacts A B [--bv KIND] [--sat full|lite] [--pose-a ...] [--pose-b ...]\n"
           "                       [--placements FILE]\n"
           "  proxima demo [--placements N]\n"
+          "  proxima scene FILE|--demo [options]   (see below)\n"
           "\n"
           "MODEL is a mesh file (.obj .stl .ply .off) or builtin:torus, builtin:teapot,\n"
           "builtin:sphere, builtin:box. KIND is the bounding volume: aabb (default), obb,\n"
@@ -56,8 +63,10 @@ static void usage(FILE* f) {
           "printed is then above the bound).\n"
           "contacts prints the number of contacting triangle pairs per placement, then one\n"
           "line per pair (triangle a, triangle b, contact point, normal) and a line\n"
-          "'manifold N nx ny nz' with up to 4 points, then an empty line.\n",
+          "'manifold N nx ny nz' with up to 4 points, then an empty line.\n"
+          "\n",
           f);
+    scene_usage(f);
 }
 
 static int fail(const char* format, const char* detail) {
@@ -67,8 +76,8 @@ static int fail(const char* format, const char* detail) {
     return 1;
 }
 
-/* Loads a model from a file or a built-in generator. */
-static bool load_model(const char* name, prox_mesh_data* out) {
+/* Loads a model from a file or a built-in generator (also used by scene.c). */
+bool load_model(const char* name, prox_mesh_data* out) {
     prox_result r = PROX_OK;
     if (strncmp(name, "builtin:", 8) == 0) {
         const char* b = name + 8;
@@ -538,6 +547,7 @@ int main(int argc, char** argv) {
         printf("proxima %s\n", prox_version_string());
         return 0;
     }
+    if (strcmp(command, "scene") == 0) return scene_command(argc, argv, 2);
     options o;
     memset(&o, 0, sizeof o);
     int r = parse_options(argc, argv, 2, &o);

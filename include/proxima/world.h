@@ -50,10 +50,15 @@ typedef struct prox_object_def {
     /// A mesh object also tests its own non-adjacent triangles (cloth,
     /// ropes, deforming bodies): reported as a pair (object, object).
     bool self_collision;
-    /// Motion bounds for scheduling (prox_world_def.schedule): every point of
-    /// the object moves at most speed * t + max_acceleration * t^2 / 2 in
-    /// time t from the last prox_world_set_motion (or add). Negative or NaN:
-    /// unknown, the object's pairs are tested every step. Default -1.
+    /// Motion bounds for scheduling (prox_world_def.schedule): from the first
+    /// step after the bounds were given (by add or prox_world_set_motion), at
+    /// time t0, every point of the object moves at most
+    /// speed * t + max_acceleration * t^2 / 2 in the time t after t0. Any
+    /// motion that keeps to this needs no further call (a bounce that keeps
+    /// the speed, a turn); a faster one must be announced with
+    /// prox_world_set_motion before the step that shows it, or the schedule
+    /// may sleep through a contact. Negative or NaN: unknown, the object's
+    /// pairs are tested every step. Default -1.
     double speed;
     double max_acceleration;
     uint64_t user_data;
@@ -137,7 +142,9 @@ typedef struct prox_world_stats {
 /// last step, runs the narrow phase on the surviving pairs and reports
 /// every colliding pair through callback (may be NULL), in order, from the
 /// calling thread. `time` is the simulation time of the poses (only used
-/// by the schedule; must not decrease). Fails only when out of memory.
+/// by the schedule): PROX_ERROR_INVALID_ARGUMENT when it is NaN or less than
+/// the last step's. Otherwise fails only when out of memory (then nothing was
+/// reported and the next step catches up).
 PROX_API prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn* callback, void* context,
                                      prox_world_stats* out_stats);
 
