@@ -204,6 +204,15 @@ static bool triangle_axes(const prox_vec3* p, prox_mat3* axes) {
     if (best < 0) return false;
     prox_vec3 u = prox_vec3_scale(best_e, 1.0 / best_l);
     n = prox_vec3_scale(n, 1.0 / nl);
+    /* For a triangle collinear but for rounding the cross product is noise,
+     * not perpendicular to the edge, and the box axes would not be
+     * orthonormal (the separating-axis tests assume they are). Take out the
+     * edge's part (Gram-Schmidt); when little is left, leave such a sliver to
+     * the covariance axes. */
+    n = prox_vec3_sub(n, prox_vec3_scale(u, prox_vec3_dot(n, u)));
+    const double left = sqrt(prox_vec3_dot(n, n));
+    if (!(left > 0.5)) return false;
+    n = prox_vec3_scale(n, 1.0 / left);
     prox_vec3 v = prox_vec3_cross(n, u);
     /* length range / L against height |N| / L */
     if (nl > best_range) { /* v is the longer side: (v, u, -n) keeps the handedness */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Overlap test of one fixed k-DOP of model Y against the eight lane k-DOPs of
  * a node of model X, in X's frame (x_X = m x_Y + t). Included by
- * query_collide.c only.
+ * query_overlap.h and query_distance.c.
  *
  * The placed k-DOPs are compared along the slab directions of the node being
  * unfolded (X): there the lanes' intervals are their own slabs, and the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Overlap tests of one fixed oriented box or sphere of model Y against the
  * eight lane volumes of a node of model X, in X's frame (x_X = m x_Y + t).
- * Included by query_collide.c only; see query_frame.h for the frame. */
+ * Used through query_overlap.h; see query_frame.h for the frame. */
 #ifndef PROX_QUERY_OBB_H
 #define PROX_QUERY_OBB_H
 

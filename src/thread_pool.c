@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* Workers sleep on a condition variable until a batch is posted (a new
- * generation number), claim task numbers from an atomic counter, and the last
- * one to finish wakes the caller. Creating threads per batch would cost tens
- * of microseconds: more than a whole 1,000-object broad-phase frame. */
+ * generation number), then claim task numbers; whoever finishes the last
+ * task wakes the caller. Creating threads per batch would cost tens of
+ * microseconds: more than a whole 1,000-object broad-phase frame.
+ *
+ * The caller waits for the tasks, not for the workers: a worker the system
+ * has not scheduled yet (two cores shared with other processes are the
+ * common case) must not hold up a batch the other threads have finished.
+ * So a late worker may wake after its batch is over, or even during the
+ * next one. Claims are therefore made on one 64-bit word holding the
+ * generation and the next task number, by compare-and-swap: a claim for an
+ * old generation fails, and the worker goes back to wait for the batch it
+ * has not seen. */
 #include "thread_pool.h"
 
 #include "core.h"
@@ -14,41 +23,54 @@ enum { MAX_WORKERS = 255 };
 
 struct thread_pool {
     pthread_mutex_t lock;
-    pthread_cond_t wake;  ///< a batch was posted, or shutdown
-    pthread_cond_t done;  ///< the last worker finished its share
-    unsigned long generation;
+    pthread_cond_t wake; ///< a batch was posted, or shutdown
+    pthread_cond_t done; ///< the batch's last task finished
+    uint32_t generation; ///< of the current batch (under lock)
     bool shutdown;
-    int busy_workers;     ///< workers still in the current batch
 
+    // The current batch (written under lock before the generation changes).
     thread_pool_task* task;
     void* context;
     int task_count;
-    atomic_int next_task;
+    _Atomic uint64_t claim; ///< generation << 32 | next task number
+    atomic_int finished;    ///< tasks of the current batch done
 
     int worker_count;
     pthread_t workers[MAX_WORKERS];
 };
 
-static void run_tasks(thread_pool* pool) {
+/// Claims and runs tasks of batch `generation` until none is left (or a
+/// newer batch has replaced it).
+static void run_tasks(thread_pool* pool, uint32_t generation, thread_pool_task* task, void* context, int count) {
     for (;;) {
-        int task = atomic_fetch_add_explicit(&pool->next_task, 1, memory_order_relaxed);
-        if (task >= pool->task_count) return;
-        pool->task(pool->context, task);
+        uint64_t claim = atomic_load(&pool->claim);
+        if ((uint32_t)(claim >> 32) != generation) return;
+        uint32_t index = (uint32_t)claim;
+        if (index >= (uint32_t)count) return;
+        if (!atomic_compare_exchange_weak(&pool->claim, &claim, claim + 1)) continue;
+        task(context, (int)index);
+        if (atomic_fetch_add(&pool->finished, 1) + 1 == count) {
+            pthread_mutex_lock(&pool->lock);
+            pthread_cond_signal(&pool->done);
+            pthread_mutex_unlock(&pool->lock);
+        }
     }
 }
 
 static void* worker_main(void* argument) {
     thread_pool* pool = argument;
-    unsigned long seen = 0;
+    uint32_t seen = 0;
     pthread_mutex_lock(&pool->lock);
     for (;;) {
         while (!pool->shutdown && pool->generation == seen) pthread_cond_wait(&pool->wake, &pool->lock);
         if (pool->shutdown) break;
         seen = pool->generation;
+        thread_pool_task* task = pool->task;
+        void* context = pool->context;
+        int count = pool->task_count;
         pthread_mutex_unlock(&pool->lock);
-        run_tasks(pool);
+        run_tasks(pool, seen, task, context, count);
         pthread_mutex_lock(&pool->lock);
-        if (--pool->busy_workers == 0) pthread_cond_signal(&pool->done);
     }
     pthread_mutex_unlock(&pool->lock);
     return NULL;
@@ -60,6 +82,8 @@ prox_result thread_pool_create(int threads, const prox_allocator* allocator, thr
     thread_pool* pool = prox_alloc(allocator, sizeof *pool);
     if (!pool) return PROX_ERROR_OUT_OF_MEMORY;
     *pool = (thread_pool){0};
+    atomic_init(&pool->claim, 0);
+    atomic_init(&pool->finished, 0);
     if (pthread_mutex_init(&pool->lock, NULL) != 0) goto fail_lock;
     if (pthread_cond_init(&pool->wake, NULL) != 0) goto fail_wake;
     if (pthread_cond_init(&pool->done, NULL) != 0) goto fail_done;
@@ -100,16 +124,17 @@ void thread_pool_run(thread_pool* pool, thread_pool_task* task, void* context, i
         return;
     }
     pthread_mutex_lock(&pool->lock);
+    uint32_t generation = ++pool->generation;
+    if (generation == 0) generation = ++pool->generation; // 0 is what a new worker has seen
     pool->task = task;
     pool->context = context;
     pool->task_count = task_count;
-    atomic_store_explicit(&pool->next_task, 0, memory_order_relaxed);
-    pool->busy_workers = pool->worker_count;
-    pool->generation++;
+    atomic_store(&pool->finished, 0);
+    atomic_store(&pool->claim, (uint64_t)generation << 32);
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->lock);
-    run_tasks(pool);
+    run_tasks(pool, generation, task, context, task_count);
     pthread_mutex_lock(&pool->lock);
-    while (pool->busy_workers > 0) pthread_cond_wait(&pool->done, &pool->lock);
+    while (atomic_load(&pool->finished) < task_count) pthread_cond_wait(&pool->done, &pool->lock);
     pthread_mutex_unlock(&pool->lock);
 }

@@ -23,7 +23,6 @@
 #include "query_traverse.h"
 #include "thread_pool.h"
 
-prox_collide_result prox_self_collide(const prox_bvh* bvh, const prox_transform* x, const prox_collide_def* def); // TEMP until query.h has it
 
 #include <math.h>
 #include <string.h>
@@ -32,6 +31,10 @@ prox_collide_result prox_self_collide(const prox_bvh* bvh, const prox_transform*
 typedef struct world_object {
     prox_shape shape;
     prox_transform pose;
+    prox_vec3 ball_center; ///< a ball holding the shape, in its own frame (radius included for convex shapes)
+    double ball_radius;
+    prox_vec3 world_center; ///< that ball placed (an ellipsoid under scale, bounded by this ball)
+    double world_radius;
     uint32_t group, mask;
     bool self_collision;
     bool live;
@@ -101,12 +104,72 @@ static bool shape_is_valid(const prox_shape* shape) {
 /* World boxes                                                              */
 /* ------------------------------------------------------------------------ */
 
-/// A box that holds the placed shape (conservatively: a little larger).
+/// A ball around the shape in its own frame: centred on the centre of its
+/// points' box, radius to the farthest point (plus a convex shape's radius),
+/// widened by a few units in the last place for the rounding of the sums.
+static void fit_ball(world_object* o) {
+    const prox_vec3* points;
+    int count;
+    double extra = 0;
+    if (o->shape.kind == PROX_SHAPE_MESH) {
+        prox_mesh mesh = prox_bvh_mesh(o->shape.mesh);
+        points = mesh.vertices, count = mesh.vertex_count;
+    } else {
+        points = o->shape.convex.points, count = o->shape.convex.count, extra = o->shape.convex.radius;
+    }
+    prox_vec3 lo = points[0], hi = points[0];
+    for (int i = 1; i < count; i++) {
+        lo = (prox_vec3){fmin(lo.x, points[i].x), fmin(lo.y, points[i].y), fmin(lo.z, points[i].z)};
+        hi = (prox_vec3){fmax(hi.x, points[i].x), fmax(hi.y, points[i].y), fmax(hi.z, points[i].z)};
+    }
+    prox_vec3 c = prox_vec3_scale(prox_vec3_add(lo, hi), 0.5);
+    double r2 = 0;
+    for (int i = 0; i < count; i++) {
+        prox_vec3 d = prox_vec3_sub(points[i], c);
+        r2 = fmax(r2, prox_vec3_dot(d, d));
+    }
+    double reach = fmax(fmax(fabs(c.x), fabs(c.y)), fabs(c.z)) + sqrt(r2);
+    o->ball_center = c;
+    o->ball_radius = sqrt(r2) * (1 + 0x1p-40) + 0x1p-40 * reach + extra;
+}
+
+/// The placed ball: centre B c + o; an ellipsoid of extent r |row k of B| along
+/// world axis k (used for the box), held by the ball of radius r times the
+/// largest stretch of B, bounded here by sqrt of the largest row sum of
+/// |B^T B| (exactly 1 for a rotation, up to rounding).
+static void place_ball(world_object* o) {
+    const prox_mat3* m = &o->pose.basis;
+    double stretch2 = 0;
+    for (int i = 0; i < 3; i++) {
+        double row = 0;
+        for (int j = 0; j < 3; j++)
+            row += fabs(m->m[0][i] * m->m[0][j] + m->m[1][i] * m->m[1][j] + m->m[2][i] * m->m[2][j]);
+        stretch2 = fmax(stretch2, row);
+    }
+    double core = o->shape.kind == PROX_SHAPE_CONVEX ? o->ball_radius - o->shape.convex.radius : o->ball_radius;
+    double extra = o->ball_radius - core;
+    o->world_center = prox_transform_point(&o->pose, o->ball_center);
+    double reach = fabs(o->world_center.x) + fabs(o->world_center.y) + fabs(o->world_center.z);
+    o->world_radius = (core * sqrt(stretch2) + extra) * (1 + 0x1p-40) + 0x1p-40 * reach;
+}
+
+/// A box that holds the placed shape (conservatively: a little larger). A
+/// mesh's is the tighter, axis by axis, of its hierarchy's root box placed
+/// and the extent of its placed ball: round objects turned off their axes
+/// get boxes about a third smaller than from the root box alone.
 static prox_box world_box(const world_object* o) {
     prox_box box;
     double lo[3], hi[3];
     if (o->shape.kind == PROX_SHAPE_MESH) {
         placed_box(o->shape.mesh, &o->pose, lo, hi);
+        const prox_mat3* m = &o->pose.basis;
+        for (int k = 0; k < 3; k++) {
+            double row = sqrt(m->m[k][0] * m->m[k][0] + m->m[k][1] * m->m[k][1] + m->m[k][2] * m->m[k][2]);
+            double c = prox_vec3_get(o->world_center, k), r = o->ball_radius * row * (1 + 0x1p-40);
+            r += 0x1p-40 * fabs(c);
+            lo[k] = fmax(lo[k], c - r);
+            hi[k] = fmin(hi[k], c + r);
+        }
     } else {
         for (int k = 0; k < 3; k++) {
             prox_vec3 axis = {k == 0, k == 1, k == 2};
@@ -206,6 +269,8 @@ prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32
     world_object o = {.shape = def->shape, .pose = def->pose, .group = def->group, .mask = def->mask,
                       .self_collision = def->self_collision && def->shape.kind == PROX_SHAPE_MESH, .live = true,
                       .speed = def->speed, .max_acceleration = def->max_acceleration, .user_data = def->user_data};
+    fit_ball(&o);
+    place_ball(&o);
     prox_box box = world_box(&o);
     if (!prox_box_is_valid(&box)) return PROX_ERROR_INVALID_ARGUMENT; // a placement beyond double range
     uint32_t id;
@@ -272,7 +337,10 @@ prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3
     if (!world || !is_live(world, object) || world->objects[object].shape.kind != PROX_SHAPE_MESH)
         return PROX_ERROR_INVALID_ARGUMENT;
     prox_result result = prox_bvh_refit(world->objects[object].shape.mesh, vertices, vertex_count);
-    if (result == PROX_OK) mark_dirty(world, object);
+    if (result == PROX_OK) {
+        fit_ball(&world->objects[object]);
+        mark_dirty(world, object);
+    }
     return result;
 }
 
@@ -414,6 +482,21 @@ static void test_self(const world_object* o, bool contacts, candidate* c) {
     }
 }
 
+/// Boxes overlap more often than the balls inside them (at the boxes'
+/// corners): a ball test first spares the query's set-up. Apart means apart
+/// by more than a billionth of the scene's size from a's origin, so that the
+/// convex queries' touching tolerance (convex.h) could not call it touching;
+/// *out_gap gets a lower bound of the distance.
+static bool balls_apart(const world_object* a, const world_object* b, double* out_gap) {
+    double between = prox_vec3_length(prox_vec3_sub(a->world_center, b->world_center));
+    double size = between + a->world_radius + b->world_radius +
+                  prox_vec3_length(prox_vec3_sub(a->world_center, a->pose.origin));
+    double gap = between - a->world_radius - b->world_radius - 1e-9 * size;
+    if (!(gap > 0)) return false;
+    *out_gap = gap;
+    return true;
+}
+
 typedef struct narrow_batch {
     prox_world* world;
 } narrow_batch;
@@ -425,6 +508,10 @@ static void narrow_task(void* context, int index) {
     const world_object* b = &world->objects[c->b];
     bool contacts = world->def.contacts;
     bool want_separation = world->def.schedule && c->a != c->b && motion_known(a) && motion_known(b);
+    if (c->a != c->b && balls_apart(a, b, &c->separation)) {
+        if (!want_separation) c->separation = 0;
+        return;
+    }
     if (c->a == c->b)
         test_self(a, contacts, c);
     else if (a->shape.kind == PROX_SHAPE_MESH && b->shape.kind == PROX_SHAPE_MESH)
@@ -497,6 +584,7 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
         world_object* o = &world->objects[id];
         if (!o->live) continue;
         if (o->motion_pending) o->motion_since = time, o->motion_pending = false;
+        place_ball(o);
         prox_box box = world_box(o);
         // A pose at the edge of double range can overflow the box: keep the
         // last one rather than fail (the narrow phase still sees the pose).

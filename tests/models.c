@@ -21,6 +21,32 @@ void test_placed_triangle(const prox_mesh* mesh, const prox_transform* x, int32_
     for (int c = 0; c < 3; ++c) out[c] = prox_transform_point(x, mesh->vertices[mesh->indices[3 * (size_t)t + c]]);
 }
 
+bool test_cloth(int n, double size, prox_mesh_data* out) {
+    memset(out, 0, sizeof *out);
+    if (n < 1 || n > 4096) return false;
+    const int row = n + 1;
+    out->vertices = malloc(sizeof(prox_vec3) * (size_t)row * (size_t)row);
+    out->indices = malloc(sizeof(uint32_t) * 6 * (size_t)n * (size_t)n);
+    if (!out->vertices || !out->indices) {
+        prox_mesh_data_free(out);
+        return false;
+    }
+    out->vertex_count = row * row;
+    out->triangle_count = 2 * n * n;
+    for (int j = 0; j < row; ++j)
+        for (int i = 0; i < row; ++i)
+            out->vertices[j * row + i] = prox_vec3_make(size * ((double)i / n - 0.5), size * ((double)j / n - 0.5), 0);
+    uint32_t* t = out->indices;
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+            uint32_t v00 = (uint32_t)(j * row + i), v10 = v00 + 1, v01 = v00 + (uint32_t)row, v11 = v01 + 1;
+            const uint32_t quad[6] = {v00, v10, v11, v00, v11, v01};
+            memcpy(t, quad, sizeof quad);
+            t += 6;
+        }
+    return true;
+}
+
 double test_model_radius(const prox_mesh* mesh) {
     double r = 0;
     for (int i = 0; i < mesh->vertex_count; ++i) r = fmax(r, prox_vec3_length(mesh->vertices[i]));

@@ -10,6 +10,14 @@
 /// "teapot-obj", "bunny-res2". Returns false when a shared file is absent.
 bool test_model(const char* name, prox_mesh_data* out);
 
+/// A flat square cloth: `n` x `n` quads of side `size` / n in the z = 0 plane,
+/// centred at the origin, each split along its diagonal from corner (i, j) to
+/// (i + 1, j + 1): (n + 1)^2 shared vertices, vertex (i, j) (column i along x,
+/// row j along y) at index j (n + 1) + i; 2 n^2 triangles, quad (i, j) giving
+/// triangles 2 (j n + i) and 2 (j n + i) + 1. False for n < 1 or n > 4096, or
+/// when out of memory. Free with prox_mesh_data_free.
+bool test_cloth(int n, double size, prox_mesh_data* out);
+
 /// Scale factor for randomized test counts: PROX_TEST_SCALE (default 1).
 double test_scale(void);
 

@@ -3,6 +3,7 @@
  * full set of contacting triangle pairs, for both SAT variants, over seeded
  * random placements (rigid and nonuniformly scaled), touching placements
  * found by bisection, and exactly touching boxes. */
+#include <proxima/geometry.h>
 #include <proxima/query.h>
 
 #include <stdlib.h>
@@ -334,4 +335,32 @@ PROX_TEST(collide, zz_placement_count) {
     char buffer[1024];
     bool have_files = prox_test_data_path("stanford_bunny/stanford-bunny.obj", buffer, sizeof buffer) != NULL;
     if (total_placements > 1000 && test_scale() >= 1 && have_files) CHECK(total_placements >= 20000);
+}
+
+PROX_TEST(collide, sliver_triangle_keeps_orthonormal_box_axes) {
+    // A triangle collinear but for rounding: its edges' cross product is
+    // noise (length 7e-18), once taken for a box normal that was not
+    // perpendicular to the box's long axis, so the 15-axis tests of OBB and
+    // OBB-sphere trees missed this contact. Every kind must find it.
+    const prox_vec3 va[3] = {{-0.43441661509840257, 0.37539175701488825, -0.18128795509008949},
+                             {-0.394729821299795, 0.44167768499279558, -0.10779347012699687},
+                             {-0.43936729256120588, 0.4332095369590318, -0.15612864421941949}};
+    const prox_vec3 vb[3] = {{-0.22546853055775345, 0.33117574358875379, -0.060869879531507132},
+                             {-0.38684161198152889, 0.4283204549600107, -0.11224605063112444},
+                             {-0.54821469340530427, 0.52546516633126761, -0.16362222173074176}};
+    const uint32_t ia[3] = {0, 1, 2}, ib[3] = {0, 2, 1};
+    const prox_mesh a = {va, 3, ia, 1}, b = {vb, 3, ib, 1};
+    const prox_vec3 placed_b[3] = {vb[0], vb[2], vb[1]};
+    REQUIRE(prox_tri_tri_overlap(va, placed_b));
+    for (int k = 0; k < PROX_VOLUME_COUNT; ++k) {
+        prox_bvh_def def = prox_default_bvh_def();
+        def.volume = (prox_volume)k;
+        prox_bvh *ba, *bb;
+        REQUIRE(prox_bvh_create(&def, &a, &ba, NULL, 0) == PROX_OK);
+        REQUIRE(prox_bvh_create(&def, &b, &bb, NULL, 0) == PROX_OK);
+        CHECK_MSG(prox_overlap(ba, NULL, bb, NULL, PROX_SAT_FULL), "%s, full SAT", prox_volume_name((prox_volume)k));
+        CHECK_MSG(prox_overlap(ba, NULL, bb, NULL, PROX_SAT_LITE), "%s, SAT lite", prox_volume_name((prox_volume)k));
+        prox_bvh_destroy(ba);
+        prox_bvh_destroy(bb);
+    }
 }

@@ -414,3 +414,71 @@ PROX_TEST(world, schedule_respects_acceleration) {
     prox_mesh_data_free(&ring_data);
     shapes_free(&sh);
 }
+
+PROX_TEST(world, self_collision_of_a_folding_cloth) {
+    // A cloth object with self_collision deforms until it folds over itself
+    // (refit each frame); a ball rests on it. The world reports (cloth, cloth)
+    // exactly when prox_self_collide finds a pair, before the (cloth, ball)
+    // pair, on every thread count.
+    shapes sh;
+    REQUIRE(shapes_make(&sh, PROX_VOLUME_AABB));
+    prox_mesh_data cloth;
+    REQUIRE(test_cloth(16, 4.0, &cloth));
+    prox_mesh flat = prox_mesh_data_view(&cloth);
+    prox_bvh_def bdef = prox_default_bvh_def();
+    prox_bvh* bvh[2];
+    for (int w = 0; w < 2; w++) REQUIRE(prox_bvh_create(&bdef, &flat, &bvh[w], NULL, 0) == PROX_OK);
+    prox_world* worlds[2];
+    uint32_t cloth_id = 0, ball_id = 0;
+    for (int w = 0; w < 2; w++) {
+        prox_world_def wdef = prox_default_world_def();
+        wdef.threads = 1 + w;
+        REQUIRE(prox_world_create(&wdef, &worlds[w]) == PROX_OK);
+        prox_object_def def = prox_default_object_def();
+        def.shape = prox_shape_mesh(bvh[w]);
+        def.self_collision = true;
+        REQUIRE(prox_world_add(worlds[w], &def, &cloth_id) == PROX_OK);
+        def = prox_default_object_def();
+        def.shape = prox_shape_convex(sh.ball);
+        def.pose.origin = (prox_vec3){0.3, 0.3, 0.45};
+        REQUIRE(prox_world_add(worlds[w], &def, &ball_id) == PROX_OK);
+    }
+    REQUIRE(cloth_id < ball_id);
+    int n = cloth.vertex_count, self_frames = 0;
+    prox_vec3* folded = malloc((size_t)n * sizeof *folded);
+    REQUIRE(folded);
+    for (int frame = 0; frame <= 12; frame++) {
+        // Ripple the cloth in its plane, x -> x + A sin(3 x): it folds over
+        // itself (coplanar overlaps) once 3 A > 1, from frame 9 on.
+        double amplitude = 0.04 * frame;
+        for (int i = 0; i < n; i++) {
+            prox_vec3 p = cloth.vertices[i];
+            folded[i] = (prox_vec3){p.x + amplitude * sin(3 * p.x), p.y, p.z};
+        }
+        static reported r[2];
+        for (int w = 0; w < 2; w++) {
+            REQUIRE(prox_world_refit(worlds[w], cloth_id, folded, n) == PROX_OK);
+            r[w].count = 0;
+            r[w].ordered = true;
+            REQUIRE(prox_world_step(worlds[w], frame, collect, &r[w], NULL) == PROX_OK);
+            CHECK(r[w].ordered);
+        }
+        prox_collide_def cdef = prox_default_collide_def();
+        bool self = prox_self_collide(bvh[0], NULL, &cdef).colliding;
+        bool reported_self = r[0].count > 0 && r[0].pairs[0].a == cloth_id && r[0].pairs[0].b == cloth_id;
+        CHECK_MSG(self == reported_self, "frame %d: self-collision %d, reported %d", frame, self, reported_self);
+        self_frames += self;
+        if (reported_self) CHECK(r[0].pairs[0].triangle_pairs > 0 && r[0].pairs[0].manifold.point_count > 0);
+        CHECK(r[0].count == r[1].count);
+        for (int i = 0; i < r[0].count && i < r[1].count; i++)
+            CHECK(memcmp(&r[0].pairs[i], &r[1].pairs[i], sizeof r[0].pairs[i]) == 0);
+    }
+    CHECK_MSG(self_frames >= 3 && self_frames <= 5, "%d frames self-colliding", self_frames); // frames 9-12
+    free(folded);
+    for (int w = 0; w < 2; w++) {
+        prox_world_destroy(worlds[w]);
+        prox_bvh_destroy(bvh[w]);
+    }
+    prox_mesh_data_free(&cloth);
+    shapes_free(&sh);
+}

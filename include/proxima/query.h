@@ -87,6 +87,55 @@ PROX_API bool prox_overlap(const prox_bvh* a, const prox_transform* xa, const pr
                            const prox_transform* xb, prox_sat sat);
 
 /* ---------------------------------------------------------------------------
+ * Self-collision
+ *
+ * The contacts of one mesh with itself, for cloth and other deforming
+ * surfaces: after each deformation, prox_bvh_refit the hierarchy with the
+ * new vertices, then call prox_self_collide.
+ *
+ * Which pairs count: every pair of distinct triangles i < j that share at
+ * least one point (closed sets, touching included, as in prox_collide),
+ * EXCEPT pairs that share a vertex index: neighbours in the mesh touch by
+ * construction and are never tested or reported (so two triangles that
+ * share a vertex and also cross elsewhere, one folded through the other,
+ * are skipped too). Adjacency is by index only, since the mesh is a
+ * triangle soup: triangles that meet at a duplicated vertex (same position,
+ * different index), such as the two sides of a seam, ARE reported. A degenerate triangle with a
+ * repeated index, e.g. (4, 4, 9), is still tested, as the segment or point
+ * it is, against every triangle that shares none of its indices. Two
+ * triangles with the same three indices share them, so are skipped.
+ * ------------------------------------------------------------------------- */
+
+/// Self-collision of the mesh of `bvh` placed by `x` (NULL: identity), with
+/// the fields of `def` as for prox_collide (NULL: first contact, full SAT):
+/// `all_pairs` false stops at the first pair found; `callback` and the
+/// caller's `pairs` buffer receive the pairs; `containment` is ignored.
+///
+/// Each pair is reported once, with triangle_a < triangle_b (indices into
+/// the mesh as given to prox_bvh_create). The set is exactly the brute-force
+/// one: the exact triangle test (prox_tri_tri_overlap) on every non-adjacent
+/// pair of triangles placed in world coordinates with prox_transform_point,
+/// so with a nonuniform scale or a mirror the answer is that of the placed
+/// vertices. The order is that of a depth-first walk of the hierarchy
+/// against itself, not sorted, and repeatable: the same hierarchy (mesh,
+/// build definition, refits), transform and `def` give the same pairs in the
+/// same order.
+///
+/// The result is prox_collide's: `invalid_transform` for a singular or
+/// non-finite `x` (nothing tested), `stopped` when the callback returned
+/// false, and the counters: `volume_tests` (pairs of distinct volumes
+/// tested; a volume against itself is not tested) and `triangle_tests`
+/// (triangle pairs given to the exact test; adjacent pairs are not counted).
+/// Every volume kind uses its own volumes, with the same fallback to boxes
+/// as prox_collide for extreme scales. Neighbouring volumes always touch, so
+/// even a flat cloth costs a volume test per pair of neighbouring leaves
+/// (about 20 per triangle); there is no normal-cone culling of flat regions.
+/// Like every query it is re-entrant and never allocates (it needs about
+/// 25 KB of stack).
+PROX_API prox_collide_result prox_self_collide(const prox_bvh* bvh, const prox_transform* x,
+                                               const prox_collide_def* def);
+
+/* ---------------------------------------------------------------------------
  * Distance and tolerance
  *
  * Distances are Euclidean, in world units (after both transforms, scale
