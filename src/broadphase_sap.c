@@ -575,7 +575,7 @@ static inline bool sift_min(sap_update* u, sap_endpoint* e, size_t* j, sap_endpo
     size_t at = *j;
     do {
         const sap_endpoint passed = e[at - 1];
-        if (endpoint_is_max(passed) & filter_overlap(moving.now, passed.now)) {
+        if ((int)endpoint_is_max(passed) & (int)filter_overlap(moving.now, passed.now)) { // both tested: no branch
             const uint32_t other = endpoint_id(passed);
             if (boxes_overlap(&u->boxes[id], &u->boxes[other]) && !begin_pair(u, id, other)) {
                 *j = at;
@@ -597,7 +597,7 @@ static inline bool sift_max(sap_update* u, sap_endpoint* e, size_t* j, sap_endpo
     size_t at = *j;
     do {
         const sap_endpoint passed = e[at - 1];
-        if (!endpoint_is_max(passed) & filter_overlap(moving.then, passed.then)) {
+        if ((int)!endpoint_is_max(passed) & (int)filter_overlap(moving.then, passed.then)) { // both tested: no branch
             if (!end_pair(u, endpoint_id(moving), endpoint_id(passed))) {
                 *j = at;
                 return false;

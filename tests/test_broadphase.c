@@ -3,6 +3,7 @@
  * random motion scenes with objects added and removed mid-run: the pairs, the
  * pairs that began and ended, their order; and what happens on bad input and
  * when memory runs out. */
+#include "box_round.h"
 #include "models.h"
 #include "test.h"
 
@@ -475,4 +476,45 @@ PROX_TEST(broadphase, touching_at_coordinates_floats_cannot_hold) {
         CHECK_MSG(right, "%s: %zu pairs, expected %zu", prox_broadphase_kind_name(def.kind), ev.pair_count, expected);
         prox_broadphase_destroy(bp);
     }
+}
+
+PROX_TEST(broadphase, float_boxes_round_outward) {
+    // The sweep's float copy of a box: each bound the nearest float on the
+    // outside (min down, max up), by the vector path where the CPU has one
+    // and by the scalar path, which must agree bit for bit, on values of
+    // every size: exact floats, halfway cases, subnormals, beyond float range,
+    // infinities, signed zeros.
+    prox_rng rng = prox_rng_seed(99);
+    const double special[] = {0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 1e-46, -1e-46, 1e-40, -1e-40, 3.4e38, -3.4e38,
+                              3.5e38, -3.5e38, 1e300, -1e300, INFINITY, -INFINITY, 16777217.0, -16777217.0,
+                              5e-324, -5e-324, 1.0 + 0x1p-24, 1.0 - 0x1p-25};
+    int checked = 0;
+    for (int trial = 0; trial < 20000; trial++) {
+        double v[6];
+        for (int k = 0; k < 6; k++) {
+            uint64_t pick = prox_rng_next(&rng);
+            if (pick % 4 == 0)
+                v[k] = special[pick / 4 % (sizeof special / sizeof *special)];
+            else
+                v[k] = (prox_rng_uniform(&rng) - 0.5) * pow(10.0, (double)(int)(pick % 80) - 40.0);
+        }
+        prox_box b = {{fmin(v[0], v[3]), fmin(v[1], v[4]), fmin(v[2], v[5])},
+                      {fmax(v[0], v[3]), fmax(v[1], v[4]), fmax(v[2], v[5])}};
+        id_box fast;
+        float_box slow;
+        round_box(&b, &fast);
+        round_box_scalar(&b, &slow);
+        CHECK(memcmp(&fast.box, &slow, sizeof slow) == 0);
+        const double lo[3] = {b.min.x, b.min.y, b.min.z}, hi[3] = {b.max.x, b.max.y, b.max.z};
+        const float flo[3] = {slow.min_x, slow.min_y, slow.min_z}, fhi[3] = {slow.max_x, slow.max_y, slow.max_z};
+        for (int k = 0; k < 3; k++) {
+            // Outside, and the nearest float there: the next float inward is inside.
+            CHECK((double)flo[k] <= lo[k] && (double)fhi[k] >= hi[k]);
+            if (isfinite(flo[k]) && flo[k] != lo[k]) CHECK((double)nextafterf(flo[k], INFINITY) > lo[k]);
+            if (isfinite(fhi[k]) && fhi[k] != hi[k]) CHECK((double)nextafterf(fhi[k], -INFINITY) < hi[k]);
+        }
+        checked++;
+        if (prox_test_current_failures) break;
+    }
+    CHECK(checked == 20000);
 }
