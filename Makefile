@@ -1,7 +1,9 @@
 # proxima: the commands a newcomer needs. CMake does the building.
-#   make demo    build, then run the paper's experiment on the built-in models
+#   make demo    build, then run the paper's experiment on the built-in models and a world
+#                of 2,000 moving objects
 #   make test    build and run all tests: release, then ASan+UBSan, then fuzz smoke runs
-#   make bench   build with the peers (FCL, Bullet) and run the benchmarks
+#   make bench   build with the peers (FCL, Bullet) and run the main benchmarks (vdb98, broad
+#                phase, world); the others are in build/bench/bench/ (see BENCHMARKS.md)
 # On a fresh Debian machine missing tools are installed with apt-get (needs root).
 
 BUILD     ?= build
@@ -37,6 +39,7 @@ FORCE:
 
 demo: $(BUILD)/release/proxima
 	$(BUILD)/release/proxima demo
+	$(BUILD)/release/proxima scene --demo --quiet
 
 test: test-release test-asan test-fuzz
 
@@ -68,6 +71,8 @@ bench: deps deps-peers
 	cmake --build $(BUILD)/bench -j $(JOBS)
 	mkdir -p bench/results
 	$(BUILD)/bench/bench/vdb98 --csv bench/results/vdb98.csv | tee bench/results/vdb98.md
+	$(BUILD)/bench/bench/broadphase --csv bench/results/broadphase.csv | tee bench/results/broadphase.md
+	$(BUILD)/bench/bench/world --objects 100,1000,5000 --csv bench/results/world.csv | tee bench/results/world.md
 
 clean:
 	rm -rf $(BUILD)

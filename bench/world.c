@@ -896,7 +896,8 @@ int main(int argc, char** argv) {
            "computeAABB per object and manager->update(); narrow = manager->collide() (the manager's own pair "
            "search plus fcl::collide per box pair); setup = objects, registerObjects, setup(). box pairs: pairs handed "
            "to the narrow phase per frame (FCL boxes a rotated object by the cube around its bounding sphere, "
-           "proxima by the box around its rotated local box). Hierarchies: "
+           "proxima by the tighter, per axis, of the box around its rotated local box and the extent of its "
+           "placed bounding ball). Hierarchies: "
            "the three shapes' hierarchies of that volume kind, built once (proxima's are shared by all proxima rows "
            "of a kind). The last column: median / the best proxima median at that size.\n\n");
     if (summary.data) printf("%s\n", summary.data);

@@ -8,27 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
+#include "cli_run.h"
 #include "test.h"
-
-static const char* cli(void) {
-    const char* path = getenv("PROX_CLI");
-    return path && *path ? path : NULL;
-}
-
-/* Runs a shell command; returns its exit status and its output (stdout and,
- * unless the command redirects it itself, stderr). */
-static int run(const char* command, char* output, size_t size) {
-    char full[4096];
-    snprintf(full, sizeof full, "%s%s", command, strstr(command, "2>") ? "" : " 2>&1");
-    FILE* p = popen(full, "r");
-    if (!p) return -1;
-    size_t n = fread(output, 1, size - 1, p);
-    output[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static void write_file(const char* path, const char* text) {
     FILE* f = fopen(path, "w");

@@ -11,28 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
+#include "cli_run.h"
 #include "test.h"
-
-static const char* cli(void) {
-    const char* path = getenv("PROX_CLI");
-    return path && *path ? path : NULL;
-}
-
-/* Runs a shell command; returns its exit status (-1 when it did not exit,
- * e.g. a crash) and its stdout and stderr. */
-static int run(const char* command, char* output, size_t size) {
-    char full[4096];
-    snprintf(full, sizeof full, "%s 2>&1", command);
-    FILE* p = popen(full, "r");
-    if (!p) return -1;
-    size_t n = fread(output, 1, size - 1, p);
-    output[n] = '\0';
-    while (fgetc(p) != EOF) {} // drain what did not fit
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 /* Runs a command that should succeed; on failure says what it printed. */
 static bool run_ok(const char* command, char* output, size_t size) {
