@@ -336,10 +336,15 @@ prox_result prox_world_set_pair_enabled(prox_world* world, uint32_t a, uint32_t 
 prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3* vertices, int vertex_count) {
     if (!world || !is_live(world, object) || world->objects[object].shape.kind != PROX_SHAPE_MESH)
         return PROX_ERROR_INVALID_ARGUMENT;
-    prox_result result = prox_bvh_refit(world->objects[object].shape.mesh, vertices, vertex_count);
-    if (result == PROX_OK) {
-        fit_ball(&world->objects[object]);
-        mark_dirty(world, object);
+    prox_bvh* mesh = world->objects[object].shape.mesh;
+    prox_result result = prox_bvh_refit(mesh, vertices, vertex_count);
+    if (result != PROX_OK) return result;
+    // Every object sharing the hierarchy has changed shape, not only this one.
+    for (uint32_t id = 0; id < world->object_capacity; id++) {
+        world_object* o = &world->objects[id];
+        if (!o->live || o->shape.kind != PROX_SHAPE_MESH || o->shape.mesh != mesh) continue;
+        fit_ball(o);
+        mark_dirty(world, id);
     }
     return result;
 }

@@ -482,3 +482,45 @@ PROX_TEST(world, self_collision_of_a_folding_cloth) {
     prox_mesh_data_free(&cloth);
     shapes_free(&sh);
 }
+
+PROX_TEST(world, refit_moves_every_object_sharing_the_hierarchy) {
+    // Two objects share one sphere hierarchy; a ball touches each. Squashed
+    // through the first object, both stop touching; grown back through the
+    // first object, the second one's box must grow too, or its contact with
+    // its ball would be lost in the broad phase.
+    shapes sh;
+    REQUIRE(shapes_make(&sh, PROX_VOLUME_AABB));
+    prox_world_def wdef = prox_default_world_def();
+    prox_world* world;
+    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    uint32_t first, second, ball;
+    prox_object_def def = prox_default_object_def();
+    def.shape = prox_shape_mesh(sh.sphere_bvh);
+    REQUIRE(prox_world_add(world, &def, &first) == PROX_OK);
+    def.pose.origin = (prox_vec3){0, 0, 10};
+    REQUIRE(prox_world_add(world, &def, &second) == PROX_OK);
+    def.shape = prox_shape_convex(sh.ball);
+    def.pose.origin = (prox_vec3){0, 0, 1.0};
+    REQUIRE(prox_world_add(world, &def, &ball) == PROX_OK);
+    def.pose.origin = (prox_vec3){0, 0, 11.0};
+    REQUIRE(prox_world_add(world, &def, &ball) == PROX_OK);
+    int n = sh.sphere.vertex_count;
+    prox_vec3* squashed = malloc((size_t)n * sizeof *squashed);
+    REQUIRE(squashed);
+    for (int i = 0; i < n; i++) squashed[i] = (prox_vec3){sh.sphere.vertices[i].x, sh.sphere.vertices[i].y, 0.05 * sh.sphere.vertices[i].z};
+    prox_world_stats stats;
+    REQUIRE(prox_world_step(world, 0, NULL, NULL, &stats) == PROX_OK);
+    CHECK(stats.colliding_pairs == 2);
+    CHECK(prox_world_refit(world, first, squashed, n) == PROX_OK);
+    prox_transform second_pose = prox_transform_identity();
+    second_pose.origin = (prox_vec3){0, 0, 10};
+    CHECK(prox_world_set_pose(world, second, &second_pose) == PROX_OK); // its box is recomputed, squashed
+    REQUIRE(prox_world_step(world, 1, NULL, NULL, &stats) == PROX_OK);
+    CHECK(stats.colliding_pairs == 0);
+    CHECK(prox_world_refit(world, first, sh.sphere.vertices, n) == PROX_OK);
+    REQUIRE(prox_world_step(world, 2, NULL, NULL, &stats) == PROX_OK);
+    CHECK_MSG(stats.colliding_pairs == 2, "%zu colliding pairs after growing back", stats.colliding_pairs);
+    free(squashed);
+    prox_world_destroy(world);
+    shapes_free(&sh);
+}

@@ -102,7 +102,9 @@ PROX_API prox_result prox_world_set_filter(prox_world* world, uint32_t object, u
 /// Never test (enabled false) or test again (true) one pair of objects.
 PROX_API prox_result prox_world_set_pair_enabled(prox_world* world, uint32_t a, uint32_t b, bool enabled);
 /// A deforming mesh object: refits its hierarchy to the new vertex
-/// positions (same count and triangles, see prox_bvh_refit).
+/// positions (same count and triangles, see prox_bvh_refit). Objects that
+/// share the hierarchy deform with it (their boxes are updated too): give a
+/// deforming object a hierarchy of its own.
 PROX_API prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3* vertices,
                                       int vertex_count);
 PROX_API uint64_t prox_world_user_data(const prox_world* world, uint32_t object);
