@@ -22,10 +22,10 @@
  *  - the float y and z tests only admit more candidates than the exact ones;
  *  - cells are computed from the same floats by a monotone function, so the
  *    reporting corner of a candidate lies in both boxes' cell ranges.
- * Every pass over the objects reads or writes in id order, sorted order or
- * cell order, never two of them at once, except one gather in sorted order.
- * Threads split the cells; each task writes its own list and the lists are
- * joined in task order (the broad phase sorts the result anyway). */
+ * Threads count and fill the cells (each a stretch of the sorted order, see
+ * fill_grid) and split the sweep over the cells; each sweep task writes its
+ * own list of pairs and the lists are joined in task order (the broad phase
+ * sorts the result anyway). Rounding and sorting the boxes stay serial. */
 #include "box_round.h"
 #include "broadphase_internal.h"
 #include "core.h"
@@ -43,6 +43,7 @@ enum {
     TASKS_PER_THREAD = 4,      ///< smaller tasks balance dense and sparse parts of the grid
     PARALLEL_MIN_BOXES = 4096, ///< below this, waking workers costs more than it saves
     MAX_TASKS = 1024,
+    MAX_FILL_TASKS = 64,
     HUGE_BOX_CELLS = 64,       ///< a box covering more cells stays out of the grid
     MAX_CELLS_PER_AXIS = 4096,
 };
@@ -85,6 +86,11 @@ typedef struct sweep {
     size_t entry_count, entry_capacity;
     uint32_t* huge; ///< ids of the boxes kept out of the grid, in sorted order
     uint32_t huge_count;
+    uint32_t* histograms; ///< per fill task, per cell: a count, then the task's next slot
+    size_t histogram_capacity;
+    int fill_tasks;
+    size_t fill_entries[MAX_FILL_TASKS]; ///< per fill task: its entries
+    uint32_t fill_huge[MAX_FILL_TASKS];  ///< per fill task: its huge boxes, then their first slot
 
     thread_pool* pool;
     int task_count;
@@ -141,6 +147,8 @@ static bool grow_ids(sweep* s, uint32_t needed, const prox_allocator* allocator)
 }
 
 static void free_grid(sweep* s, const prox_allocator* allocator) {
+    prox_free(allocator, s->histograms, s->histogram_capacity * sizeof *s->histograms);
+    s->histograms = NULL, s->histogram_capacity = 0;
     prox_free(allocator, s->cell_start, s->cell_capacity * sizeof *s->cell_start);
     prox_free(allocator, s->entries, s->entry_capacity * sizeof *s->entries);
     s->cell_start = NULL, s->cell_capacity = 0;
@@ -296,54 +304,145 @@ static grid choose_grid(const sweep* s, const bp_state* state) {
     return isfinite(g.inverse_cell) && g.inverse_cell > 0 ? g : one_cell;
 }
 
-/// Each id's cell range, the cells' sizes, and the boxes kept out of the grid.
-static size_t count_cells(sweep* s, const bp_state* state) {
-    const grid g = s->grid;
-    uint32_t* start = s->cell_start;
-    memset(start, 0, ((size_t)g.ny * (size_t)g.nz + 1) * sizeof *start);
-    size_t entries = 0;
-    for (uint32_t id = 0; id < state->id_limit; id++) {
-        if (!state->live[id]) continue;
-        id_box* e = &s->ids[id];
-        const float_box* b = &e->box;
-        int32_t y0 = cell_coordinate(b->min_y, g.y0, g.inverse_cell, g.ny);
-        int32_t y1 = cell_coordinate(b->max_y, g.y0, g.inverse_cell, g.ny);
-        int32_t z0 = cell_coordinate(b->min_z, g.z0, g.inverse_cell, g.nz);
-        int32_t z1 = cell_coordinate(b->max_z, g.z0, g.inverse_cell, g.nz);
-        size_t covered = (size_t)(y1 - y0 + 1) * (size_t)(z1 - z0 + 1);
-        if (covered > HUGE_BOX_CELLS) {
-            e->cells[0] = -1;
-            continue;
-        }
-        e->cells[0] = (int16_t)y0, e->cells[1] = (int16_t)y1, e->cells[2] = (int16_t)z0, e->cells[3] = (int16_t)z1;
-        for (int32_t y = y0; y <= y1; y++)
-            for (int32_t z = z0; z <= z1; z++) start[(size_t)y * (size_t)g.nz + (size_t)z + 1]++;
-        entries += covered;
+/* Filling the cells. Each fill task takes one stretch of the sorted order:
+ * it counts its entries per cell in its own histogram, a serial prefix sum
+ * over (cell, task) turns the histograms into each task's first slot per
+ * cell, and the tasks then write their entries there. Within a cell the
+ * entries of task t follow those of task t - 1, so every cell stays sorted by
+ * min x, exactly as one task filling in sorted order would leave it. */
+
+typedef struct fill_batch {
+    sweep* s;
+    size_t cells;
+    uint32_t per_task;
+} fill_batch;
+
+static uint32_t* histogram_of(const sweep* s, size_t cells, int task) { return s->histograms + (size_t)task * cells; }
+
+/// The cells a box covers, stored with it; false when it covers too many.
+static inline bool cover(const grid* g, id_box* e) {
+    const float_box* b = &e->box;
+    int32_t y0 = cell_coordinate(b->min_y, g->y0, g->inverse_cell, g->ny);
+    int32_t y1 = cell_coordinate(b->max_y, g->y0, g->inverse_cell, g->ny);
+    int32_t z0 = cell_coordinate(b->min_z, g->z0, g->inverse_cell, g->nz);
+    int32_t z1 = cell_coordinate(b->max_z, g->z0, g->inverse_cell, g->nz);
+    if ((size_t)(y1 - y0 + 1) * (size_t)(z1 - z0 + 1) > HUGE_BOX_CELLS) {
+        e->cells[0] = -1;
+        return false;
     }
-    return entries;
+    e->cells[0] = (int16_t)y0, e->cells[1] = (int16_t)y1, e->cells[2] = (int16_t)z0, e->cells[3] = (int16_t)z1;
+    return true;
 }
 
-/// Fills the cells in sorted order, so each cell is sorted by min x.
-static void fill_cells(sweep* s) {
-    const size_t nz = (size_t)s->grid.nz, cells = (size_t)s->grid.ny * nz;
-    uint32_t* start = s->cell_start;
-    for (size_t c = 0; c < cells; c++) start[c + 1] += start[c];
-    s->huge_count = 0;
-    // start[c] advances to the end of cell c while filling; shifted back below.
-    for (uint32_t i = 0; i < s->live_count; i++) {
+/// Adds a covered box to a histogram; returns its number of cells.
+static inline size_t count_box(const grid* g, const id_box* e, uint32_t* h) {
+    const int16_t* r = e->cells;
+    for (int32_t y = r[0]; y <= r[1]; y++)
+        for (int32_t z = r[2]; z <= r[3]; z++) h[(size_t)y * (size_t)g->nz + (size_t)z]++;
+    return (size_t)(r[1] - r[0] + 1) * (size_t)(r[3] - r[2] + 1);
+}
+
+/// Task t: the cell ranges of its boxes, its histogram, its entry and huge
+/// counts. A lone task walks the boxes in id order instead (the histogram
+/// does not depend on the order): a sequential read, where the sorted order
+/// would read them at random, which costs half again at a million boxes.
+static void count_task(void* context, int task) {
+    const fill_batch* batch = context;
+    sweep* s = batch->s;
+    const grid g = s->grid;
+    uint32_t* h = histogram_of(s, batch->cells, task);
+    memset(h, 0, batch->cells * sizeof *h);
+    size_t entries = 0;
+    uint32_t huge = 0;
+    if (s->fill_tasks == 1) {
+        const bp_state* state = s->state;
+        for (uint32_t id = 0; id < state->id_limit; id++) {
+            if (!state->live[id]) continue;
+            if (cover(&g, &s->ids[id]))
+                entries += count_box(&g, &s->ids[id], h);
+            else
+                huge++;
+        }
+    } else {
+        uint32_t begin = (uint32_t)task * batch->per_task, end = PROX_MIN(begin + batch->per_task, s->live_count);
+        for (uint32_t i = begin; i < end; i++) {
+            id_box* e = &s->ids[s->order[i]];
+            if (cover(&g, e))
+                entries += count_box(&g, e, h);
+            else
+                huge++;
+        }
+    }
+    s->fill_entries[task] = entries;
+    s->fill_huge[task] = huge;
+}
+
+/// Turns the histograms into each task's first slot per cell; cell_start
+/// and the huge list's offsets per task. Returns the number of entries.
+static size_t place_cells(sweep* s, size_t cells, int tasks) {
+    uint32_t running = 0;
+    for (size_t c = 0; c < cells; c++) {
+        s->cell_start[c] = running;
+        for (int t = 0; t < tasks; t++) {
+            uint32_t* h = histogram_of(s, cells, t);
+            uint32_t count = h[c];
+            h[c] = running;
+            running += count;
+        }
+    }
+    s->cell_start[cells] = running;
+    uint32_t huge = 0;
+    for (int t = 0; t < tasks; t++) {
+        uint32_t count = s->fill_huge[t];
+        s->fill_huge[t] = huge;
+        huge += count;
+    }
+    s->huge_count = huge;
+    return running;
+}
+
+/// Task t writes its boxes' entries (and its huge boxes) where place_cells said.
+static void fill_task(void* context, int task) {
+    const fill_batch* batch = context;
+    sweep* s = batch->s;
+    const size_t nz = (size_t)s->grid.nz;
+    uint32_t* slot = histogram_of(s, batch->cells, task);
+    uint32_t huge = s->fill_huge[task];
+    uint32_t begin = (uint32_t)task * batch->per_task, end = PROX_MIN(begin + batch->per_task, s->live_count);
+    for (uint32_t i = begin; i < end; i++) {
         uint32_t id = s->order[i];
         const id_box* e = &s->ids[id];
         const int16_t* r = e->cells;
         if (r[0] < 0) {
-            s->huge[s->huge_count++] = id;
+            s->huge[huge++] = id;
             continue;
         }
         cell_entry entry = {e->box, id, 0};
         for (int32_t y = r[0]; y <= r[1]; y++)
-            for (int32_t z = r[2]; z <= r[3]; z++) s->entries[start[(size_t)y * nz + (size_t)z]++] = entry;
+            for (int32_t z = r[2]; z <= r[3]; z++) s->entries[slot[(size_t)y * nz + (size_t)z]++] = entry;
     }
-    memmove(start + 1, start, cells * sizeof *start);
-    start[0] = 0;
+}
+
+/// Cells filled in sorted order (see above), on `tasks` threads.
+static prox_result fill_grid(sweep* s, const prox_allocator* allocator, int tasks) {
+    size_t cells = (size_t)s->grid.ny * (size_t)s->grid.nz;
+    if (!reserve_cells(s, cells, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
+    if (cells * (size_t)tasks > s->histogram_capacity) {
+        size_t capacity = PROX_MAX(cells * (size_t)tasks, 2 * s->histogram_capacity);
+        uint32_t* h = prox_alloc(allocator, capacity * sizeof *h);
+        if (!h) return PROX_ERROR_OUT_OF_MEMORY;
+        prox_free(allocator, s->histograms, s->histogram_capacity * sizeof *s->histograms);
+        s->histograms = h, s->histogram_capacity = capacity;
+    }
+    fill_batch batch = {s, cells, (s->live_count + (uint32_t)tasks - 1) / (uint32_t)tasks};
+    s->fill_tasks = tasks;
+    thread_pool_run(s->pool, count_task, &batch, tasks);
+    size_t entries = 0;
+    for (int t = 0; t < tasks; t++) entries += s->fill_entries[t];
+    if (!reserve_entries(s, entries, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
+    s->entry_count = place_cells(s, cells, tasks);
+    thread_pool_run(s->pool, fill_task, &batch, tasks);
+    return PROX_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -571,14 +670,12 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
     if (s->live_count < 2) return PROX_OK;
     sort_by_key(s, state);
     s->grid = choose_grid(s, state);
-    if (!reserve_cells(s, (size_t)s->grid.ny * (size_t)s->grid.nz, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
-    s->entry_count = count_cells(s, state);
-    if (!reserve_entries(s, s->entry_count, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
-    fill_cells(s);
-
     int threads = thread_pool_size(s->pool);
-    s->task_count = s->live_count >= PARALLEL_MIN_BOXES && threads > 1 ? PROX_MIN(threads * TASKS_PER_THREAD, MAX_TASKS)
-                                                                       : 1;
+    bool parallel = s->live_count >= PARALLEL_MIN_BOXES && threads > 1;
+    prox_result filled = fill_grid(s, allocator, parallel ? PROX_MIN(threads, MAX_FILL_TASKS) : 1);
+    if (filled != PROX_OK) return filled;
+
+    s->task_count = parallel ? PROX_MIN(threads * TASKS_PER_THREAD, MAX_TASKS) : 1;
     sweep_batch batch = {s, (size_t)s->grid.ny * (size_t)s->grid.nz};
     thread_pool_run(s->pool, sweep_task, &batch, s->task_count);
     size_t total = 0;
