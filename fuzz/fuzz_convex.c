@@ -160,6 +160,18 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const prox_vec3 q = prox_vec3_sub(B.world[i], x[0].origin);
         S = fmax(S, fmax(fabs(q.x), fmax(fabs(q.y), fabs(q.z))) + ra + rb);
     }
+    /* the query's own S (convex.h: from the points, the bases and the
+     * origins) can be far larger, when a singular or nearly singular basis
+     * brings far-out points close in; its tolerances scale with that one */
+    double ma = 0, mb = 0, na_inf = 0, nb_inf = 0;
+    for (int i = 0; i < na; ++i) ma = fmax(ma, fmax(fabs(pa[i].x), fmax(fabs(pa[i].y), fabs(pa[i].z))));
+    for (int i = 0; i < nb; ++i) mb = fmax(mb, fmax(fabs(pb[i].x), fmax(fabs(pb[i].y), fabs(pb[i].z))));
+    for (int i = 0; i < 3; ++i) {
+        na_inf = fmax(na_inf, fabs(x[0].basis.m[i][0]) + fabs(x[0].basis.m[i][1]) + fabs(x[0].basis.m[i][2]));
+        nb_inf = fmax(nb_inf, fabs(x[1].basis.m[i][0]) + fabs(x[1].basis.m[i][1]) + fabs(x[1].basis.m[i][2]));
+    }
+    const prox_vec3 off = prox_vec3_sub(x[1].origin, x[0].origin);
+    S = fmax(S, fmax(na_inf * ma, nb_inf * mb + fmax(fabs(off.x), fmax(fabs(off.y), fabs(off.z)))) + ra + rb);
     if (!(S < 1e150 && S > 1e-150)) return 0; /* the checks below square lengths */
     const double tol = 1e-12 * S, slack = 1e-9 * S;
     /* world coordinates far from the origin cannot show what the query
