@@ -400,20 +400,30 @@ static void test_mesh_mesh(const world_object* a, const world_object* b, bool co
     }
 }
 
-/// Convex queries count shapes within PROX_CONVEX_TOLERANCE * S as touching
-/// (S: the size of the scene seen from a's origin, convex.h), up to ten
-/// tolerances when rounding stops GJK. A schedule built on a measured
-/// distance must stay below that, or it could sleep through a grazing
-/// contact the boolean query reports: this takes off 100 tolerances of a
-/// size that is at least S (both world boxes seen from a's origin).
+/// Convex queries count shapes within PROX_CONVEX_TOLERANCE * S as touching,
+/// up to ten tolerances when rounding stops GJK, where S is their scene
+/// size (convex.h): max(|B_a| max|p_a|, |B_b| max|p_b| + |o_b - o_a|) + radii,
+/// norms and coordinates in the max norm. That comes from the points and the
+/// bases, not from the placed shapes, so under a nearly singular basis it
+/// can far exceed the world boxes. A schedule built on a measured distance
+/// must stay below it, or it could sleep through a grazing contact the
+/// boolean query reports: this takes off 100 tolerances of a bound of S made
+/// from the objects' balls (|p| <= |centre| + radius; the radius includes a
+/// convex shape's own). For a convex shape against a mesh, each triangle's
+/// GJK scene is bounded the same way, by the mesh's ball.
 static double below_convex_tolerance(double distance, const world_object* a, const world_object* b) {
-    prox_box ba = world_box(a), bb = world_box(b);
-    double size = distance;
-    for (int k = 0; k < 3; k++) {
-        double o = prox_vec3_get(a->pose.origin, k);
-        size += fmax(fmax(fabs(prox_vec3_get(ba.min, k) - o), fabs(prox_vec3_get(ba.max, k) - o)),
-                     fmax(fabs(prox_vec3_get(bb.min, k) - o), fabs(prox_vec3_get(bb.max, k) - o)));
+    double reach[2];
+    const world_object* o[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        const prox_mat3* m = &o[i]->pose.basis;
+        double norm = 0;
+        for (int r = 0; r < 3; r++) norm = fmax(norm, fabs(m->m[r][0]) + fabs(m->m[r][1]) + fabs(m->m[r][2]));
+        prox_vec3 c = o[i]->ball_center;
+        reach[i] = norm * (fmax(fabs(c.x), fmax(fabs(c.y), fabs(c.z))) + o[i]->ball_radius);
     }
+    prox_vec3 off = prox_vec3_sub(b->pose.origin, a->pose.origin);
+    double size = fmax(reach[0], reach[1] + fmax(fabs(off.x), fmax(fabs(off.y), fabs(off.z)))) + a->ball_radius +
+                  b->ball_radius + distance;
     double safe = distance - 100 * PROX_CONVEX_TOLERANCE * size;
     return safe > 0 ? safe : 0;
 }
