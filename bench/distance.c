@@ -40,7 +40,7 @@
  * per row and in total, and make the exit status 1.
  *
  *   distance [--quick] [--models a,b,...] [--placements N] [--frames N]
- *            [--seed S] [--no-peers] [--csv FILE]
+ *            [--seed S] [--kinds aabb,obb,...] [--no-peers] [--csv FILE]
  *
  * Defaults: the five vdb98 models, 40 placements per band, 1000 frames.
  * --quick: the torus (unless --models), 3 placements per band, 30 frames.
@@ -71,6 +71,9 @@ static const double band_hi[BAND_COUNT] = {0.01, 0.1, 1.0};
 static const double AGREE_RELATIVE = 1e-6;
 
 static FILE* csv;
+
+/* Volume kinds measured (--kinds); the OBB tree is always built, as the reference. */
+static bool kind_selected[KIND_COUNT];
 
 typedef struct options {
     int placements;        /* per band */
@@ -373,6 +376,19 @@ typedef struct model_summary {
 
 static const char* kind_name(int k) { return prox_volume_name((prox_volume)k); }
 
+/* Is name one of the comma-separated entries of list? */
+static bool name_in_list(const char* list, const char* name) {
+    const size_t len = strlen(name);
+    for (const char* p = list; *p;) {
+        const char* end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && strncmp(p, name, len) == 0) return true;
+        if (!end) break;
+        p = end + 1;
+    }
+    return false;
+}
+
 static void print_disagreement(int* printed, const char* model, int band, int i, const char* who, double got,
                                double reference) {
     if (*printed >= 10) return;
@@ -406,6 +422,7 @@ static void run_band(const char* model, int band, prox_bvh* const* trees, void* 
     out->disagreements = 0;
     double kind_mean[KIND_COUNT];
     for (int k = 0; k < KIND_COUNT; ++k) {
+        if (!kind_selected[k]) continue;
         distance_context c = {trees[k], b->p, prox_default_distance_def(), {0}, false, d, nb, np};
         job j = {distance_reset, distance_run, &c};
         timing t;
@@ -479,6 +496,7 @@ static void run_band(const char* model, int band, prox_bvh* const* trees, void* 
            out->best_peer >= 0 ? " FCL distance / tolerance query (mean) |" : "");
     printf("|---|---|---:|---:|---:|---:|---:|---:|%s\n", out->best_peer >= 0 ? "---:|" : "");
     for (int k = 0; k < KIND_COUNT; ++k) {
+        if (!kind_selected[k]) continue;
         for (int f = 0; f < 2; ++f) {
             double factor = f ? 2.0 : 0.5;
             tolerance_context c = {trees[k], b->p, b->gap, factor, within, d, nb, np};
@@ -615,6 +633,7 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
     out->best_kind = 0;
     out->warm.mean_us = INFINITY;
     for (int k = 0; k < KIND_COUNT; ++k) {
+        if (!kind_selected[k]) continue;
         timing cold, warm;
         distance_context c = {trees[k], pa.p, prox_default_distance_def(), {0}, false, d, nb, np};
         job j = {distance_reset, distance_run, &c};
@@ -719,7 +738,7 @@ static uint64_t name_seed(const char* name) {
 
 static int usage(void) {
     fprintf(stderr, "usage: distance [--quick] [--models a,b,...] [--placements N (per band)] [--frames N] [--seed S] "
-                    "[--no-peers] [--csv FILE]\n");
+                    "[--kinds aabb,obb,...] [--no-peers] [--csv FILE]\n");
     return 2;
 }
 
@@ -727,12 +746,14 @@ int main(int argc, char** argv) {
     options o = {40, 1000, false, true, 1999, 2.0, NULL};
     int placements = -1, frames = -1;
     const char* csv_path = NULL;
+    const char* kinds = NULL;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--quick") == 0) o.quick = true;
         else if (strcmp(argv[i], "--placements") == 0 && i + 1 < argc) placements = atoi(argv[++i]);
         else if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) frames = atoi(argv[++i]);
         else if (strcmp(argv[i], "--models") == 0 && i + 1 < argc) o.models = argv[++i];
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) o.seed = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--kinds") == 0 && i + 1 < argc) kinds = argv[++i];
         else if (strcmp(argv[i], "--no-peers") == 0) o.use_peers = false;
         else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv_path = argv[++i];
         else return usage();
@@ -746,6 +767,7 @@ int main(int argc, char** argv) {
     if (!o.models) o.models = "torus,teapot,xwing,bunny,buddha";
     if (placements >= 0) o.placements = placements;
     if (frames >= 0) o.frames = frames;
+    for (int k = 0; k < KIND_COUNT; ++k) kind_selected[k] = !kinds || name_in_list(kinds, kind_name(k));
     if (o.placements < 1) o.placements = 1;
     if (o.frames < 2) o.frames = 2;
     if (csv_path) {

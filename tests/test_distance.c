@@ -28,10 +28,8 @@ typedef struct model {
     double radius;
 } model;
 
-static bool model_open(const char* name, int leaf_size, model* m) {
-    memset(m, 0, sizeof *m);
-    m->name = name;
-    if (!test_model(name, &m->data)) return false;
+/* A hierarchy of every kind over m->data (which it then owns). */
+static bool model_build(int leaf_size, model* m) {
     m->mesh = prox_mesh_data_view(&m->data);
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
         prox_bvh_def def = prox_default_bvh_def();
@@ -47,6 +45,12 @@ static bool model_open(const char* name, int leaf_size, model* m) {
     }
     m->radius = test_model_radius(&m->mesh);
     return true;
+}
+
+static bool model_open(const char* name, int leaf_size, model* m) {
+    memset(m, 0, sizeof *m);
+    m->name = name;
+    return test_model(name, &m->data) && model_build(leaf_size, m);
 }
 
 static void model_close(model* m) {
@@ -260,6 +264,34 @@ PROX_TEST(distance, teapot_obj_random) { random_placements("teapot-obj", 600, fa
 PROX_TEST(distance, bunny_random) { random_placements("bunny", 100, false, 1, 2.2); }
 PROX_TEST(distance, torus_touching) { touching_placements("torus", 100, false); }
 PROX_TEST(distance, teapot_touching) { touching_placements("teapot", 60, true); }
+
+/* Two parallel square grids facing each other: every triangle pair of the
+ * overlap is (nearly, when turned) at the same distance, so the distance
+ * query must explore thousands of volume pairs of equal bound at once, more
+ * than its best-first heap holds: this runs its depth-first fallback. */
+PROX_TEST(distance, parallel_grids_tie_everywhere) {
+    model m;
+    memset(&m, 0, sizeof m);
+    m.name = "grid";
+    REQUIRE(test_cloth(48, 2.0, &m.data));
+    REQUIRE(model_build(1, &m));
+    prox_rng rng = prox_rng_seed(prox_test_seed(31));
+    const double gaps[] = {0.25, 1e-3, 1e-7};
+    for (int i = 0; i < 6; ++i) {
+        /* one rotation for both (none for the first three: exact ties), B
+         * shifted in the plane and lifted by the gap */
+        prox_transform turn = i < 3 ? prox_transform_identity() : random_pose(&rng, false);
+        const prox_vec3 shift = {prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5, gaps[i % 3]};
+        prox_transform xb = turn;
+        xb.origin = prox_transform_point(&turn, shift);
+        const double expected = oracle_distance(&m.mesh, &turn, &m.mesh, &xb, INFINITY, NULL, NULL);
+        if (i < 3) CHECK_NEAR(expected, gaps[i], 1e-12 * gaps[i]);
+        for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind)
+            check_distance(&m, m.bvh[kind], &turn, &m, m.bvh[kind], &xb, expected, false, "parallel grids",
+                           prox_volume_name((prox_volume)kind));
+    }
+    model_close(&m);
+}
 
 /* Far apart, a model and a copy moved along one axis: the distance is the
  * gap between the boxes' faces when both are axis-aligned boxes. */
