@@ -391,64 +391,70 @@ static void test_leaves(distance_state* st, int first_a, int count_a, int first_
  * close triangle pair is found: on the torus's near placements it tests a
  * third of the triangle pairs the depth-first order does). The queue is a
  * binary heap in a fixed array, so the query never allocates; should the
- * heap fill up, the same array becomes a depth-first stack from then on,
- * which the tree depth bounds (PROX_TRAVERSE_STACK more entries). */
+ * heap stay full after the pruned pairs are dropped (queue_make_room), the
+ * same array becomes a depth-first stack from then on, whose growth the
+ * tree depth bounds (PROX_TRAVERSE_STACK more entries). */
 #ifndef PROX_PAIR_HEAP_CAPACITY
 #define PROX_PAIR_HEAP_CAPACITY 1024 /* the sanitizer build sets a tiny one, so that its tests run the fallback */
 #endif
 enum { PAIR_HEAP_CAPACITY = PROX_PAIR_HEAP_CAPACITY, PAIR_QUEUE_CAPACITY = PAIR_HEAP_CAPACITY + PROX_TRAVERSE_STACK };
 
+typedef struct pair_entry {
+    int32_t slot[2]; /* the volumes of A and B */
+    double bound;    /* their distance lower bound */
+} pair_entry;
+
 typedef struct pair_queue {
-    int32_t slot[PAIR_QUEUE_CAPACITY][2]; /* the volumes of A and B */
-    double bound[PAIR_QUEUE_CAPACITY];    /* their distance lower bound */
+    pair_entry entry[PAIR_QUEUE_CAPACITY];
     int count;
     bool depth_first; /* the heap filled up: last in, first out from then on */
 } pair_queue;
 
-static inline void queue_push(pair_queue* q, int32_t sa, int32_t sb, double bound) {
+static inline void sift_down(pair_entry* heap, int count, int i, pair_entry moving) {
+    for (;;) {
+        int child = 2 * i + 1;
+        if (child >= count) break;
+        if (child + 1 < count && heap[child + 1].bound < heap[child].bound) ++child;
+        if (!(heap[child].bound < moving.bound)) break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    heap[i] = moving;
+}
+
+/* A full heap first drops the pairs that the limit has pruned since they
+ * were pushed (most of them, once a close triangle pair is known) and is
+ * rebuilt (Floyd); only if it stays over half full does the queue turn
+ * depth first. */
+static void queue_make_room(pair_queue* q, double limit) {
+    int kept = 0;
+    for (int i = 0; i < q->count; ++i)
+        if (q->entry[i].bound < limit) q->entry[kept++] = q->entry[i];
+    q->count = kept;
+    for (int i = kept / 2 - 1; i >= 0; --i) sift_down(q->entry, kept, i, q->entry[i]);
+    q->depth_first = kept > PAIR_HEAP_CAPACITY / 2;
+}
+
+static inline void queue_push(pair_queue* q, int32_t sa, int32_t sb, double bound, double limit) {
+    if (!q->depth_first && q->count == PAIR_HEAP_CAPACITY) queue_make_room(q, limit);
+    const pair_entry e = {{sa, sb}, bound};
     int i = q->count++;
     if (!q->depth_first) {
-        if (i >= PAIR_HEAP_CAPACITY) {
-            q->depth_first = true;
-        } else {
-            while (i > 0 && q->bound[(i - 1) / 2] > bound) {
-                const int parent = (i - 1) / 2;
-                q->slot[i][0] = q->slot[parent][0];
-                q->slot[i][1] = q->slot[parent][1];
-                q->bound[i] = q->bound[parent];
-                i = parent;
-            }
+        while (i > 0 && bound < q->entry[(i - 1) / 2].bound) {
+            q->entry[i] = q->entry[(i - 1) / 2];
+            i = (i - 1) / 2;
         }
     }
-    q->slot[i][0] = sa;
-    q->slot[i][1] = sb;
-    q->bound[i] = bound;
+    q->entry[i] = e;
 }
 
 /* Takes the pair with the least bound (depth first: the last pushed). */
-static inline void queue_pop(pair_queue* q, int32_t* sa, int32_t* sb, double* bound) {
+static inline pair_entry queue_pop(pair_queue* q) {
     const int last = --q->count;
-    const int top = q->depth_first ? last : 0;
-    *sa = q->slot[top][0];
-    *sb = q->slot[top][1];
-    *bound = q->bound[top];
-    if (q->depth_first || last == 0) return;
-    /* sift the last entry down from the root */
-    const double moving = q->bound[last];
-    int i = 0;
-    for (;;) {
-        int child = 2 * i + 1;
-        if (child >= last) break;
-        if (child + 1 < last && q->bound[child + 1] < q->bound[child]) ++child;
-        if (!(q->bound[child] < moving)) break;
-        q->slot[i][0] = q->slot[child][0];
-        q->slot[i][1] = q->slot[child][1];
-        q->bound[i] = q->bound[child];
-        i = child;
-    }
-    q->slot[i][0] = q->slot[last][0];
-    q->slot[i][1] = q->slot[last][1];
-    q->bound[i] = moving;
+    if (q->depth_first) return q->entry[last];
+    const pair_entry first = q->entry[0];
+    if (last > 0) sift_down(q->entry, last, 0, q->entry[last]);
+    return first;
 }
 
 /* Pairs are popped nearest first and checked again against the limit,
@@ -460,12 +466,11 @@ static inline __attribute__((always_inline)) void traverse(distance_state* st, c
     const prox_bvh *a = st->a, *b = st->b;
     queue->count = 0;
     queue->depth_first = false;
-    queue_push(queue, ROOT_SLOT, ROOT_SLOT, 0);
+    queue_push(queue, ROOT_SLOT, ROOT_SLOT, 0, INFINITY);
     while (queue->count > 0 && !st->done) {
-        int32_t sa, sb;
-        double popped;
-        queue_pop(queue, &sa, &sb, &popped);
-        if (!(popped < st->limit)) {
+        const pair_entry popped = queue_pop(queue);
+        const int32_t sa = popped.slot[0], sb = popped.slot[1];
+        if (!(popped.bound < st->limit)) {
             if (queue->depth_first) continue;
             break;
         }
@@ -525,13 +530,19 @@ static inline __attribute__((always_inline)) void traverse(distance_state* st, c
             }
         }
         st->volume_tests += valid_lanes(node);
-        /* farthest first, so that a depth-first stack explores the nearest next */
-        int order[PROX_LANES];
-        const int n = lanes_farthest_first(bound, st->limit, order);
         const int32_t base = child * PROX_LANES;
-        for (int i = 0; i < n; ++i) {
-            const int l = order[i];
-            queue_push(queue, unfold_a ? base + l : sa, unfold_a ? sb : base + l, bound[l]);
+        if (!queue->depth_first) {
+            for (int l = 0; l < PROX_LANES; ++l)
+                if (bound[l] < st->limit)
+                    queue_push(queue, unfold_a ? base + l : sa, unfold_a ? sb : base + l, bound[l], st->limit);
+        } else {
+            /* farthest first, so that the stack explores the nearest next */
+            int order[PROX_LANES];
+            const int n = lanes_farthest_first(bound, st->limit, order);
+            for (int i = 0; i < n; ++i) {
+                const int l = order[i];
+                queue_push(queue, unfold_a ? base + l : sa, unfold_a ? sb : base + l, bound[l], st->limit);
+            }
         }
     }
 }
