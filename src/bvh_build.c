@@ -445,14 +445,17 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
     size_t obb_bytes = prox_volume_has_obb(kind) ? sizeof(prox_obb_lanes) * (size_t)wide_count : 0;
     size_t sphere_bytes = prox_volume_has_sphere(kind) ? sizeof(prox_sphere_lanes) * (size_t)wide_count : 0;
     size_t kdop_bytes = prox_volume_is_kdop(kind) ? sizeof(prox_kdop_lanes) * (size_t)wide_count : 0;
+    size_t rss_bytes = kind == PROX_VOLUME_RSS ? sizeof(prox_rss_lanes) * (size_t)wide_count : 0;
     size_t lane_slot_bytes = kind != PROX_VOLUME_AABB ? 2 * sizeof(int32_t) * PROX_LANES * (size_t)wide_count : 0;
     prox_kdop_lanes* kdops = kdop_bytes ? prox_alloc(alloc, kdop_bytes) : NULL;
     prox_obb_lanes* obbs = obb_bytes ? prox_alloc(alloc, obb_bytes) : NULL;
     prox_sphere_lanes* spheres = sphere_bytes ? prox_alloc(alloc, sphere_bytes) : NULL;
+    prox_rss_lanes* rss = rss_bytes ? prox_alloc(alloc, rss_bytes) : NULL;
     int32_t* lane_slots = lane_slot_bytes ? prox_alloc(alloc, lane_slot_bytes) : NULL;
     if (!nodes || !leaf_list || !internal_list || !slot_lane || (obb_bytes && !obbs) || (sphere_bytes && !spheres) ||
-        (kdop_bytes && !kdops) || (lane_slot_bytes && !lane_slots)) {
+        (kdop_bytes && !kdops) || (rss_bytes && !rss) || (lane_slot_bytes && !lane_slots)) {
         prox_free(alloc, kdops, kdop_bytes);
+        prox_free(alloc, rss, rss_bytes);
         prox_free(alloc, nodes, nodes_bytes);
         prox_free(alloc, leaf_list, leaf_bytes);
         prox_free(alloc, internal_list, internal_bytes);
@@ -497,6 +500,7 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
     bvh->obbs = obbs;
     bvh->spheres = spheres;
     bvh->kdops = kdops;
+    bvh->rss = rss;
     bvh->lane_slots = lane_slots;
     /* Boxes are fitted bottom-up, exactly as by prox_bvh_refit, so each box
      * contains its children's outward-rounded float boxes. */

@@ -726,10 +726,11 @@ prox_result prox_bvh_fit_volumes(prox_bvh* bvh) {
     double radius = 0;
     if (bvh->def.obb_fit == PROX_OBB_FIT_HULL && fit_with_hulls(bvh, &radius)) {
         bvh->volume_radius = radius; /* every lane's, taken as it was fitted (empty lanes hold 0) */
-        return PROX_OK;
+    } else {
+        fit_all_from_slots(bvh, false);
+        update_volume_radius(bvh);
     }
-    fit_all_from_slots(bvh, false);
-    update_volume_radius(bvh);
+    if (bvh->rss) prox_bvh_fit_rss(bvh); /* in the boxes' frames */
     return PROX_OK;
 }
 
@@ -741,6 +742,7 @@ void prox_bvh_refit_volumes(prox_bvh* bvh) {
     }
     fit_all_from_slots(bvh, true);
     update_volume_radius(bvh);
+    if (bvh->rss) prox_bvh_fit_rss(bvh);
 }
 
 size_t prox_bvh_volume_bytes(const prox_bvh* bvh) {
@@ -748,6 +750,7 @@ size_t prox_bvh_volume_bytes(const prox_bvh* bvh) {
     if (bvh->obbs) bytes += n * sizeof(prox_obb_lanes);
     if (bvh->spheres) bytes += n * sizeof(prox_sphere_lanes);
     if (bvh->kdops) bytes += n * sizeof(prox_kdop_lanes);
+    if (bvh->rss) bytes += n * sizeof(prox_rss_lanes);
     if (bvh->lane_slots) bytes += n * PROX_LANES * 2 * sizeof(int32_t);
     return bytes;
 }
@@ -759,6 +762,8 @@ void prox_bvh_free_volumes(prox_bvh* bvh) {
     prox_free(alloc, bvh->spheres, n * sizeof(prox_sphere_lanes));
     prox_free(alloc, bvh->kdops, n * sizeof(prox_kdop_lanes));
     bvh->kdops = NULL;
+    prox_free(alloc, bvh->rss, n * sizeof(prox_rss_lanes));
+    bvh->rss = NULL;
     prox_free(alloc, bvh->lane_slots, n * PROX_LANES * 2 * sizeof(int32_t));
     bvh->obbs = NULL;
     bvh->spheres = NULL;
@@ -853,5 +858,6 @@ bool prox_bvh_validate_volumes(const prox_bvh* bvh, char* message, size_t messag
                         i / PROX_LANES, i % PROX_LANES, message, message_size))
             return false;
     }
-    return check_lane(bvh, root_of(b), 0, bvh->triangle_count, what, -1, 0, message, message_size);
+    if (!check_lane(bvh, root_of(b), 0, bvh->triangle_count, what, -1, 0, message, message_size)) return false;
+    return !bvh->rss || prox_bvh_validate_rss(bvh, message, message_size);
 }

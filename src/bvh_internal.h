@@ -54,6 +54,17 @@ typedef struct prox_obb_lanes {
     float extent[3][PROX_LANES];
 } prox_obb_lanes;
 
+/* Rectangle swept spheres: the points within radius of the rectangle
+ * center + s_0 axis_0 + s_1 axis_1, |s_k| <= half_k. The axes are those of
+ * the lane's oriented box (unit and orthogonal up to float rounding, axis_2
+ * the rectangle's normal); the radius also covers that rounding. */
+typedef struct prox_rss_lanes {
+    float center[3][PROX_LANES];
+    float axis[3][3][PROX_LANES]; /* [axis][component][lane] */
+    float half[2][PROX_LANES];
+    float radius[PROX_LANES];
+} prox_rss_lanes;
+
 typedef struct prox_sphere_lanes {
     float center[3][PROX_LANES];
     float radius[PROX_LANES];
@@ -74,9 +85,11 @@ struct prox_bvh {
     prox_obb_lanes* obbs;       /* one per node for OBB kinds, else NULL */
     prox_sphere_lanes* spheres; /* one per node for sphere kinds, else NULL */
     prox_kdop_lanes* kdops;     /* one per node for k-DOP kinds, else NULL */
+    prox_rss_lanes* rss;        /* one per node for PROX_VOLUME_RSS, else NULL */
     prox_obb_lanes root_obb;    /* the root's volumes, in lane 0 */
     prox_sphere_lanes root_sphere;
     prox_kdop_lanes root_kdop;
+    prox_rss_lanes root_rss;
     /* first and one-past-last slot of every lane's subtree (2 per lane), for
      * refitting volumes that are not unions of their children's */
     int32_t* lane_slots;
@@ -168,9 +181,13 @@ void prox_bvh_free_volumes(prox_bvh* bvh);
 /* Checks that every volume contains its lane's vertices. */
 bool prox_bvh_validate_volumes(const prox_bvh* bvh, char* message, size_t message_size);
 size_t prox_bvh_volume_bytes(const prox_bvh* bvh);
+/* Rectangle swept spheres of every lane and the root, in the frames of the
+ * lanes' oriented boxes (fitted first); grows volume_radius to cover them. */
+void prox_bvh_fit_rss(prox_bvh* bvh);
+bool prox_bvh_validate_rss(const prox_bvh* bvh, char* message, size_t message_size);
 
 static inline bool prox_volume_has_obb(prox_volume v) {
-    return v == PROX_VOLUME_OBB || v == PROX_VOLUME_OBB_SPHERE;
+    return v == PROX_VOLUME_OBB || v == PROX_VOLUME_OBB_SPHERE || v == PROX_VOLUME_RSS;
 }
 static inline bool prox_volume_has_sphere(prox_volume v) {
     return v == PROX_VOLUME_SPHERE || v == PROX_VOLUME_OBB_SPHERE;

@@ -119,7 +119,10 @@ prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, co
     const int axes = st.def->sat == PROX_SAT_LITE ? OBB_AXES_LITE : OBB_AXES_ALL;
     switch (choose_test(a, b, &f)) {
     case TEST_AABB: traverse(&st, &f, TEST_AABB, axes); break;
-    case TEST_OBB: traverse(&st, &f, TEST_OBB, axes); break;
+    case TEST_OBB:
+    case TEST_RSS: /* chosen by the distance query only */
+        traverse(&st, &f, TEST_OBB, axes);
+        break;
     case TEST_OBB_SPHERE: traverse(&st, &f, TEST_OBB_SPHERE, axes); break;
     case TEST_SPHERE: traverse(&st, &f, TEST_SPHERE, axes); break;
     case TEST_KDOP: traverse(&st, &f, TEST_KDOP, axes); break;

@@ -161,20 +161,23 @@ static void box_bounds(const distance_frame* f, const prox_node* node, const dou
     }
 }
 
-/* The fixed oriented box of Y placed in X's frame: centre, half edges
+/* The fixed oriented volume of Y placed in X's frame: a box, or the
+ * rectangle of a swept sphere (its third extent zero). Centre, half edges
  * u_j = e_j m a_j, edge directions w_j = m a_j (u_j without the extent,
- * which is zero across a flat box), unit face normals n_j (cof(m) a_j,
- * normalised) and the box's radius along each normal. */
+ * which is zero across a flat volume), unit face normals n_j (cof(m) a_j,
+ * normalised), the volume's radius along each normal, and a swept sphere's
+ * radius, which m stretches by at most stretch_max. */
 typedef struct distance_obb {
     double p[3], u[3][3], w[3][3], n[3][3], rn[3];
+    double sweep;
 } distance_obb;
 
-static void distance_obb_make(const distance_frame* f, const prox_obb_lanes* o, int lane, distance_obb* x) {
-    double c[3], a[3][3], e[3];
+static void distance_obb_make(const distance_frame* f, const float* center, const float* axis, const double e[3],
+                              double sweep, int lane, distance_obb* x) {
+    double c[3], a[3][3];
     for (int k = 0; k < 3; ++k) {
-        c[k] = o->center[k][lane];
-        e[k] = o->extent[k][lane];
-        for (int j = 0; j < 3; ++j) a[k][j] = o->axis[k][j][lane];
+        c[k] = center[k * PROX_LANES + lane];
+        for (int j = 0; j < 3; ++j) a[k][j] = axis[(3 * k + j) * PROX_LANES + lane];
     }
     for (int i = 0; i < 3; ++i) x->p[i] = f->m[i][0] * c[0] + f->m[i][1] * c[1] + f->m[i][2] * c[2] + f->t[i];
     for (int j = 0; j < 3; ++j) {
@@ -194,25 +197,39 @@ static void distance_obb_make(const distance_frame* f, const prox_obb_lanes* o, 
             r += fabs(x->n[j][0] * x->u[k][0] + x->n[j][1] * x->u[k][1] + x->n[j][2] * x->u[k][2]);
         x->rn[j] = r;
     }
+    x->sweep = f->stretch_max * sweep;
 }
 
-/* Oriented boxes: the gaps along sixteen directions, for the eight lanes
- * at once (every loop below runs over the lanes, which the compiler turns
- * into vector code):
- *  - the lane box's three axes (orthonormal: the gaps add up in squares);
- *  - the fixed box's three face normals (orthonormal when m is a rotation,
- *    otherwise the largest gap is taken);
- *  - the nine cross products of a lane axis and a fixed box edge, the
- *    separating directions of edge-edge configurations (the 15 axes of
- *    Gottschalk, Lin and Manocha 1996, used here for a distance);
+static void fixed_box_make(const distance_frame* f, const prox_obb_lanes* o, int lane, distance_obb* x) {
+    const double e[3] = {o->extent[0][lane], o->extent[1][lane], o->extent[2][lane]};
+    distance_obb_make(f, &o->center[0][0], &o->axis[0][0][0], e, 0, lane, x);
+}
+
+static void fixed_rss_make(const distance_frame* f, const prox_rss_lanes* r, int lane, distance_obb* x) {
+    const double e[3] = {r->half[0][lane], r->half[1][lane], 0};
+    distance_obb_make(f, &r->center[0][0], &r->axis[0][0][0], e, r->radius[lane], lane, x);
+}
+
+/* Oriented boxes and swept rectangles: the gaps along up to sixteen
+ * directions, for the eight lanes at once (every loop below runs over the
+ * lanes, which the compiler turns into vector code):
+ *  - the lane volume's three axes (orthonormal: the gaps add up in squares);
+ *  - the fixed volume's three face normals (orthonormal when m is a
+ *    rotation, otherwise the largest gap is taken);
+ *  - the cross products of a lane edge and a fixed edge, the separating
+ *    directions of edge-edge configurations (the 15 axes of Gottschalk, Lin
+ *    and Manocha 1996, used here for a distance): nine for boxes, four for
+ *    rectangles, which have no edges across their thickness;
  *  - the line between the centres, close to the separating direction of
- *    boxes whose nearest features are corners.
- * Tried against the swept-sphere bound of PQP (Larsen et al. 1999) on the
- * same trees, the sixteen gaps prune as many pairs (the cross axes are what
- * the six face gaps lack; the box is tighter than its swept-sphere
- * rectangle) and cost a fraction, vectorised.
+ *    volumes whose nearest features are corners.
+ * Swept rectangles (Larsen et al. 1999) are then at least their
+ * rectangles' distance minus both radii apart. Tried against the exact
+ * rectangle distance of PQP on the same trees, these gaps prune as many
+ * pairs and cost a fraction, vectorised; the rectangles' bound prunes about
+ * as well as the boxes' (rounder corners, but sides that can reach past the
+ * box by the radius) with four cross axes instead of nine.
  *
- * Along any direction v, the projections of both boxes are exact
+ * Along any direction v, the projections of both volumes are exact
  * expressions of their stored axes and extents (c . v +- sum_k e_k |a_k .
  * v|), whether or not the float axes are exactly orthonormal, so each gap
  * divided by |v| is a distance lower bound up to the rounding of these few
@@ -224,19 +241,20 @@ static void distance_obb_make(const distance_frame* f, const prox_obb_lanes* o, 
  * values are a few ulps of the extents, inside the slack too. A direction
  * whose length underflows (parallel factors, coincident centres) gives no
  * gap. */
-static void obb_bounds(const distance_frame* f, const prox_node* node, const prox_obb_lanes* o,
-                       const distance_obb* x, double limit, double out[PROX_LANES]) {
+static inline __attribute__((always_inline)) void oriented_bounds(const distance_frame* f, const prox_node* node,
+                                                                  const float* center, const float* axis,
+                                                                  double e[3][PROX_LANES],
+                                                                  const double sweep[PROX_LANES], int edges,
+                                                                  const distance_obb* x, double limit,
+                                                                  double out[PROX_LANES]) {
     enum { L = PROX_LANES };
-    double d[3][L], a[3][3][L], e[3][L], t[3][L], best[L], face_x[L], face_y[L];
+    double d[3][L], a[3][3][L], t[3][L], best[L];
     for (int k = 0; k < 3; ++k)
-        for (int l = 0; l < L; ++l) {
-            d[k][l] = x->p[k] - (double)o->center[k][l];
-            e[k][l] = o->extent[k][l];
-        }
+        for (int l = 0; l < L; ++l) d[k][l] = x->p[k] - (double)center[k * L + l];
     for (int i = 0; i < 3; ++i)
         for (int k = 0; k < 3; ++k)
-            for (int l = 0; l < L; ++l) a[i][k][l] = o->axis[i][k][l];
-    /* the lane box's axes: gap |t_i| - e_i - sum_j |a_i . u_j| */
+            for (int l = 0; l < L; ++l) a[i][k][l] = axis[(3 * i + k) * L + l];
+    /* the lane volume's axes: gap |t_i| - e_i - sum_j |a_i . u_j| */
     double gx[3][L];
     for (int i = 0; i < 3; ++i)
         for (int l = 0; l < L; ++l) {
@@ -246,7 +264,7 @@ static void obb_bounds(const distance_frame* f, const prox_node* node, const pro
                 r += fabs(a[i][0][l] * x->u[j][0] + a[i][1][l] * x->u[j][1] + a[i][2][l] * x->u[j][2]);
             gx[i][l] = fabs(t[i][l]) - e[i][l] - r;
         }
-    /* the fixed box's normals: gap |n_j . d| - rn_j - sum_i e_i |a_i . n_j| */
+    /* the fixed volume's normals: gap |n_j . d| - rn_j - sum_i e_i |a_i . n_j| */
     double gy[3][L];
     for (int j = 0; j < 3; ++j)
         for (int l = 0; l < L; ++l) {
@@ -257,10 +275,10 @@ static void obb_bounds(const distance_frame* f, const prox_node* node, const pro
         }
     bool any = false;
     for (int l = 0; l < L; ++l) {
-        face_x[l] = gap_norm(gx[0][l], gx[1][l], gx[2][l]);
-        face_y[l] = f->rigid ? gap_norm(gy[0][l], gy[1][l], gy[2][l]) : gap_max(gy[0][l], gy[1][l], gy[2][l]);
-        best[l] = face_x[l] > face_y[l] ? face_x[l] : face_y[l];
-        out[l] = finish_bound(f, best[l], node->count[l]);
+        const double bx = gap_norm(gx[0][l], gx[1][l], gx[2][l]);
+        const double by = f->rigid ? gap_norm(gy[0][l], gy[1][l], gy[2][l]) : gap_max(gy[0][l], gy[1][l], gy[2][l]);
+        best[l] = bx > by ? bx : by;
+        out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]);
         any |= out[l] < limit;
     }
     if (!any) return; /* the face gaps prune every lane already */
@@ -270,14 +288,13 @@ static void obb_bounds(const distance_frame* f, const prox_node* node, const pro
         double r = e[0][l] * fabs(t[0][l]) + e[1][l] * fabs(t[1][l]) + e[2][l] * fabs(t[2][l]);
         for (int j = 0; j < 3; ++j)
             r += fabs(x->u[j][0] * d[0][l] + x->u[j][1] * d[1][l] + x->u[j][2] * d[2][l]);
-        const double len = sqrt(dd);
-        const double g = dd > 0x1p-900 ? (dd - r) / len : 0;
+        const double g = dd > 0x1p-900 ? (dd - r) / sqrt(dd) : 0;
         best[l] = g > best[l] ? g : best[l];
     }
     /* the cross axes v = a_i x w_j */
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < edges; ++i) {
         const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
-        for (int j = 0; j < 3; ++j) {
+        for (int j = 0; j < edges; ++j) {
             const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
             const double* w = x->w[j];
             for (int l = 0; l < L; ++l) {
@@ -294,7 +311,29 @@ static void obb_bounds(const distance_frame* f, const prox_node* node, const pro
             }
         }
     }
-    for (int l = 0; l < L; ++l) out[l] = finish_bound(f, best[l], node->count[l]);
+    for (int l = 0; l < L; ++l) out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]);
+}
+
+static void obb_bounds(const distance_frame* f, const prox_node* node, const prox_obb_lanes* o,
+                       const distance_obb* x, double limit, double out[PROX_LANES]) {
+    double e[3][PROX_LANES], sweep[PROX_LANES];
+    for (int l = 0; l < PROX_LANES; ++l) {
+        for (int k = 0; k < 3; ++k) e[k][l] = o->extent[k][l];
+        sweep[l] = 0;
+    }
+    oriented_bounds(f, node, &o->center[0][0], &o->axis[0][0][0], e, sweep, 3, x, limit, out);
+}
+
+static void rss_bounds(const distance_frame* f, const prox_node* node, const prox_rss_lanes* r,
+                       const distance_obb* x, double limit, double out[PROX_LANES]) {
+    double e[3][PROX_LANES], sweep[PROX_LANES];
+    for (int l = 0; l < PROX_LANES; ++l) {
+        e[0][l] = r->half[0][l];
+        e[1][l] = r->half[1][l];
+        e[2][l] = 0;
+        sweep[l] = (double)r->radius[l] + x->sweep;
+    }
+    oriented_bounds(f, node, &r->center[0][0], &r->axis[0][0][0], e, sweep, 2, x, limit, out);
 }
 
 /* Spheres: centre distance minus the radii (Y's scaled by the largest stretch). */
@@ -502,6 +541,11 @@ static inline __attribute__((always_inline)) void traverse(distance_state* st, c
         } else if (kind == TEST_SPHERE) {
             const prox_sphere_lanes* fs = sphere_block(closed, fixed_slot, &lane);
             sphere_bounds(frame, node, &open->spheres[child], fs, lane, bound);
+        } else if (kind == TEST_RSS) {
+            const prox_rss_lanes* fr = rss_block(closed, fixed_slot, &lane);
+            distance_obb fixed_r;
+            fixed_rss_make(frame, fr, lane, &fixed_r);
+            rss_bounds(frame, node, &open->rss[child], &fixed_r, st->limit, bound);
         } else if (kind == TEST_KDOP) {
             const kdop_frame* kf = unfold_a ? &f->lanes.kdop_ab : &f->lanes.kdop_ba;
             const prox_kdop_lanes* fk = kdop_block(closed, fixed_slot, &lane);
@@ -521,7 +565,7 @@ static inline __attribute__((always_inline)) void traverse(distance_state* st, c
             if (any) {
                 const prox_obb_lanes* fo = obb_block(closed, fixed_slot, &lane);
                 distance_obb fixed_o;
-                distance_obb_make(frame, fo, lane, &fixed_o);
+                fixed_box_make(frame, fo, lane, &fixed_o);
                 obb_bounds(frame, node, &open->obbs[child], &fixed_o, st->limit, bound);
                 if (kind == TEST_OBB_SPHERE)
                     for (int l = 0; l < PROX_LANES; ++l) bound[l] = bound[l] > sphere[l] ? bound[l] : sphere[l];
@@ -552,7 +596,12 @@ static void run(distance_state* st, const distance_frames* f) {
     pair_queue queue;
     switch (choose_test(st->a, st->b, &f->lanes)) {
     case TEST_AABB: traverse(st, f, TEST_AABB, inv_length, &queue); break;
-    case TEST_OBB: traverse(st, f, TEST_OBB, inv_length, &queue); break;
+    case TEST_OBB:
+        /* swept-sphere hierarchies collide by their boxes, measure by their rectangles */
+        if (st->a->rss && st->b->rss) traverse(st, f, TEST_RSS, inv_length, &queue);
+        else traverse(st, f, TEST_OBB, inv_length, &queue);
+        break;
+    case TEST_RSS: break; /* choose_test never returns it */
     case TEST_OBB_SPHERE: traverse(st, f, TEST_OBB_SPHERE, inv_length, &queue); break;
     case TEST_SPHERE: traverse(st, f, TEST_SPHERE, inv_length, &queue); break;
     case TEST_KDOP: {

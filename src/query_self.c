@@ -174,7 +174,10 @@ prox_collide_result prox_self_collide(const prox_bvh* bvh, const prox_transform*
     const int axes = st.def->sat == PROX_SAT_LITE ? OBB_AXES_LITE : OBB_AXES_ALL;
     switch (choose_test(bvh, bvh, &f)) {
     case TEST_AABB: traverse_self(&st, &f, TEST_AABB, axes); break;
-    case TEST_OBB: traverse_self(&st, &f, TEST_OBB, axes); break;
+    case TEST_OBB:
+    case TEST_RSS: /* chosen by the distance query only */
+        traverse_self(&st, &f, TEST_OBB, axes);
+        break;
     case TEST_OBB_SPHERE: traverse_self(&st, &f, TEST_OBB_SPHERE, axes); break;
     case TEST_SPHERE: traverse_self(&st, &f, TEST_SPHERE, axes); break;
     case TEST_KDOP: traverse_self(&st, &f, TEST_KDOP, axes); break;

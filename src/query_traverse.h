@@ -78,6 +78,15 @@ static inline const prox_sphere_lanes* sphere_block(const prox_bvh* bvh, int32_t
     return &bvh->spheres[slot / PROX_LANES];
 }
 
+static inline const prox_rss_lanes* rss_block(const prox_bvh* bvh, int32_t slot, int* lane) {
+    if (slot == ROOT_SLOT) {
+        *lane = 0;
+        return &bvh->root_rss;
+    }
+    *lane = slot % PROX_LANES;
+    return &bvh->rss[slot / PROX_LANES];
+}
+
 static inline const prox_kdop_lanes* kdop_block(const prox_bvh* bvh, int32_t slot, int* lane) {
     if (slot == ROOT_SLOT) {
         *lane = 0;
@@ -88,13 +97,16 @@ static inline const prox_kdop_lanes* kdop_block(const prox_bvh* bvh, int32_t slo
 }
 
 /* How the two hierarchies are tested: by their own volumes when both are
- * of the same kind, else by the boxes every hierarchy has. */
-typedef enum test_kind { TEST_AABB, TEST_OBB, TEST_OBB_SPHERE, TEST_SPHERE, TEST_KDOP } test_kind;
+ * of the same kind, else by the boxes every hierarchy has. Swept-sphere
+ * hierarchies collide by the oriented boxes they keep; the distance query
+ * turns their TEST_OBB into TEST_RSS. */
+typedef enum test_kind { TEST_AABB, TEST_OBB, TEST_OBB_SPHERE, TEST_SPHERE, TEST_KDOP, TEST_RSS } test_kind;
 
 static inline test_kind choose_test(const prox_bvh* a, const prox_bvh* b, const query_frames* f) {
     if (a->def.volume != b->def.volume || !f->float_range_ok) return TEST_AABB;
     switch (a->def.volume) {
-    case PROX_VOLUME_OBB: return TEST_OBB;
+    case PROX_VOLUME_OBB:
+    case PROX_VOLUME_RSS: return TEST_OBB;
     case PROX_VOLUME_OBB_SPHERE: return TEST_OBB_SPHERE;
     case PROX_VOLUME_SPHERE: return TEST_SPHERE;
     case PROX_VOLUME_KDOP14:
@@ -108,7 +120,7 @@ static inline test_kind choose_test(const prox_bvh* a, const prox_bvh* b, const 
  * factor shared by both models). */
 static inline double slot_measure(const prox_bvh* bvh, int32_t slot, test_kind kind) {
     int lane;
-    if (kind == TEST_OBB || kind == TEST_OBB_SPHERE) {
+    if (kind == TEST_OBB || kind == TEST_OBB_SPHERE || kind == TEST_RSS) {
         const prox_obb_lanes* o = obb_block(bvh, slot, &lane);
         return (double)o->extent[0][lane] * o->extent[1][lane] * o->extent[2][lane];
     }

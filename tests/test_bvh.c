@@ -64,9 +64,9 @@ PROX_TEST(bvh, builds_valid_trees_for_every_split_and_leaf_size) {
                 CHECK(s.bytes > (size_t)mesh.triangle_count * 12);
                 CHECK(s.volume == volume);
                 CHECK(s.split == (split != PROX_SPLIT_DEFAULT                   ? split
-                                  : volume == PROX_VOLUME_OBB ||
-                                          volume == PROX_VOLUME_OBB_SPHERE ? PROX_SPLIT_MEAN
-                                                                           : PROX_SPLIT_MEDIAN));
+                                  : volume == PROX_VOLUME_OBB || volume == PROX_VOLUME_OBB_SPHERE ||
+                                          volume == PROX_VOLUME_RSS ? PROX_SPLIT_MEAN
+                                                                    : PROX_SPLIT_MEDIAN));
                 /* the root box holds every vertex */
                 prox_vec3 lo, hi;
                 prox_bvh_bounds(bvh, &lo, &hi);
@@ -479,4 +479,48 @@ PROX_TEST(bvh, float_rounding_is_directed_and_tight) {
                       (double)hi);
         }
     }
+}
+
+/* Swept rectangles as Larsen et al. fit them: on a thin slab the radius is
+ * half the thickness and the rectangle the slab's middle section (its
+ * corners are at the faces, where the sweep adds nothing); on a sphere every
+ * rectangle lies within its box's middle section (the sweep reaches past
+ * the box by at most the radius) and the swept volume holds every vertex. */
+PROX_TEST(bvh, rss_fit_is_tight) {
+    prox_mesh_data data;
+    REQUIRE(prox_mesh_box(prox_vec3_make(1.0, 0.5, 0.05), &data) == PROX_OK);
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh_def def = prox_default_bvh_def();
+    def.volume = PROX_VOLUME_RSS;
+    prox_bvh* bvh = NULL;
+    REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+    const prox_rss_lanes* r = &bvh->root_rss;
+    CHECK_NEAR(r->radius[0], 0.05, 1e-5);
+    const double half[2] = {r->half[0][0], r->half[1][0]};
+    CHECK_NEAR(fmax(half[0], half[1]), 1.0, 1e-5);
+    CHECK_NEAR(fmin(half[0], half[1]), 0.5, 1e-5);
+    CHECK(prox_bvh_validate(bvh, NULL, 0));
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+
+    REQUIRE(prox_mesh_sphere(1.0, 24, 32, &data) == PROX_OK);
+    mesh = prox_mesh_data_view(&data);
+    REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+    int lanes = 0;
+    for (int i = 0; i < bvh->node_count * PROX_LANES; ++i) {
+        const int node = i / PROX_LANES, lane = i % PROX_LANES;
+        if (bvh->nodes[node].count[lane] < 0) continue;
+        const prox_obb_lanes* o = &bvh->obbs[node];
+        const prox_rss_lanes* s = &bvh->rss[node];
+        ++lanes;
+        for (int k = 0; k < 2; ++k)
+            CHECK_MSG(s->half[k][lane] <= o->extent[k][lane] * (1 + 1e-6), "node %d lane %d axis %d: %g > %g", node,
+                      lane, k, s->half[k][lane], o->extent[k][lane]);
+        /* the radius: half the thickness plus the rounding slack, 2^-20 of the sphere's size */
+        CHECK(s->radius[lane] <= o->extent[2][lane] + 2e-6);
+    }
+    CHECK(lanes > 0);
+    CHECK(prox_bvh_validate(bvh, NULL, 0));
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
 }

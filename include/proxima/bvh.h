@@ -39,6 +39,15 @@ typedef enum prox_volume {
     PROX_VOLUME_KDOP14,
     PROX_VOLUME_KDOP18,
     PROX_VOLUME_KDOP26,
+    /// Rectangle swept spheres (Larsen, Gottschalk, Lin, Manocha 1999, PQP):
+    /// each volume is the set of points within a radius of a rectangle, fitted
+    /// over the node's vertices in the frame of its oriented box (rectangle
+    /// across the two longest axes, within the box's middle section; radius
+    /// half the thickness). The fastest distance queries of the kinds:
+    /// prox_distance and prox_within_distance test the swept rectangles. The
+    /// oriented boxes they were fitted in are kept, and collision tests those
+    /// (as FCL's OBBRSS).
+    PROX_VOLUME_RSS,
     PROX_VOLUME_COUNT
 } prox_volume;
 
@@ -138,7 +147,7 @@ PROX_API prox_mesh prox_bvh_mesh(const prox_bvh* bvh);
 /// Bounds of the root volume in the model's frame.
 PROX_API void prox_bvh_bounds(const prox_bvh* bvh, prox_vec3* out_min, prox_vec3* out_max);
 
-/// "aabb", "obb", "obb-sphere", "sphere", "kdop14", "kdop18", "kdop26";
+/// "aabb", "obb", "obb-sphere", "sphere", "kdop14", "kdop18", "kdop26", "rss";
 /// "unknown" for other values.
 PROX_API const char* prox_volume_name(prox_volume volume);
 /// Parses a name as printed by prox_volume_name; false when unknown.
