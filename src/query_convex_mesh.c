@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* A convex shape against a mesh hierarchy: the shape's box, in the mesh's
  * frame, prunes the mesh's volumes; triangles are measured with GJK, each a
- * three-point convex shape. */
+ * three-point convex shape. Hierarchies of oriented boxes or swept
+ * rectangles also bound their lanes against the box of the shape's points in
+ * the shape's own frame, placed in the mesh's (the gaps of
+ * distance_bounds.h), which is much tighter than a world box around a
+ * turned shape. */
 #include <proxima/query.h>
 
 #include "bvh_internal.h"
+#include "distance_bounds.h"
 #include "query_frame.h"
 #include "query_traverse.h"
 
@@ -18,6 +23,9 @@ typedef struct shape_query {
     double box_lo[3], box_hi[3]; /* the shape's box in the mesh's frame */
     double to_world;             /* <= the least stretch of the mesh's placement */
     bool overlap_only;
+    bool oriented;        /* the mesh has oriented lanes: `frame` and `fixed` are set */
+    distance_frame frame; /* the shape's frame in the mesh's */
+    distance_obb fixed;   /* the box of the shape's points, without its radius */
 } shape_query;
 
 /* The shape's world box (six support points, plus the radius) and, around
@@ -68,6 +76,45 @@ static void lane_bounds(const shape_query* q, const prox_node* node, double out[
     }
 }
 
+/* The box of the shape's points in its own frame, placed in the mesh's:
+ * the fixed volume of the oriented bounds. The radius is in world units
+ * (convex.h), so it is subtracted from the world bound, not swept here. */
+static void place_shape_box(shape_query* q, const prox_transform* mesh_inverse) {
+    prox_transform rel = prox_transform_mul(mesh_inverse, q->xs), rel_inverse;
+    if (!prox_transform_inverse(&rel, &rel_inverse)) return;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < q->shape->count; ++i)
+        for (int k = 0; k < 3; ++k) {
+            const double x = prox_vec3_get(q->shape->points[i], k);
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
+        }
+    double center[3], extent[3], axis[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, reach = 0;
+    for (int k = 0; k < 3; ++k) {
+        center[k] = 0.5 * (lo[k] + hi[k]);
+        extent[k] = 0.5 * (hi[k] - lo[k]);
+        reach = fmax(reach, fmax(fabs(lo[k]), fabs(hi[k])));
+    }
+    prox_distance_frame_make(&rel, &rel_inverse.basis, &mesh_inverse->basis, prox_bvh_reach(q->mesh), reach,
+                             &q->frame);
+    prox_fixed_volume_make(&q->frame, center, axis, extent, 0, &q->fixed);
+    q->oriented = true;
+}
+
+/* The tighter of the box bound and the oriented one, less the shape's radius. */
+static void oriented_lane_bounds(const shape_query* q, const prox_node* node, int32_t index, double limit,
+                                 double bound[PROX_LANES]) {
+    double oriented[PROX_LANES];
+    /* the limit the oriented gaps must reach to prune, before the radius comes off */
+    const double before_radius = limit + q->shape->radius;
+    if (q->mesh->rss) prox_rss_distance_bounds(&q->frame, node, &q->mesh->rss[index], &q->fixed, before_radius, oriented);
+    else prox_obb_distance_bounds(&q->frame, node, &q->mesh->obbs[index], &q->fixed, before_radius, oriented);
+    for (int l = 0; l < PROX_LANES; ++l) {
+        const double g = oriented[l] - q->shape->radius;
+        bound[l] = g > bound[l] ? g : bound[l];
+    }
+}
+
 static void run(const shape_query* q, double upper_bound, prox_convex_mesh_result* r) {
     double best = INFINITY;
     double limit = upper_bound >= 0 ? nextafter(upper_bound, INFINITY) : 0;
@@ -109,6 +156,7 @@ static void run(const shape_query* q, double upper_bound, prox_convex_mesh_resul
         const prox_node* node = &q->mesh->nodes[v.index];
         double bound[PROX_LANES];
         lane_bounds(q, node, bound);
+        if (q->oriented) oriented_lane_bounds(q, node, v.index, limit, bound);
         r->volume_tests += valid_lanes(node);
         int order[PROX_LANES];
         const int n = lanes_farthest_first(bound, limit, order);
@@ -132,6 +180,7 @@ static bool start(shape_query* q, const prox_convex* shape, const prox_transform
         !prox_transform_is_valid(q->xm) || !prox_transform_inverse(q->xm, &inverse))
         return false;
     q->to_world = (1 - 0x1p-40) / prox_stretch_bound(&inverse.basis);
+    if (q->mesh->obbs) place_shape_box(q, &inverse);
     return shape_box(q, &inverse);
 }
 

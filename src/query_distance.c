@@ -20,67 +20,13 @@
 #include "query_frame.h"
 #include "query_kdop.h"
 #include "query_traverse.h"
+#include "distance_bounds.h"
 
 prox_distance_def prox_default_distance_def(void) {
     prox_distance_def def;
     memset(&def, 0, sizeof def);
     def.upper_bound = INFINITY;
     return def;
-}
-
-/* One direction of the relative placement, in double, for the bounds. */
-typedef struct distance_frame {
-    double m[3][3], m_abs[3][3]; /* Y's axes in X */
-    double minv[3][3], minv_abs[3][3];
-    double cof[3][3];   /* cof m: normals of Y's faces in X */
-    double t[3];
-    double stretch_max; /* >= |m|_2: a sphere of Y of radius r fits in one of radius stretch_max r in X */
-    double stretch_min; /* <= the least singular value of m: |m v| >= stretch_min |v| */
-    bool rigid;         /* m is orthogonal (to 2^-40): Y's unit face normals are orthonormal in X */
-    double to_world;    /* <= the least singular value of X's placement: world distance per X distance */
-    double slack;       /* subtracted from every bound, in X's units */
-} distance_frame;
-
-/* The factor and the slack that make every bound conservative. Each bound
- * is a handful of double operations on terms no larger than G = |t| +
- * |m| R_Y + R_X (R the models' radii): their rounding is far below 2^-40 G,
- * the absolute slack. The factor 1 - 2^-18 covers the oriented boxes' float
- * axes, unit and orthogonal only to a few 2^-24, which makes a sum of
- * squared gaps along them exceed the squared distance by as much. */
-static const double BOUND_FACTOR = 1.0 - 0x1p-18;
-
-static double max_abs_vec(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
-
-static bool is_orthogonal(const prox_mat3* m) {
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-            double dot = m->m[0][i] * m->m[0][j] + m->m[1][i] * m->m[1][j] + m->m[2][i] * m->m[2][j];
-            if (!(fabs(dot - (i == j)) <= 0x1p-40)) return false;
-        }
-    return true;
-}
-
-static void make_distance_frame(const prox_transform* rel, const prox_mat3* rel_inv, const prox_mat3* x_basis_inv,
-                                double radius_x, double radius_y, distance_frame* f) {
-    prox_mat3 cof = prox_mat3_cofactor(&rel->basis);
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-            f->m[i][j] = rel->basis.m[i][j];
-            f->m_abs[i][j] = fabs(rel->basis.m[i][j]);
-            f->minv[i][j] = rel_inv->m[i][j];
-            f->minv_abs[i][j] = fabs(rel_inv->m[i][j]);
-            f->cof[i][j] = cof.m[i][j];
-        }
-    f->t[0] = rel->origin.x;
-    f->t[1] = rel->origin.y;
-    f->t[2] = rel->origin.z;
-    f->stretch_max = prox_stretch_bound(&rel->basis);
-    /* the least singular value of m is 1 / |m^-1|_2 */
-    f->stretch_min = (1 - 0x1p-40) / prox_stretch_bound(rel_inv);
-    f->rigid = is_orthogonal(&rel->basis);
-    f->to_world = (1 - 0x1p-40) / prox_stretch_bound(x_basis_inv);
-    double g = max_abs_vec(rel->origin) + f->stretch_max * radius_y + radius_x;
-    f->slack = 0x1p-40 * g;
 }
 
 typedef struct distance_frames {
@@ -96,35 +42,9 @@ static bool make_distance_frames(const prox_bvh* a, const prox_transform* xa, co
     prox_transform ab = prox_transform_mul(&xa_inv, xb); /* B -> A */
     if (!prox_transform_inverse(&ab, &ba)) return false;
     double ra = prox_bvh_reach(a), rb = prox_bvh_reach(b);
-    make_distance_frame(&ab, &ba.basis, &xa_inv.basis, ra, rb, &f->ab);
-    make_distance_frame(&ba, &ab.basis, &xb_inv.basis, rb, ra, &f->ba);
+    prox_distance_frame_make(&ab, &ba.basis, &xa_inv.basis, ra, rb, &f->ab);
+    prox_distance_frame_make(&ba, &ab.basis, &xb_inv.basis, rb, ra, &f->ba);
     return true;
-}
-
-/* sqrt(sum of squares), or, where the squares could overflow, the largest
- * term: both are lower bounds of the distance when the terms are gaps along
- * orthogonal unit axes. */
-static inline double gap_norm(double g0, double g1, double g2) {
-    g0 = g0 > 0 ? g0 : 0;
-    g1 = g1 > 0 ? g1 : 0;
-    g2 = g2 > 0 ? g2 : 0;
-    double big = g0 > g1 ? g0 : g1;
-    big = big > g2 ? big : g2;
-    double norm = sqrt(g0 * g0 + g1 * g1 + g2 * g2);
-    return big < 0x1p500 ? norm : big;
-}
-
-static inline double gap_max(double g0, double g1, double g2) {
-    double big = g0 > g1 ? g0 : g1;
-    big = big > g2 ? big : g2;
-    return big > 0 ? big : 0;
-}
-
-/* Finishes a lane's bound: world units, rounded down; empty lanes never survive. */
-static inline double finish_bound(const distance_frame* f, double bound, int32_t count) {
-    double lb = f->to_world * (BOUND_FACTOR * bound - f->slack);
-    lb = lb > 0 ? lb : 0;
-    return count < 0 ? INFINITY : lb;
 }
 
 /* Boxes: the fixed box of Y, centre fc and half extents fe in Y's frame,
@@ -159,181 +79,6 @@ static void box_bounds(const distance_frame* f, const prox_node* node, const dou
         double by = f->stretch_min * gap_norm(gy[0], gy[1], gy[2]);
         out[l] = finish_bound(f, bx > by ? bx : by, node->count[l]);
     }
-}
-
-/* The fixed oriented volume of Y placed in X's frame: a box, or the
- * rectangle of a swept sphere (its third extent zero). Centre, half edges
- * u_j = e_j m a_j, edge directions w_j = m a_j (u_j without the extent,
- * which is zero across a flat volume), unit face normals n_j (cof(m) a_j,
- * normalised), the volume's radius along each normal, and a swept sphere's
- * radius, which m stretches by at most stretch_max. */
-typedef struct distance_obb {
-    double p[3], u[3][3], w[3][3], n[3][3], rn[3];
-    double sweep;
-} distance_obb;
-
-static void distance_obb_make(const distance_frame* f, const float* center, const float* axis, const double e[3],
-                              double sweep, int lane, distance_obb* x) {
-    double c[3], a[3][3];
-    for (int k = 0; k < 3; ++k) {
-        c[k] = center[k * PROX_LANES + lane];
-        for (int j = 0; j < 3; ++j) a[k][j] = axis[(3 * k + j) * PROX_LANES + lane];
-    }
-    for (int i = 0; i < 3; ++i) x->p[i] = f->m[i][0] * c[0] + f->m[i][1] * c[1] + f->m[i][2] * c[2] + f->t[i];
-    for (int j = 0; j < 3; ++j) {
-        double len = 0;
-        for (int i = 0; i < 3; ++i) {
-            x->w[j][i] = f->m[i][0] * a[j][0] + f->m[i][1] * a[j][1] + f->m[i][2] * a[j][2];
-            x->u[j][i] = e[j] * x->w[j][i];
-            x->n[j][i] = f->cof[i][0] * a[j][0] + f->cof[i][1] * a[j][1] + f->cof[i][2] * a[j][2];
-            len += x->n[j][i] * x->n[j][i];
-        }
-        len = len > 0 ? 1 / sqrt(len) : 0;
-        for (int i = 0; i < 3; ++i) x->n[j][i] *= len;
-    }
-    for (int j = 0; j < 3; ++j) {
-        double r = 0;
-        for (int k = 0; k < 3; ++k)
-            r += fabs(x->n[j][0] * x->u[k][0] + x->n[j][1] * x->u[k][1] + x->n[j][2] * x->u[k][2]);
-        x->rn[j] = r;
-    }
-    x->sweep = f->stretch_max * sweep;
-}
-
-static void fixed_box_make(const distance_frame* f, const prox_obb_lanes* o, int lane, distance_obb* x) {
-    const double e[3] = {o->extent[0][lane], o->extent[1][lane], o->extent[2][lane]};
-    distance_obb_make(f, &o->center[0][0], &o->axis[0][0][0], e, 0, lane, x);
-}
-
-static void fixed_rss_make(const distance_frame* f, const prox_rss_lanes* r, int lane, distance_obb* x) {
-    const double e[3] = {r->half[0][lane], r->half[1][lane], 0};
-    distance_obb_make(f, &r->center[0][0], &r->axis[0][0][0], e, r->radius[lane], lane, x);
-}
-
-/* Oriented boxes and swept rectangles: the gaps along up to sixteen
- * directions, for the eight lanes at once (every loop below runs over the
- * lanes, which the compiler turns into vector code):
- *  - the lane volume's three axes (orthonormal: the gaps add up in squares);
- *  - the fixed volume's three face normals (orthonormal when m is a
- *    rotation, otherwise the largest gap is taken);
- *  - the cross products of a lane edge and a fixed edge, the separating
- *    directions of edge-edge configurations (the 15 axes of Gottschalk, Lin
- *    and Manocha 1996, used here for a distance): nine for boxes, four for
- *    rectangles, which have no edges across their thickness;
- *  - the line between the centres, close to the separating direction of
- *    volumes whose nearest features are corners.
- * Swept rectangles (Larsen et al. 1999) are then at least their
- * rectangles' distance minus both radii apart. Tried against the exact
- * rectangle distance of PQP on the same trees, these gaps prune as many
- * pairs and cost a fraction, vectorised; the rectangles' bound prunes about
- * as well as the boxes' (rounder corners, but sides that can reach past the
- * box by the radius) with four cross axes instead of nine.
- *
- * Along any direction v, the projections of both volumes are exact
- * expressions of their stored axes and extents (c . v +- sum_k e_k |a_k .
- * v|), whether or not the float axes are exactly orthonormal, so each gap
- * divided by |v| is a distance lower bound up to the rounding of these few
- * products. v is used as computed, unnormalised: the rounding of v itself
- * only picks another direction, and the rounding of the projections scales
- * with |v|, so after the division it is a few ulps of the sizes involved
- * whatever |v| is, far below the frame's slack. Terms that vanish exactly
- * (a cross axis against its own two factors) are left out: their rounded
- * values are a few ulps of the extents, inside the slack too. A direction
- * whose length underflows (parallel factors, coincident centres) gives no
- * gap. */
-static inline __attribute__((always_inline)) void oriented_bounds(const distance_frame* f, const prox_node* node,
-                                                                  const float* center, const float* axis,
-                                                                  double e[3][PROX_LANES],
-                                                                  const double sweep[PROX_LANES], int edges,
-                                                                  const distance_obb* x, double limit,
-                                                                  double out[PROX_LANES]) {
-    enum { L = PROX_LANES };
-    double d[3][L], a[3][3][L], t[3][L], best[L];
-    for (int k = 0; k < 3; ++k)
-        for (int l = 0; l < L; ++l) d[k][l] = x->p[k] - (double)center[k * L + l];
-    for (int i = 0; i < 3; ++i)
-        for (int k = 0; k < 3; ++k)
-            for (int l = 0; l < L; ++l) a[i][k][l] = axis[(3 * i + k) * L + l];
-    /* the lane volume's axes: gap |t_i| - e_i - sum_j |a_i . u_j| */
-    double gx[3][L];
-    for (int i = 0; i < 3; ++i)
-        for (int l = 0; l < L; ++l) {
-            t[i][l] = a[i][0][l] * d[0][l] + a[i][1][l] * d[1][l] + a[i][2][l] * d[2][l];
-            double r = 0;
-            for (int j = 0; j < 3; ++j)
-                r += fabs(a[i][0][l] * x->u[j][0] + a[i][1][l] * x->u[j][1] + a[i][2][l] * x->u[j][2]);
-            gx[i][l] = fabs(t[i][l]) - e[i][l] - r;
-        }
-    /* the fixed volume's normals: gap |n_j . d| - rn_j - sum_i e_i |a_i . n_j| */
-    double gy[3][L];
-    for (int j = 0; j < 3; ++j)
-        for (int l = 0; l < L; ++l) {
-            double r = 0;
-            for (int i = 0; i < 3; ++i)
-                r += e[i][l] * fabs(a[i][0][l] * x->n[j][0] + a[i][1][l] * x->n[j][1] + a[i][2][l] * x->n[j][2]);
-            gy[j][l] = fabs(x->n[j][0] * d[0][l] + x->n[j][1] * d[1][l] + x->n[j][2] * d[2][l]) - x->rn[j] - r;
-        }
-    bool any = false;
-    for (int l = 0; l < L; ++l) {
-        const double bx = gap_norm(gx[0][l], gx[1][l], gx[2][l]);
-        const double by = f->rigid ? gap_norm(gy[0][l], gy[1][l], gy[2][l]) : gap_max(gy[0][l], gy[1][l], gy[2][l]);
-        best[l] = bx > by ? bx : by;
-        out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]);
-        any |= out[l] < limit;
-    }
-    if (!any) return; /* the face gaps prune every lane already */
-    /* the centre line v = d: gap |d| - sum_i e_i |t_i| - sum_j |u_j . d|, over |d| */
-    for (int l = 0; l < L; ++l) {
-        const double dd = d[0][l] * d[0][l] + d[1][l] * d[1][l] + d[2][l] * d[2][l];
-        double r = e[0][l] * fabs(t[0][l]) + e[1][l] * fabs(t[1][l]) + e[2][l] * fabs(t[2][l]);
-        for (int j = 0; j < 3; ++j)
-            r += fabs(x->u[j][0] * d[0][l] + x->u[j][1] * d[1][l] + x->u[j][2] * d[2][l]);
-        const double g = dd > 0x1p-900 ? (dd - r) / sqrt(dd) : 0;
-        best[l] = g > best[l] ? g : best[l];
-    }
-    /* the cross axes v = a_i x w_j */
-    for (int i = 0; i < edges; ++i) {
-        const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
-        for (int j = 0; j < edges; ++j) {
-            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-            const double* w = x->w[j];
-            for (int l = 0; l < L; ++l) {
-                const double v0 = a[i][1][l] * w[2] - a[i][2][l] * w[1];
-                const double v1 = a[i][2][l] * w[0] - a[i][0][l] * w[2];
-                const double v2 = a[i][0][l] * w[1] - a[i][1][l] * w[0];
-                const double vv = v0 * v0 + v1 * v1 + v2 * v2;
-                const double r = e[i1][l] * fabs(v0 * a[i1][0][l] + v1 * a[i1][1][l] + v2 * a[i1][2][l]) +
-                                 e[i2][l] * fabs(v0 * a[i2][0][l] + v1 * a[i2][1][l] + v2 * a[i2][2][l]) +
-                                 fabs(v0 * x->u[j1][0] + v1 * x->u[j1][1] + v2 * x->u[j1][2]) +
-                                 fabs(v0 * x->u[j2][0] + v1 * x->u[j2][1] + v2 * x->u[j2][2]);
-                const double g = (fabs(v0 * d[0][l] + v1 * d[1][l] + v2 * d[2][l]) - r) / sqrt(vv);
-                best[l] = vv > 0x1p-900 && g > best[l] ? g : best[l];
-            }
-        }
-    }
-    for (int l = 0; l < L; ++l) out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]);
-}
-
-static void obb_bounds(const distance_frame* f, const prox_node* node, const prox_obb_lanes* o,
-                       const distance_obb* x, double limit, double out[PROX_LANES]) {
-    double e[3][PROX_LANES], sweep[PROX_LANES];
-    for (int l = 0; l < PROX_LANES; ++l) {
-        for (int k = 0; k < 3; ++k) e[k][l] = o->extent[k][l];
-        sweep[l] = 0;
-    }
-    oriented_bounds(f, node, &o->center[0][0], &o->axis[0][0][0], e, sweep, 3, x, limit, out);
-}
-
-static void rss_bounds(const distance_frame* f, const prox_node* node, const prox_rss_lanes* r,
-                       const distance_obb* x, double limit, double out[PROX_LANES]) {
-    double e[3][PROX_LANES], sweep[PROX_LANES];
-    for (int l = 0; l < PROX_LANES; ++l) {
-        e[0][l] = r->half[0][l];
-        e[1][l] = r->half[1][l];
-        e[2][l] = 0;
-        sweep[l] = (double)r->radius[l] + x->sweep;
-    }
-    oriented_bounds(f, node, &r->center[0][0], &r->axis[0][0][0], e, sweep, 2, x, limit, out);
 }
 
 /* Spheres: centre distance minus the radii (Y's scaled by the largest stretch). */
@@ -544,8 +289,8 @@ static inline __attribute__((always_inline)) void traverse(distance_state* st, c
         } else if (kind == TEST_RSS) {
             const prox_rss_lanes* fr = rss_block(closed, fixed_slot, &lane);
             distance_obb fixed_r;
-            fixed_rss_make(frame, fr, lane, &fixed_r);
-            rss_bounds(frame, node, &open->rss[child], &fixed_r, st->limit, bound);
+            prox_fixed_rss_make(frame, fr, lane, &fixed_r);
+            prox_rss_distance_bounds(frame, node, &open->rss[child], &fixed_r, st->limit, bound);
         } else if (kind == TEST_KDOP) {
             const kdop_frame* kf = unfold_a ? &f->lanes.kdop_ab : &f->lanes.kdop_ba;
             const prox_kdop_lanes* fk = kdop_block(closed, fixed_slot, &lane);
@@ -565,8 +310,8 @@ static inline __attribute__((always_inline)) void traverse(distance_state* st, c
             if (any) {
                 const prox_obb_lanes* fo = obb_block(closed, fixed_slot, &lane);
                 distance_obb fixed_o;
-                fixed_box_make(frame, fo, lane, &fixed_o);
-                obb_bounds(frame, node, &open->obbs[child], &fixed_o, st->limit, bound);
+                prox_fixed_box_make(frame, fo, lane, &fixed_o);
+                prox_obb_distance_bounds(frame, node, &open->obbs[child], &fixed_o, st->limit, bound);
                 if (kind == TEST_OBB_SPHERE)
                     for (int l = 0; l < PROX_LANES; ++l) bound[l] = bound[l] > sphere[l] ? bound[l] : sphere[l];
             } else {

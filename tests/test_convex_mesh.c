@@ -106,3 +106,8 @@ static void shapes_against_mesh(const char* name, prox_volume kind, int count, b
 PROX_TEST(convex_mesh, torus_aabb) { shapes_against_mesh("torus", PROX_VOLUME_AABB, 300, false); }
 PROX_TEST(convex_mesh, teapot_obb_scaled) { shapes_against_mesh("teapot", PROX_VOLUME_OBB, 200, true); }
 PROX_TEST(convex_mesh, sphere_kdop) { shapes_against_mesh("sphere", PROX_VOLUME_KDOP18, 300, true); }
+/* the oriented bounds of the shape's own box against boxes and swept rectangles */
+PROX_TEST(convex_mesh, torus_rss) { shapes_against_mesh("torus", PROX_VOLUME_RSS, 300, false); }
+PROX_TEST(convex_mesh, teapot_rss_scaled) { shapes_against_mesh("teapot", PROX_VOLUME_RSS, 200, true); }
+PROX_TEST(convex_mesh, torus_obb_sphere_scaled) { shapes_against_mesh("torus", PROX_VOLUME_OBB_SPHERE, 200, true); }
+PROX_TEST(convex_mesh, xwing_obb) { shapes_against_mesh("xwing", PROX_VOLUME_OBB, 100, false); }

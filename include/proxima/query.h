@@ -198,11 +198,14 @@ typedef struct prox_distance_result {
 } prox_distance_result;
 
 /// Separation distance between model `a` placed by `xa` and model `b` placed
-/// by `xb`, with the closest points and the triangles they lie on. Depth-first
-/// traversal that visits the children of a node nearest first and prunes
-/// every pair of volumes whose lower bound cannot beat the best pair found
-/// (Larsen, Gottschalk, Lin, Manocha 1999). When the models intersect the
-/// distance is 0 and both points are one common point. `def` may be NULL.
+/// by `xb`, with the closest points and the triangles they lie on. Pairs of
+/// volumes are explored best first (least distance lower bound first) and
+/// every pair whose bound cannot beat the best triangle pair found is pruned
+/// (Larsen, Gottschalk, Lin, Manocha 1999). Every volume kind works; the
+/// oriented ones (PROX_VOLUME_RSS, _OBB, _OBB_SPHERE) are the fastest, the
+/// others' bounds are looser. The query never allocates (its queue lives on
+/// the stack, about 30 KB). When the models intersect the distance is 0 and
+/// both points are one common point. `def` may be NULL.
 PROX_API prox_distance_result prox_distance(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                             const prox_transform* xb, const prox_distance_def* def);
 

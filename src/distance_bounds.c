@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/* Distance lower bounds between bounding volumes (distance_bounds.h). */
+#include "distance_bounds.h"
+
+static double max_abs_vec(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
+
+static bool is_orthogonal(const prox_mat3* m) {
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            double dot = m->m[0][i] * m->m[0][j] + m->m[1][i] * m->m[1][j] + m->m[2][i] * m->m[2][j];
+            if (!(fabs(dot - (i == j)) <= 0x1p-40)) return false;
+        }
+    return true;
+}
+
+void prox_distance_frame_make(const prox_transform* rel, const prox_mat3* rel_inv, const prox_mat3* x_basis_inv,
+                              double radius_x, double radius_y, distance_frame* f) {
+    prox_mat3 cof = prox_mat3_cofactor(&rel->basis);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            f->m[i][j] = rel->basis.m[i][j];
+            f->m_abs[i][j] = fabs(rel->basis.m[i][j]);
+            f->minv[i][j] = rel_inv->m[i][j];
+            f->minv_abs[i][j] = fabs(rel_inv->m[i][j]);
+            f->cof[i][j] = cof.m[i][j];
+        }
+    f->t[0] = rel->origin.x;
+    f->t[1] = rel->origin.y;
+    f->t[2] = rel->origin.z;
+    f->stretch_max = prox_stretch_bound(&rel->basis);
+    /* the least singular value of m is 1 / |m^-1|_2 */
+    f->stretch_min = (1 - 0x1p-40) / prox_stretch_bound(rel_inv);
+    f->rigid = is_orthogonal(&rel->basis);
+    f->to_world = (1 - 0x1p-40) / prox_stretch_bound(x_basis_inv);
+    double g = max_abs_vec(rel->origin) + f->stretch_max * radius_y + radius_x;
+    f->slack = 0x1p-40 * g;
+}
+
+void prox_fixed_volume_make(const distance_frame* f, const double center[3], double axis[3][3],
+                            const double extent[3], double sweep, distance_obb* x) {
+    const double* c = center;
+    for (int i = 0; i < 3; ++i) x->p[i] = f->m[i][0] * c[0] + f->m[i][1] * c[1] + f->m[i][2] * c[2] + f->t[i];
+    for (int j = 0; j < 3; ++j) {
+        const double* a = axis[j];
+        double len = 0;
+        for (int i = 0; i < 3; ++i) {
+            x->w[j][i] = f->m[i][0] * a[0] + f->m[i][1] * a[1] + f->m[i][2] * a[2];
+            x->u[j][i] = extent[j] * x->w[j][i];
+            x->n[j][i] = f->cof[i][0] * a[0] + f->cof[i][1] * a[1] + f->cof[i][2] * a[2];
+            len += x->n[j][i] * x->n[j][i];
+        }
+        len = len > 0 ? 1 / sqrt(len) : 0;
+        for (int i = 0; i < 3; ++i) x->n[j][i] *= len;
+    }
+    for (int j = 0; j < 3; ++j) {
+        double r = 0;
+        for (int k = 0; k < 3; ++k)
+            r += fabs(x->n[j][0] * x->u[k][0] + x->n[j][1] * x->u[k][1] + x->n[j][2] * x->u[k][2]);
+        x->rn[j] = r;
+    }
+    x->sweep = f->stretch_max * sweep;
+    x->edges = extent[2] > 0 ? 3 : 2;
+}
+
+/* A lane's centre and axes, from the float blocks' [k][lane] and [k][j][lane] layouts. */
+static void lane_frame_of(const float* center, const float* axis, int lane, double c[3], double a[3][3]) {
+    for (int k = 0; k < 3; ++k) {
+        c[k] = center[k * PROX_LANES + lane];
+        for (int j = 0; j < 3; ++j) a[k][j] = axis[(3 * k + j) * PROX_LANES + lane];
+    }
+}
+
+void prox_fixed_box_make(const distance_frame* f, const prox_obb_lanes* o, int lane, distance_obb* x) {
+    double c[3], a[3][3];
+    lane_frame_of(&o->center[0][0], &o->axis[0][0][0], lane, c, a);
+    const double e[3] = {o->extent[0][lane], o->extent[1][lane], o->extent[2][lane]};
+    prox_fixed_volume_make(f, c, a, e, 0, x);
+}
+
+void prox_fixed_rss_make(const distance_frame* f, const prox_rss_lanes* r, int lane, distance_obb* x) {
+    double c[3], a[3][3];
+    lane_frame_of(&r->center[0][0], &r->axis[0][0][0], lane, c, a);
+    const double e[3] = {r->half[0][lane], r->half[1][lane], 0};
+    prox_fixed_volume_make(f, c, a, e, r->radius[lane], x);
+}
+
+/* Oriented boxes and swept rectangles: the gaps along up to sixteen
+ * directions, for the eight lanes at once (every loop below runs over the
+ * lanes, which the compiler turns into vector code):
+ *  - the lane volume's three axes (orthonormal: the gaps add up in squares);
+ *  - the fixed volume's three face normals (orthonormal when m is a
+ *    rotation, otherwise the largest gap is taken);
+ *  - the cross products of a lane edge and a fixed edge, the separating
+ *    directions of edge-edge configurations (the 15 axes of Gottschalk, Lin
+ *    and Manocha 1996, used here for a distance), with three edge
+ *    directions per box and two per rectangle (a flat volume has no edge
+ *    across its thickness): nine cross axes for boxes, four for rectangles;
+ *  - the line between the centres, close to the separating direction of
+ *    volumes whose nearest features are corners.
+ * Swept rectangles (Larsen et al. 1999) are then at least their
+ * rectangles' distance minus both radii apart. Tried against the exact
+ * rectangle distance of PQP on the same trees, these gaps prune as many
+ * pairs and cost a fraction, vectorised; the rectangles' bound prunes about
+ * as well as the boxes' (rounder corners, but sides that can reach past the
+ * box by the radius) with four cross axes instead of nine.
+ *
+ * Along any direction v, the projections of both volumes are exact
+ * expressions of their stored axes and extents (c . v +- sum_k e_k |a_k .
+ * v|), whether or not the float axes are exactly orthonormal, so each gap
+ * divided by |v| is a distance lower bound up to the rounding of these few
+ * products. v is used as computed, unnormalised: the rounding of v itself
+ * only picks another direction, and the rounding of the projections scales
+ * with |v|, so after the division it is a few ulps of the sizes involved
+ * whatever |v| is, far below the frame's slack. Terms that vanish exactly
+ * (a cross axis against its own two factors) are left out: their rounded
+ * values are a few ulps of the extents, inside the slack too. A direction
+ * whose length underflows (parallel factors, coincident centres) gives no
+ * gap. */
+static inline __attribute__((always_inline)) void oriented_bounds(const distance_frame* f, const prox_node* node,
+                                                                  const float* center, const float* axis,
+                                                                  double e[3][PROX_LANES],
+                                                                  const double sweep[PROX_LANES], int edges,
+                                                                  const distance_obb* x, double limit,
+                                                                  double out[PROX_LANES]) {
+    enum { L = PROX_LANES };
+    double d[3][L], a[3][3][L], t[3][L], best[L];
+    for (int k = 0; k < 3; ++k)
+        for (int l = 0; l < L; ++l) d[k][l] = x->p[k] - (double)center[k * L + l];
+    for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 3; ++k)
+            for (int l = 0; l < L; ++l) a[i][k][l] = axis[(3 * i + k) * L + l];
+    /* the lane volume's axes: gap |t_i| - e_i - sum_j |a_i . u_j| */
+    double gx[3][L];
+    for (int i = 0; i < 3; ++i)
+        for (int l = 0; l < L; ++l) {
+            t[i][l] = a[i][0][l] * d[0][l] + a[i][1][l] * d[1][l] + a[i][2][l] * d[2][l];
+            double r = 0;
+            for (int j = 0; j < 3; ++j)
+                r += fabs(a[i][0][l] * x->u[j][0] + a[i][1][l] * x->u[j][1] + a[i][2][l] * x->u[j][2]);
+            gx[i][l] = fabs(t[i][l]) - e[i][l] - r;
+        }
+    /* the fixed volume's normals: gap |n_j . d| - rn_j - sum_i e_i |a_i . n_j| */
+    double gy[3][L];
+    for (int j = 0; j < 3; ++j)
+        for (int l = 0; l < L; ++l) {
+            double r = 0;
+            for (int i = 0; i < 3; ++i)
+                r += e[i][l] * fabs(a[i][0][l] * x->n[j][0] + a[i][1][l] * x->n[j][1] + a[i][2][l] * x->n[j][2]);
+            gy[j][l] = fabs(x->n[j][0] * d[0][l] + x->n[j][1] * d[1][l] + x->n[j][2] * d[2][l]) - x->rn[j] - r;
+        }
+    bool any = false;
+    for (int l = 0; l < L; ++l) {
+        const double bx = gap_norm(gx[0][l], gx[1][l], gx[2][l]);
+        const double by = f->rigid ? gap_norm(gy[0][l], gy[1][l], gy[2][l]) : gap_max(gy[0][l], gy[1][l], gy[2][l]);
+        best[l] = bx > by ? bx : by;
+        out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]);
+        any |= out[l] < limit;
+    }
+    if (!any) return; /* the face gaps prune every lane already */
+    /* the centre line v = d: gap |d| - sum_i e_i |t_i| - sum_j |u_j . d|, over |d| */
+    for (int l = 0; l < L; ++l) {
+        const double dd = d[0][l] * d[0][l] + d[1][l] * d[1][l] + d[2][l] * d[2][l];
+        double r = e[0][l] * fabs(t[0][l]) + e[1][l] * fabs(t[1][l]) + e[2][l] * fabs(t[2][l]);
+        for (int j = 0; j < 3; ++j)
+            r += fabs(x->u[j][0] * d[0][l] + x->u[j][1] * d[1][l] + x->u[j][2] * d[2][l]);
+        const double g = dd > 0x1p-900 ? (dd - r) / sqrt(dd) : 0;
+        best[l] = g > best[l] ? g : best[l];
+    }
+    /* the cross axes v = a_i x w_j */
+    for (int i = 0; i < edges; ++i) {
+        const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < x->edges; ++j) {
+            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            const double* w = x->w[j];
+            for (int l = 0; l < L; ++l) {
+                const double v0 = a[i][1][l] * w[2] - a[i][2][l] * w[1];
+                const double v1 = a[i][2][l] * w[0] - a[i][0][l] * w[2];
+                const double v2 = a[i][0][l] * w[1] - a[i][1][l] * w[0];
+                const double vv = v0 * v0 + v1 * v1 + v2 * v2;
+                const double r = e[i1][l] * fabs(v0 * a[i1][0][l] + v1 * a[i1][1][l] + v2 * a[i1][2][l]) +
+                                 e[i2][l] * fabs(v0 * a[i2][0][l] + v1 * a[i2][1][l] + v2 * a[i2][2][l]) +
+                                 fabs(v0 * x->u[j1][0] + v1 * x->u[j1][1] + v2 * x->u[j1][2]) +
+                                 fabs(v0 * x->u[j2][0] + v1 * x->u[j2][1] + v2 * x->u[j2][2]);
+                const double g = (fabs(v0 * d[0][l] + v1 * d[1][l] + v2 * d[2][l]) - r) / sqrt(vv);
+                best[l] = vv > 0x1p-900 && g > best[l] ? g : best[l];
+            }
+        }
+    }
+    for (int l = 0; l < L; ++l) out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]);
+}
+
+void prox_obb_distance_bounds(const distance_frame* f, const prox_node* node, const prox_obb_lanes* o,
+                              const distance_obb* x, double limit, double out[PROX_LANES]) {
+    double e[3][PROX_LANES], sweep[PROX_LANES];
+    for (int l = 0; l < PROX_LANES; ++l) {
+        for (int k = 0; k < 3; ++k) e[k][l] = o->extent[k][l];
+        sweep[l] = 0;
+    }
+    oriented_bounds(f, node, &o->center[0][0], &o->axis[0][0][0], e, sweep, 3, x, limit, out);
+}
+
+void prox_rss_distance_bounds(const distance_frame* f, const prox_node* node, const prox_rss_lanes* r,
+                              const distance_obb* x, double limit, double out[PROX_LANES]) {
+    double e[3][PROX_LANES], sweep[PROX_LANES];
+    for (int l = 0; l < PROX_LANES; ++l) {
+        e[0][l] = r->half[0][l];
+        e[1][l] = r->half[1][l];
+        e[2][l] = 0;
+        sweep[l] = (double)r->radius[l] + x->sweep;
+    }
+    oriented_bounds(f, node, &r->center[0][0], &r->axis[0][0][0], e, sweep, 2, x, limit, out);
+}
+
