@@ -45,8 +45,9 @@ static void usage(FILE* f) {
           "  proxima scene FILE|--demo [options]   (see below)\n"
           "\n"
           "MODEL is a mesh file (.obj .stl .ply .off) or builtin:torus, builtin:teapot,\n"
-          "builtin:sphere, builtin:box. KIND is the bounding volume: aabb (default), obb,\n"
-          "obb-sphere, sphere, kdop14, kdop18, kdop26, rss; info without --bv shows every kind.\n"
+          "builtin:sphere, builtin:box. KIND is the bounding volume: aabb (default; rss for\n"
+          "distance), obb, obb-sphere, sphere, kdop14, kdop18, kdop26, rss; info without --bv\n"
+          "shows every kind.\n"
           "RULE is the split: default (the kind's own), median, sah, mean. --fit: oriented\n"
           "boxes from the covariance of each node's convex hull (default) or of its\n"
           "triangles (faster to build). A pose is a\n"
@@ -382,11 +383,14 @@ static int command_pair(pair_command command, const options* o) {
     prox_mesh_data data[2] = {{0}};
     prox_bvh* bvh[2] = {NULL, NULL};
     int status = 1;
+    /* without --bv, distance uses the kind whose distance bounds are the fastest */
+    prox_bvh_def def = o->bvh;
+    if (command == PAIR_DISTANCE && !o->have_volume) def.volume = PROX_VOLUME_RSS;
     for (int k = 0; k < 2; ++k) {
         if (!load_model(o->positional[k], &data[k])) goto done;
         prox_mesh mesh = prox_mesh_data_view(&data[k]);
         char message[512];
-        if (prox_bvh_create(&o->bvh, &mesh, &bvh[k], message, sizeof message) != PROX_OK) {
+        if (prox_bvh_create(&def, &mesh, &bvh[k], message, sizeof message) != PROX_OK) {
             fprintf(stderr, "proxima: %s: %s\n", o->positional[k], message);
             goto done;
         }
