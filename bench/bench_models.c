@@ -3,6 +3,7 @@
 
 #include <proxima/io.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,4 +76,40 @@ void bench_machine_note(void) {
         printf("**Note: the machine is busy (load average %.1f on %d CPUs): timings are inflated and noisy, the means "
                "most (a preempted query lands in the mean); compare medians.**\n\n",
                atof(load), cpus);
+}
+
+bool bench_build_tree(const char* program, const prox_mesh* mesh, prox_volume volume, prox_bvh** out) {
+    prox_bvh_def def = prox_default_bvh_def();
+    def.volume = volume;
+    char message[256];
+    if (prox_bvh_create(&def, mesh, out, message, sizeof message) != PROX_OK) {
+        fprintf(stderr, "%s: %s tree: %s\n", program, prox_volume_name(volume), message);
+        return false;
+    }
+    return true;
+}
+
+double bench_mesh_radius(const prox_mesh* mesh) {
+    double r = 0;
+    for (int i = 0; i < mesh->vertex_count; ++i) r = fmax(r, prox_vec3_length(mesh->vertices[i]));
+    return r;
+}
+
+prox_vec3 bench_random_direction(prox_rng* rng) {
+    const double z = 2 * prox_rng_uniform(rng) - 1;
+    const double phi = 6.283185307179586 * prox_rng_uniform(rng);
+    const double s = sqrt(fmax(0, 1 - z * z));
+    return prox_vec3_make(s * cos(phi), s * sin(phi), z);
+}
+
+bool bench_name_in_list(const char* list, const char* name) {
+    const size_t len = strlen(name);
+    for (const char* p = list; *p;) {
+        const char* end = strchr(p, ',');
+        const size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && strncmp(p, name, len) == 0) return true;
+        if (!end) break;
+        p = end + 1;
+    }
+    return false;
 }

@@ -78,6 +78,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_job.h"
 #include "bench_models.h"
 #include "experiment.h"
 #include "peers_convex_mesh.h"
@@ -117,34 +118,6 @@ typedef struct options {
 } options;
 
 /* ------------------------------------------------------------------------ */
-/* Timing: warm-up, one clock around the loop (mean), per-query clocks (median) */
-
-typedef struct job {
-    void (*run)(void* context, int i);
-    void* context;
-} job;
-
-typedef struct timing {
-    int count;
-    double mean_us;
-    double median_us;
-} timing;
-
-static void time_job(const job* j, int count, int warm, double* scratch, timing* out) {
-    out->count = count;
-    if (warm > count) warm = count;
-    for (int i = 0; i < warm; ++i) j->run(j->context, i);
-    double start = experiment_now();
-    for (int i = 0; i < count; ++i) j->run(j->context, i);
-    out->mean_us = 1e6 * (experiment_now() - start) / count;
-    for (int i = 0; i < count; ++i) {
-        double t0 = experiment_now();
-        j->run(j->context, i);
-        scratch[i] = experiment_now() - t0;
-    }
-    out->median_us = 1e6 * experiment_median(scratch, count);
-}
-
 /* One placement: the shape's and the mesh's (rigid: FCL takes isometries). */
 typedef struct placement {
     prox_transform xs, xm;
@@ -288,19 +261,6 @@ static void free_shape(bench_shape* s) { prox_hull_destroy(s->hull); }
 /* ------------------------------------------------------------------------ */
 /* Placements */
 
-static double mesh_radius(const prox_mesh* mesh) {
-    double r = 0;
-    for (int i = 0; i < mesh->vertex_count; ++i) r = fmax(r, prox_vec3_length(mesh->vertices[i]));
-    return r;
-}
-
-static prox_vec3 random_direction(prox_rng* rng) {
-    double z = 2 * prox_rng_uniform(rng) - 1;
-    double phi = 6.283185307179586 * prox_rng_uniform(rng);
-    double s = sqrt(fmax(0, 1 - z * z));
-    return prox_vec3_make(s * cos(phi), s * sin(phi), z);
-}
-
 static prox_mat3 random_rotation(prox_rng* rng) {
     return prox_mat3_from_quat(prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng)));
 }
@@ -324,46 +284,11 @@ typedef struct slide {
 
 static prox_transform slide_at(const slide* sl, double s) { return rigid(&sl->basis, prox_vec3_scale(sl->u, s)); }
 
-static double gap_at(const slide* sl, double s) {
+static double gap_at(void* context, double s) {
+    const slide* sl = context;
     prox_transform xs = slide_at(sl, s);
     ++*sl->queries;
     return prox_convex_mesh_distance(sl->shape, &xs, sl->tree, &sl->xm, INFINITY).distance;
-}
-
-/* The outermost s along u at which the gap is in [target, (1 + slack) target],
- * starting from `s` where the gap is above it (see the file comment). False
- * when 200 steps did not get there (a grazing approach: the caller redraws). */
-static bool advance_to_gap(const slide* sl, double s, double target, double slack, double* out_s, double* out_gap) {
-    double gap = gap_at(sl, s);
-    double s_prev = NAN, gap_prev = NAN;
-    for (int step = 0; step < 200; ++step) {
-        if (!(gap >= target)) return false; /* cannot happen for a rigid slide; guards NaN */
-        if (gap <= (1 + slack) * target) {
-            *out_s = s;
-            *out_gap = gap;
-            return true;
-        }
-        double next = s - (gap - target); /* conservative: gap(next) >= target */
-        double next_gap = NAN;
-        if (s_prev == s_prev && gap_prev > gap && s_prev > s) {
-            /* secant through the last two points, aimed a little above the
-             * target; kept only if it really leaves gap >= target */
-            double slope = (gap_prev - gap) / (s_prev - s);
-            double s_secant = s - (gap - target * (1 + 0.5 * slack)) / slope;
-            if (s_secant < next && s_secant > 0) {
-                double g = gap_at(sl, s_secant);
-                if (g >= target) {
-                    next = s_secant;
-                    next_gap = g;
-                }
-            }
-        }
-        s_prev = s;
-        gap_prev = gap;
-        s = next;
-        gap = next_gap == next_gap ? next_gap : gap_at(sl, s);
-    }
-    return false;
 }
 
 typedef struct placement_set {
@@ -397,11 +322,11 @@ static void make_set(const prox_bvh* tree, const bench_shape* shape, double radi
         prox_mat3 rm = random_rotation(&rng);
         sl.xm = rigid(&rm, prox_vec3_make(0, 0, 0));
         sl.basis = random_rotation(&rng);
-        sl.u = random_direction(&rng);
+        sl.u = bench_random_direction(&rng);
         double target = lo * pow(hi / lo, prox_rng_uniform(&rng));
         double depth = 0.002 * radius * pow(25.0, prox_rng_uniform(&rng)); /* the touching set's push */
         double s, gap;
-        if (!advance_to_gap(&sl, radius + shape->reach + 2 * target, target, slack, &s, &gap)) {
+        if (!bench_advance_to_gap(gap_at, &sl, radius + shape->reach + 2 * target, target, slack, &s, &gap)) {
             out->redraws++;
             continue;
         }
@@ -487,19 +412,6 @@ static const char* kind_name(int k) { return prox_volume_name((prox_volume)k); }
 static void set_label(int set, char* out, size_t size) {
     if (set == SET_OVERLAP) snprintf(out, size, "overlap");
     else snprintf(out, size, "[%gR, %gR)", band_lo[set], band_hi[set]);
-}
-
-/* Is name one of the comma-separated entries of list? */
-static bool name_in_list(const char* list, const char* name) {
-    const size_t len = strlen(name);
-    for (const char* p = list; *p;) {
-        const char* end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n == len && strncmp(p, name, len) == 0) return true;
-        if (!end) break;
-        p = end + 1;
-    }
-    return false;
 }
 
 /* Disagreements found while a model's table is printed, listed after it (a
@@ -603,8 +515,8 @@ static void run_set(const model_run* m, const bench_shape* shape, int which, int
         snprintf(who, sizeof who, "proxima %s", kind_name(k));
         if (boolean) {
             overlap_context c = {m->trees[k], &shape->convex, ps->p, hit};
-            job j = {overlap_run, &c};
-            time_job(&j, n, warm, scratch, &t);
+            job j = {NULL, overlap_run, &c};
+            bench_time_job(&j, n, warm, scratch, &t);
             for (int i = 0; i < n; ++i)
                 if ((hit[i] != 0) != (ps->gap[i] == 0)) {
                     ++bad;
@@ -615,8 +527,8 @@ static void run_set(const model_run* m, const bench_shape* shape, int which, int
             csv_row("overlap", m->name, sname, set, who, n, &t, NAN, NAN, bad, NAN, "");
         } else {
             distance_context c = {m->trees[k], &shape->convex, ps->p, d, nb, np};
-            job j = {distance_run, &c};
-            time_job(&j, n, warm, scratch, &t);
+            job j = {NULL, distance_run, &c};
+            bench_time_job(&j, n, warm, scratch, &t);
             for (int i = 0; i < n; ++i) {
                 double rel = relative_difference(d[i], ps->gap[i]);
                 worst = fmax(worst, rel);
@@ -664,8 +576,8 @@ static void run_set(const model_run* m, const bench_shape* shape, int which, int
         timing t;
         int bad = 0;
         double worst = 0;
-        job j = {boolean ? peer_overlap_run : peer_distance_run, &c};
-        time_job(&j, n, warm, scratch, &t);
+        job j = {NULL, boolean ? peer_overlap_run : peer_distance_run, &c};
+        bench_time_job(&j, n, warm, scratch, &t);
         if (boolean) {
             for (int i = 0; i < n; ++i)
                 if ((hit[i] != 0) != (ps->gap[i] == 0)) {
@@ -703,25 +615,6 @@ static void run_set(const model_run* m, const bench_shape* shape, int which, int
 
 /* ------------------------------------------------------------------------ */
 
-static void read_load(char* out, size_t size) {
-    snprintf(out, size, "?");
-    FILE* f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fgets(out, (int)size, f)) out[strcspn(out, "\n")] = 0;
-        fclose(f);
-    }
-}
-
-static bool build_tree(const prox_mesh* mesh, prox_volume volume, prox_bvh** out) {
-    prox_bvh_def def = prox_default_bvh_def();
-    def.volume = volume;
-    char message[256];
-    if (prox_bvh_create(&def, mesh, out, message, sizeof message) != PROX_OK) {
-        fprintf(stderr, "convex_mesh: %s tree: %s\n", prox_volume_name(volume), message);
-        return false;
-    }
-    return true;
-}
 
 static uint64_t name_seed(const char* name) {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -736,10 +629,10 @@ static bool run_model(const char* name, const prox_mesh* mesh, const prox_vec3 u
     memset(ms, 0, sizeof *ms);
     ms->name = name;
     ms->triangles = mesh->triangle_count;
-    ms->radius = mesh_radius(mesh);
+    ms->radius = bench_mesh_radius(mesh);
     prox_bvh* trees[KIND_COUNT] = {0};
     bool ok = true;
-    for (int k = 0; k < KIND_COUNT && ok; ++k) ok = build_tree(mesh, (prox_volume)k, &trees[k]);
+    for (int k = 0; k < KIND_COUNT && ok; ++k) ok = bench_build_tree("convex_mesh", mesh, (prox_volume)k, &trees[k]);
     void* peer_meshes[MAX_PEERS] = {0};
     for (int q = 0; ok && q < peer_count; ++q) {
         peer_meshes[q] = convex_mesh_peer_mesh(q, mesh);
@@ -852,8 +745,8 @@ int main(int argc, char** argv) {
     if (!o.models) o.models = "torus,teapot,xwing,bunny,buddha";
     if (placements >= 0) o.placements = placements;
     if (o.placements < 1) o.placements = 1;
-    for (int k = 0; k < KIND_COUNT; ++k) kind_selected[k] = !kinds || name_in_list(kinds, kind_name(k));
-    for (int s = 0; s < SHAPE_COUNT; ++s) shape_selected[s] = !shapes || name_in_list(shapes, shape_names[s]);
+    for (int k = 0; k < KIND_COUNT; ++k) kind_selected[k] = !kinds || bench_name_in_list(kinds, kind_name(k));
+    for (int s = 0; s < SHAPE_COUNT; ++s) shape_selected[s] = !shapes || bench_name_in_list(shapes, shape_names[s]);
     if (csv_path) {
         csv = fopen(csv_path, "w");
         if (!csv) {
@@ -933,7 +826,7 @@ int main(int argc, char** argv) {
         }
     }
     char load[128];
-    read_load(load, sizeof load);
+    bench_read_load(load, sizeof load);
     printf("\nRuntime: %.1f s; answers that differ (all models): proxima %d (exit status 1 when not 0), FCL %d "
            "(beyond %.0e relative; reported only); load average at the end: %s\n",
            experiment_now() - start, disagreements, peer_disagreements, PEER_AGREE, load);

@@ -36,7 +36,7 @@
  * Timing as in vdb98 (tools/experiment.h): a short warm-up, then one clock
  * around the loop over all placements (the mean) and a second pass with a
  * clock per query (the median); the warm-start path is timed in one pass
- * (see time_job_once). Disagreements are printed as they are found, counted
+ * (see bench_time_job_once). Disagreements are printed as they are found, counted
  * per row and in total, and make the exit status 1.
  *
  *   distance [--quick] [--models a,b,...] [--placements N] [--frames N]
@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_job.h"
 #include "bench_models.h"
 #include "experiment.h"
 #include "peers.h"
@@ -86,59 +87,6 @@ typedef struct options {
 } options;
 
 /* ------------------------------------------------------------------------ */
-/* Timing: warm-up, one clock around the loop (mean), per-query clocks (median) */
-
-typedef struct job {
-    void (*reset)(void* context); /* before every pass (may be NULL) */
-    void (*run)(void* context, int i);
-    void* context;
-} job;
-
-typedef struct timing {
-    int count;
-    double mean_us;
-    double median_us;
-} timing;
-
-/* One pass with a clock per query, for both the mean and the median: for
- * the warm-start path, where a second pass would repeat the same frames with
- * the same cache states anyway, and each query takes 100 us or more, far
- * above the clock's own cost (tens of ns). */
-static void time_job_once(const job* j, int count, int warm, double* scratch, timing* out) {
-    out->count = count;
-    if (warm > count) warm = count;
-    if (j->reset) j->reset(j->context);
-    for (int i = 0; i < warm; ++i) j->run(j->context, i);
-    if (j->reset) j->reset(j->context);
-    double total = 0;
-    for (int i = 0; i < count; ++i) {
-        double t0 = experiment_now();
-        j->run(j->context, i);
-        scratch[i] = experiment_now() - t0;
-        total += scratch[i];
-    }
-    out->mean_us = 1e6 * total / count;
-    out->median_us = 1e6 * experiment_median(scratch, count);
-}
-
-static void time_job(const job* j, int count, int warm, double* scratch, timing* out) {
-    out->count = count;
-    if (warm > count) warm = count;
-    if (j->reset) j->reset(j->context);
-    for (int i = 0; i < warm; ++i) j->run(j->context, i);
-    if (j->reset) j->reset(j->context);
-    double start = experiment_now();
-    for (int i = 0; i < count; ++i) j->run(j->context, i);
-    out->mean_us = 1e6 * (experiment_now() - start) / count;
-    if (j->reset) j->reset(j->context);
-    for (int i = 0; i < count; ++i) {
-        double t0 = experiment_now();
-        j->run(j->context, i);
-        scratch[i] = experiment_now() - t0;
-    }
-    out->median_us = 1e6 * experiment_median(scratch, count);
-}
-
 /* prox_distance over a list of placements; records each answer. */
 typedef struct distance_context {
     const prox_bvh* tree;
@@ -234,19 +182,6 @@ static bool agree(double x, double reference) {
 /* ------------------------------------------------------------------------ */
 /* Placements */
 
-static double mesh_radius(const prox_mesh* mesh) {
-    double r = 0;
-    for (int i = 0; i < mesh->vertex_count; ++i) r = fmax(r, prox_vec3_length(mesh->vertices[i]));
-    return r;
-}
-
-static prox_vec3 random_direction(prox_rng* rng) {
-    double z = 2 * prox_rng_uniform(rng) - 1;
-    double phi = 6.283185307179586 * prox_rng_uniform(rng);
-    double s = sqrt(fmax(0, 1 - z * z));
-    return prox_vec3_make(s * cos(phi), s * sin(phi), z);
-}
-
 static prox_transform rigid(const prox_mat3* basis, prox_vec3 origin) {
     prox_transform t;
     t.basis = *basis;
@@ -254,51 +189,29 @@ static prox_transform rigid(const prox_mat3* basis, prox_vec3 origin) {
     return t;
 }
 
-static double gap_at(const prox_bvh* tree, const prox_transform* xa, const prox_mat3* basis_b, prox_vec3 u, double s,
-                     int* queries) {
-    prox_transform xb = rigid(basis_b, prox_vec3_scale(u, s));
-    ++*queries;
-    return prox_distance(tree, xa, tree, &xb, NULL).distance;
+/* One slide of B along u from A: the gap at parameter s. */
+typedef struct slide {
+    const prox_bvh* tree;
+    const prox_transform* xa;
+    const prox_mat3* basis_b;
+    prox_vec3 u;
+    int* queries;
+} slide;
+
+static double gap_at(void* context, double s) {
+    const slide* sl = context;
+    prox_transform xb = rigid(sl->basis_b, prox_vec3_scale(sl->u, s));
+    ++*sl->queries;
+    return prox_distance(sl->tree, sl->xa, sl->tree, &xb, NULL).distance;
 }
 
-/* The outermost s along u at which the gap is in [target, (1 + slack) target]
- * (see the file comment). Returns false when 200 steps did not get there
- * (a grazing approach; the caller draws a new placement). */
+/* The outermost s along u at which the gap is in [target, (1 + slack) target],
+ * starting outside the bounding spheres (see the file comment). */
 static bool advance_to_gap(const prox_bvh* tree, const prox_transform* xa, const prox_mat3* basis_b, prox_vec3 u,
                            double radius, double target, double slack, double* out_s, double* out_gap,
                            int* queries) {
-    double s = 2 * radius + 2 * target;
-    double gap = gap_at(tree, xa, basis_b, u, s, queries);
-    double s_prev = NAN, gap_prev = NAN;
-    for (int step = 0; step < 200; ++step) {
-        if (!(gap >= target)) return false; /* cannot happen for a rigid slide; guards NaN */
-        if (gap <= (1 + slack) * target) {
-            *out_s = s;
-            *out_gap = gap;
-            return true;
-        }
-        double next = s - (gap - target); /* conservative: gap(next) >= target */
-        double next_gap = NAN;
-        if (s_prev == s_prev && gap_prev > gap && s_prev > s) {
-            /* secant through the last two points, aimed a little above the
-             * target; kept only if it really leaves gap >= target */
-            double slope = (gap_prev - gap) / (s_prev - s);
-            double aim = target * (1 + 0.5 * slack);
-            double s_secant = s - (gap - aim) / slope;
-            if (s_secant < next && s_secant > 0) {
-                double g = gap_at(tree, xa, basis_b, u, s_secant, queries);
-                if (g >= target) {
-                    next = s_secant;
-                    next_gap = g;
-                }
-            }
-        }
-        s_prev = s;
-        gap_prev = gap;
-        s = next;
-        gap = next_gap == next_gap ? next_gap : gap_at(tree, xa, basis_b, u, s, queries);
-    }
-    return false;
+    slide sl = {tree, xa, basis_b, u, queries};
+    return bench_advance_to_gap(gap_at, &sl, 2 * radius + 2 * target, target, slack, out_s, out_gap);
 }
 
 typedef struct band_placements {
@@ -324,7 +237,7 @@ static void make_band(const prox_bvh* tree, double radius, int band, int count, 
     for (int i = 0; i < count;) {
         prox_quat qa = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
         prox_quat qb = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
-        prox_vec3 u = random_direction(&rng);
+        prox_vec3 u = bench_random_direction(&rng);
         double target = lo * pow(hi / lo, prox_rng_uniform(&rng));
         prox_mat3 ra = prox_mat3_from_quat(qa), rb = prox_mat3_from_quat(qb);
         prox_transform xa = rigid(&ra, prox_vec3_make(0, 0, 0));
@@ -376,19 +289,6 @@ typedef struct model_summary {
 
 static const char* kind_name(int k) { return prox_volume_name((prox_volume)k); }
 
-/* Is name one of the comma-separated entries of list? */
-static bool name_in_list(const char* list, const char* name) {
-    const size_t len = strlen(name);
-    for (const char* p = list; *p;) {
-        const char* end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n == len && strncmp(p, name, len) == 0) return true;
-        if (!end) break;
-        p = end + 1;
-    }
-    return false;
-}
-
 static void print_disagreement(int* printed, const char* model, int band, int i, const char* who, double got,
                                double reference) {
     if (*printed >= 10) return;
@@ -426,7 +326,7 @@ static void run_band(const char* model, int band, prox_bvh* const* trees, void* 
         distance_context c = {trees[k], b->p, prox_default_distance_def(), {0}, false, d, nb, np};
         job j = {distance_reset, distance_run, &c};
         timing t;
-        time_job(&j, n, warm, scratch, &t);
+        bench_time_job(&j, n, warm, scratch, &t);
         int bad = 0;
         double worst = 0;
         for (int i = 0; i < n; ++i) {
@@ -462,7 +362,7 @@ static void run_band(const char* model, int band, prox_bvh* const* trees, void* 
         if (m > n) m = n;
         job j = {NULL, peer_run, &c};
         timing t;
-        time_job(&j, m, m < n ? 0 : warm, scratch, &t); /* the estimate above warmed up a slow peer */
+        bench_time_job(&j, m, m < n ? 0 : warm, scratch, &t); /* the estimate above warmed up a slow peer */
         int bad = 0;
         double worst = 0;
         for (int i = 0; i < m; ++i) {
@@ -502,7 +402,7 @@ static void run_band(const char* model, int band, prox_bvh* const* trees, void* 
             tolerance_context c = {trees[k], b->p, b->gap, factor, within, d, nb, np};
             job j = {NULL, tolerance_run, &c};
             timing t;
-            time_job(&j, n, warm, scratch, &t);
+            bench_time_job(&j, n, warm, scratch, &t);
             int yes = 0, wrong = 0;
             for (int i = 0; i < n; ++i) {
                 yes += within[i];
@@ -560,7 +460,7 @@ static bool make_path(const prox_bvh* tree, double radius, int frames, uint64_t 
     for (int attempt = 0; attempt < 20; ++attempt) {
         prox_quat qa = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
         prox_quat qb = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
-        prox_vec3 e1 = random_direction(&rng), spin = random_direction(&rng), w = random_direction(&rng);
+        prox_vec3 e1 = bench_random_direction(&rng), spin = bench_random_direction(&rng), w = bench_random_direction(&rng);
         prox_vec3 e2 = prox_vec3_cross(e1, w);
         if (prox_vec3_length(e2) < 1e-3) continue;
         e2 = prox_vec3_scale(e2, 1 / prox_vec3_length(e2));
@@ -637,11 +537,11 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
         timing cold, warm;
         distance_context c = {trees[k], pa.p, prox_default_distance_def(), {0}, false, d, nb, np};
         job j = {distance_reset, distance_run, &c};
-        time_job_once(&j, n, 20, scratch, &cold);
+        bench_time_job_once(&j, n, 20, scratch, &cold);
         double nb_cold = sum_i64(nb, n) / n, np_cold = sum_i64(np, n) / n;
         distance_context cw = {trees[k], pa.p, prox_default_distance_def(), {0}, true, d2, nb, np};
         job jw = {distance_reset, distance_run, &cw};
-        time_job_once(&jw, n, 20, scratch, &warm);
+        bench_time_job_once(&jw, n, 20, scratch, &warm);
         int bad = 0;
         for (int i = 0; i < n; ++i) {
             bool ok = agree(d[i], pa.gap[i]) && agree(d2[i], pa.gap[i]);
@@ -683,7 +583,7 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
         }
         job j = {NULL, peer_run, &c};
         timing t;
-        time_job_once(&j, n, 20, scratch, &t);
+        bench_time_job_once(&j, n, 20, scratch, &t);
         int bad = 0;
         for (int i = 0; i < n; ++i) bad += !agree(d[i], pa.gap[i]) && !(pa.gap[i] == 0 && d[i] <= 0);
         *disagreements += bad;
@@ -708,27 +608,6 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
 }
 
 /* ------------------------------------------------------------------------ */
-
-static void read_load(char* out, size_t size) {
-    snprintf(out, size, "?");
-    FILE* f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fgets(out, (int)size, f)) out[strcspn(out, "\n")] = 0;
-        fclose(f);
-    }
-}
-
-
-static bool build_tree(const prox_mesh* mesh, prox_volume volume, prox_bvh** out) {
-    prox_bvh_def def = prox_default_bvh_def();
-    def.volume = volume;
-    char message[256];
-    if (prox_bvh_create(&def, mesh, out, message, sizeof message) != PROX_OK) {
-        fprintf(stderr, "distance: %s tree: %s\n", prox_volume_name(volume), message);
-        return false;
-    }
-    return true;
-}
 
 static uint64_t name_seed(const char* name) {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -767,7 +646,7 @@ int main(int argc, char** argv) {
     if (!o.models) o.models = "torus,teapot,xwing,bunny,buddha";
     if (placements >= 0) o.placements = placements;
     if (frames >= 0) o.frames = frames;
-    for (int k = 0; k < KIND_COUNT; ++k) kind_selected[k] = !kinds || name_in_list(kinds, kind_name(k));
+    for (int k = 0; k < KIND_COUNT; ++k) kind_selected[k] = !kinds || bench_name_in_list(kinds, kind_name(k));
     if (o.placements < 1) o.placements = 1;
     if (o.frames < 2) o.frames = 2;
     if (csv_path) {
@@ -821,10 +700,10 @@ int main(int argc, char** argv) {
         memset(ms, 0, sizeof *ms);
         ms->name = name;
         ms->triangles = mesh.triangle_count;
-        ms->radius = mesh_radius(&mesh);
+        ms->radius = bench_mesh_radius(&mesh);
         prox_bvh* trees[KIND_COUNT];
         bool ok = true;
-        for (int k = 0; k < KIND_COUNT; ++k) ok = ok && build_tree(&mesh, (prox_volume)k, &trees[k]);
+        for (int k = 0; k < KIND_COUNT; ++k) ok = ok && bench_build_tree("distance", &mesh, (prox_volume)k, &trees[k]);
         if (!ok) return 1;
         void* peer_models[MAX_PEERS];
         for (int q = 0; q < peer_count; ++q) {
@@ -900,7 +779,7 @@ int main(int argc, char** argv) {
             printf(" - | - |\n");
     }
     char load[128];
-    read_load(load, sizeof load);
+    bench_read_load(load, sizeof load);
     printf("\nRuntime: %.1f s; answers that differ (distance, tolerance, warm start; all models): %d; load average at "
            "the end: %s\n",
            experiment_now() - start, disagreements, load);

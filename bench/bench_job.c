@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* Timing a batch of queries (bench_job.h). */
+#include "bench_job.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "experiment.h"
+
+void bench_time_job_once(const job* j, int count, int warm, double* scratch, timing* out) {
+    out->count = count;
+    if (warm > count) warm = count;
+    if (j->reset) j->reset(j->context);
+    for (int i = 0; i < warm; ++i) j->run(j->context, i);
+    if (j->reset) j->reset(j->context);
+    double total = 0;
+    for (int i = 0; i < count; ++i) {
+        double t0 = experiment_now();
+        j->run(j->context, i);
+        scratch[i] = experiment_now() - t0;
+        total += scratch[i];
+    }
+    out->mean_us = 1e6 * total / count;
+    out->median_us = 1e6 * experiment_median(scratch, count);
+}
+
+void bench_time_job(const job* j, int count, int warm, double* scratch, timing* out) {
+    out->count = count;
+    if (warm > count) warm = count;
+    if (j->reset) j->reset(j->context);
+    for (int i = 0; i < warm; ++i) j->run(j->context, i);
+    if (j->reset) j->reset(j->context);
+    double start = experiment_now();
+    for (int i = 0; i < count; ++i) j->run(j->context, i);
+    out->mean_us = 1e6 * (experiment_now() - start) / count;
+    if (j->reset) j->reset(j->context);
+    for (int i = 0; i < count; ++i) {
+        double t0 = experiment_now();
+        j->run(j->context, i);
+        scratch[i] = experiment_now() - t0;
+    }
+    out->median_us = 1e6 * experiment_median(scratch, count);
+}
+
+void bench_read_load(char* out, size_t size) {
+    snprintf(out, size, "?");
+    FILE* f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fgets(out, (int)size, f)) out[strcspn(out, "\n")] = 0;
+        fclose(f);
+    }
+}
+
+bool bench_advance_to_gap(double (*gap_at)(void* context, double s), void* context, double s, double target,
+                          double slack, double* out_s, double* out_gap) {
+    double gap = gap_at(context, s);
+    double s_prev = NAN, gap_prev = NAN;
+    for (int step = 0; step < 200; ++step) {
+        if (!(gap >= target)) return false; /* cannot happen for a rigid slide; guards NaN */
+        if (gap <= (1 + slack) * target) {
+            *out_s = s;
+            *out_gap = gap;
+            return true;
+        }
+        double next = s - (gap - target); /* conservative: gap(next) >= target */
+        double next_gap = NAN;
+        if (s_prev == s_prev && gap_prev > gap && s_prev > s) {
+            /* secant through the last two points, aimed a little above the
+             * target; kept only if it really leaves gap >= target */
+            const double slope = (gap_prev - gap) / (s_prev - s);
+            const double s_secant = s - (gap - target * (1 + 0.5 * slack)) / slope;
+            if (s_secant < next && s_secant > 0) {
+                const double g = gap_at(context, s_secant);
+                if (g >= target) {
+                    next = s_secant;
+                    next_gap = g;
+                }
+            }
+        }
+        s_prev = s;
+        gap_prev = gap;
+        s = next;
+        gap = next_gap == next_gap ? next_gap : gap_at(context, s);
+    }
+    return false;
+}

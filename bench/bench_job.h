@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* Timing a batch of queries the way the query benchmarks report them
+ * (bench/distance.c, bench/convex_mesh.c): a warm-up, one clock around the
+ * whole loop (the mean), then a clock per query (the median). */
+#ifndef PROX_BENCH_JOB_H
+#define PROX_BENCH_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/// A batch: `run(context, i)` answers query i; `reset` (may be NULL) runs
+/// before every pass, e.g. to clear a cache.
+typedef struct job {
+    void (*reset)(void* context);
+    void (*run)(void* context, int i);
+    void* context;
+} job;
+
+typedef struct timing {
+    int count;
+    double mean_us;
+    double median_us;
+} timing;
+
+/// `warm` queries first, then one pass under a single clock (the mean) and
+/// one with a clock per query (the median); `scratch` holds `count` doubles.
+void bench_time_job(const job* j, int count, int warm, double* scratch, timing* out);
+
+/// One pass with a clock per query for both the mean and the median: for
+/// sequences whose state a second pass would repeat anyway (a warm-start
+/// path), with queries far above the clock's own cost.
+void bench_time_job_once(const job* j, int count, int warm, double* scratch, timing* out);
+
+/// The first line of /proc/loadavg ("?" when unreadable).
+void bench_read_load(char* out, size_t size);
+
+/// Conservative advancement along a line (Mirtich 1996): `gap(context, s)`
+/// is the separation when the moving model sits at parameter s along a unit
+/// direction, so it changes by at most |ds|. From s, where the gap is above
+/// `target`, steps s down by (gap - target), which never overshoots, with a
+/// secant step taken when it keeps gap >= target (it speeds up grazing
+/// approaches), until the gap is in [target, (1 + slack) target]. False when
+/// 200 steps did not get there (the caller draws another placement).
+bool bench_advance_to_gap(double (*gap)(void* context, double s), void* context, double s, double target,
+                          double slack, double* out_s, double* out_gap);
+
+#endif
