@@ -23,6 +23,7 @@ typedef struct shape_query {
     double box_lo[3], box_hi[3]; /* the shape's box in the mesh's frame */
     double to_world;             /* <= the least stretch of the mesh's placement */
     bool overlap_only;
+    double ball_center[3], ball_radius; /* a ball around the shape, in the mesh's frame */
     bool oriented;        /* the mesh has oriented lanes: `frame` and `fixed` are set */
     distance_frame frame; /* the shape's frame in the mesh's */
     distance_obb fixed;   /* the box of the shape's points, without its radius */
@@ -63,16 +64,49 @@ static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
     return isfinite(grow);
 }
 
-/* Distance from the shape's box to each lane box, in world units, rounded down. */
+/* A ball around the shape, in the mesh's frame: the smallest about the
+ * centre of its points' own box, placed (each placement stretches a radius
+ * by at most its stretch bound), plus the shape's radius; grown by 2^-40 of
+ * the scene's size for rounding. Much tighter than the box for a turned or
+ * round shape: the box of a ball placed and then turned into the mesh's
+ * frame is up to sqrt 3 times as wide. */
+static void shape_ball(shape_query* q, const prox_transform* mesh_inverse) {
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < q->shape->count; ++i)
+        for (int k = 0; k < 3; ++k) {
+            const double x = prox_vec3_get(q->shape->points[i], k);
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
+        }
+    const prox_vec3 centre = prox_vec3_make(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
+    double r = 0;
+    for (int i = 0; i < q->shape->count; ++i) r = fmax(r, prox_vec3_length(prox_vec3_sub(q->shape->points[i], centre)));
+    const prox_vec3 world = prox_transform_point(q->xs, centre);
+    const prox_vec3 local = prox_transform_point(mesh_inverse, world);
+    const double world_radius = prox_stretch_bound(&q->xs->basis) * r + q->shape->radius;
+    double radius = prox_stretch_bound(&mesh_inverse->basis) * world_radius, size = q->mesh->volume_radius + radius;
+    for (int k = 0; k < 3; ++k) {
+        q->ball_center[k] = prox_vec3_get(local, k);
+        size = fmax(size, fabs(q->ball_center[k]) + radius);
+    }
+    q->ball_radius = radius + 0x1p-40 * size;
+}
+
+/* Distance from the shape's box, and from its ball, to each lane box, in
+ * world units, rounded down: the larger of the two. */
 static void lane_bounds(const shape_query* q, const prox_node* node, double out[PROX_LANES]) {
     for (int l = 0; l < PROX_LANES; ++l) {
-        double s = 0;
+        double s = 0, b = 0;
         for (int k = 0; k < 3; ++k) {
             double g = fmax((double)node->lo[k][l] - q->box_hi[k], q->box_lo[k] - (double)node->hi[k][l]);
             g = g > 0 ? g : 0;
             s += g * g;
+            double h = fmax((double)node->lo[k][l] - q->ball_center[k], q->ball_center[k] - (double)node->hi[k][l]);
+            h = h > 0 ? h : 0;
+            b += h * h;
         }
-        out[l] = node->count[l] < 0 ? INFINITY : q->to_world * sqrt(s) * (1 - 0x1p-40);
+        const double ball = sqrt(b) - q->ball_radius, box = sqrt(s);
+        out[l] = node->count[l] < 0 ? INFINITY : q->to_world * (ball > box ? ball : box) * (1 - 0x1p-40);
     }
 }
 
@@ -181,6 +215,7 @@ static bool start(shape_query* q, const prox_convex* shape, const prox_transform
         return false;
     q->to_world = (1 - 0x1p-40) / prox_stretch_bound(&inverse.basis);
     if (q->mesh->obbs) place_shape_box(q, &inverse);
+    shape_ball(q, &inverse);
     return shape_box(q, &inverse);
 }
 

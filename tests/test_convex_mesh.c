@@ -50,7 +50,11 @@ static void shapes_against_mesh(const char* name, prox_volume kind, int count, b
         prox_vec3 at = prox_vec3_make(1.6 * radius * (2 * prox_rng_uniform(&rng) - 1),
                                       1.6 * radius * (2 * prox_rng_uniform(&rng) - 1),
                                       1.6 * radius * (2 * prox_rng_uniform(&rng) - 1));
-        prox_transform xs = prox_transform_make(qs, prox_vec3_make(1, 1, 1), at);
+        /* scaled runs scale the shape too (nonuniformly), to check the bounds' stretch factors */
+        prox_vec3 shape_scale = scaled ? prox_vec3_make(0.7 + 0.6 * prox_rng_uniform(&rng), 0.7 + 0.6 * prox_rng_uniform(&rng),
+                                                        1.3)
+                                       : prox_vec3_make(1, 1, 1);
+        prox_transform xs = prox_transform_make(qs, shape_scale, at);
         /* brute force */
         double expected = INFINITY, closed_form = INFINITY;
         for (int t = 0; t < mesh.triangle_count; ++t) {
@@ -110,4 +114,4 @@ PROX_TEST(convex_mesh, sphere_kdop) { shapes_against_mesh("sphere", PROX_VOLUME_
 PROX_TEST(convex_mesh, torus_rss) { shapes_against_mesh("torus", PROX_VOLUME_RSS, 300, false); }
 PROX_TEST(convex_mesh, teapot_rss_scaled) { shapes_against_mesh("teapot", PROX_VOLUME_RSS, 200, true); }
 PROX_TEST(convex_mesh, torus_obb_sphere_scaled) { shapes_against_mesh("torus", PROX_VOLUME_OBB_SPHERE, 200, true); }
-PROX_TEST(convex_mesh, xwing_obb) { shapes_against_mesh("xwing", PROX_VOLUME_OBB, 100, false); }
+PROX_TEST(convex_mesh, xwing_obb) { shapes_against_mesh("xwing", PROX_VOLUME_OBB, 300, false); }
