@@ -64,6 +64,20 @@ static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
     return isfinite(grow);
 }
 
+/* The box of the shape's points in its own frame. */
+static void points_box(const prox_convex* shape, double lo[3], double hi[3]) {
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
+    for (int i = 0; i < shape->count; ++i)
+        for (int k = 0; k < 3; ++k) {
+            const double x = prox_vec3_get(shape->points[i], k);
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
+        }
+}
+
 /* A ball around the shape, in the mesh's frame: the smallest about the
  * centre of its points' own box, placed (each placement stretches a radius
  * by at most its stretch bound), plus the shape's radius; grown by 2^-40 of
@@ -71,13 +85,8 @@ static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
  * round shape: the box of a ball placed and then turned into the mesh's
  * frame is up to sqrt 3 times as wide. */
 static void shape_ball(shape_query* q, const prox_transform* mesh_inverse) {
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int i = 0; i < q->shape->count; ++i)
-        for (int k = 0; k < 3; ++k) {
-            const double x = prox_vec3_get(q->shape->points[i], k);
-            lo[k] = x < lo[k] ? x : lo[k];
-            hi[k] = x > hi[k] ? x : hi[k];
-        }
+    double lo[3], hi[3];
+    points_box(q->shape, lo, hi);
     const prox_vec3 centre = prox_vec3_make(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
     double r = 0;
     for (int i = 0; i < q->shape->count; ++i) r = fmax(r, prox_vec3_length(prox_vec3_sub(q->shape->points[i], centre)));
@@ -116,13 +125,8 @@ static void lane_bounds(const shape_query* q, const prox_node* node, double out[
 static void place_shape_box(shape_query* q, const prox_transform* mesh_inverse) {
     prox_transform rel = prox_transform_mul(mesh_inverse, q->xs), rel_inverse;
     if (!prox_transform_inverse(&rel, &rel_inverse)) return;
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int i = 0; i < q->shape->count; ++i)
-        for (int k = 0; k < 3; ++k) {
-            const double x = prox_vec3_get(q->shape->points[i], k);
-            lo[k] = x < lo[k] ? x : lo[k];
-            hi[k] = x > hi[k] ? x : hi[k];
-        }
+    double lo[3], hi[3];
+    points_box(q->shape, lo, hi);
     double center[3], extent[3], axis[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, reach = 0;
     for (int k = 0; k < 3; ++k) {
         center[k] = 0.5 * (lo[k] + hi[k]);
