@@ -10,6 +10,7 @@
 
 #include "bvh_internal.h"
 #include "distance_bounds.h"
+#include "query_convex_mesh.h"
 #include "query_frame.h"
 #include "query_traverse.h"
 
@@ -23,6 +24,8 @@ typedef struct shape_query {
     double box_lo[3], box_hi[3]; /* the shape's box in the mesh's frame */
     double to_world;             /* <= the least stretch of the mesh's placement */
     bool overlap_only;
+    convex_mesh_touch_fcn* touch; /* overlap mode: every touching triangle, not only the first */
+    void* touch_context;
     double ball_center[3], ball_radius; /* a ball around the shape, in the mesh's frame */
     bool oriented;        /* the mesh has oriented lanes: `frame` and `fixed` are set */
     distance_frame frame; /* the shape's frame in the mesh's */
@@ -175,7 +178,8 @@ static void run(const shape_query* q, double upper_bound, prox_convex_mesh_resul
                     if (prox_convex_overlap(q->shape, q->xs, &tri, NULL, NULL, NULL)) {
                         r->distance = 0;
                         r->triangle = q->mesh->slot_triangle[v.index + i];
-                        return;
+                        if (!q->touch) return;
+                        q->touch(r->triangle, t, q->touch_context);
                     }
                     continue;
                 }
@@ -223,13 +227,32 @@ static bool start(shape_query* q, const prox_convex* shape, const prox_transform
     return shape_box(q, &inverse);
 }
 
-prox_convex_mesh_result prox_convex_mesh_distance(const prox_convex* shape, const prox_transform* xs,
-                                                  const prox_bvh* mesh, const prox_transform* xm,
-                                                  double upper_bound) {
+/* Counts the touching triangles on their way to the caller's function. */
+typedef struct touch_counter {
+    convex_mesh_touch_fcn* touch;
+    void* context;
+    int64_t count;
+} touch_counter;
+
+static void count_touch(int32_t triangle, const prox_vec3 placed[3], void* context) {
+    touch_counter* c = context;
+    c->count++;
+    c->touch(triangle, placed, c->context);
+}
+
+/* A result with nothing measured yet. */
+static prox_convex_mesh_result empty_result(void) {
     prox_convex_mesh_result r;
     memset(&r, 0, sizeof r);
     r.distance = INFINITY;
     r.triangle = -1;
+    return r;
+}
+
+prox_convex_mesh_result prox_convex_mesh_distance(const prox_convex* shape, const prox_transform* xs,
+                                                  const prox_bvh* mesh, const prox_transform* xm,
+                                                  double upper_bound) {
+    prox_convex_mesh_result r = empty_result();
     shape_query q;
     prox_transform identity;
     if (!start(&q, shape, xs, mesh, xm, &identity)) {
@@ -244,14 +267,27 @@ prox_convex_mesh_result prox_convex_mesh_distance(const prox_convex* shape, cons
 
 bool prox_convex_mesh_overlap(const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,
                               const prox_transform* xm) {
-    prox_convex_mesh_result r;
-    memset(&r, 0, sizeof r);
-    r.distance = INFINITY;
-    r.triangle = -1;
+    prox_convex_mesh_result r = empty_result();
     shape_query q;
     prox_transform identity;
     if (!start(&q, shape, xs, mesh, xm, &identity)) return false;
     q.overlap_only = true;
     run(&q, 0, &r);
     return r.distance == 0;
+}
+
+int64_t prox_convex_mesh_touching(const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,
+                                  const prox_transform* xm, convex_mesh_touch_fcn* touch, void* context,
+                                  int64_t* triangle_tests) {
+    prox_convex_mesh_result r = empty_result();
+    shape_query q;
+    prox_transform identity;
+    if (!start(&q, shape, xs, mesh, xm, &identity)) return -1;
+    touch_counter counter = {touch, context, 0};
+    q.overlap_only = true;
+    q.touch = count_touch;
+    q.touch_context = &counter;
+    run(&q, 0, &r);
+    if (triangle_tests) *triangle_tests = r.triangle_tests;
+    return counter.count;
 }

@@ -366,15 +366,6 @@ static bool motion_known(const world_object* o) {
     return o->speed >= 0 && o->max_acceleration >= 0 && isfinite(o->speed) && isfinite(o->max_acceleration);
 }
 
-/// Unit normal of a mesh triangle placed in the world (zero when degenerate).
-static prox_vec3 placed_triangle_normal(const prox_bvh* bvh, const prox_transform* x, int32_t triangle) {
-    prox_vec3 t[3];
-    place_mesh_triangle(bvh, x, triangle, t);
-    prox_vec3 n = prox_vec3_cross(prox_vec3_sub(t[1], t[0]), prox_vec3_sub(t[2], t[0]));
-    double length = prox_vec3_length(n);
-    return length > 0 ? prox_vec3_scale(n, 1.0 / length) : (prox_vec3){0, 0, 0};
-}
-
 static void test_mesh_mesh(const world_object* a, const world_object* b, bool contacts, bool want_separation,
                            candidate* c) {
     if (contacts) {
@@ -448,29 +439,34 @@ static void test_convex_convex(const world_object* a, const world_object* b, boo
 }
 
 /// Convex shape s against mesh m (flip: the convex object is the pair's b).
-/// Touching is prox_convex_mesh_overlap's answer; the contact point and the
-/// schedule's distance come from prox_convex_mesh_distance, only when needed.
+/// With contacts, prox_convex_mesh_contacts answers both (it touches the
+/// triangles prox_convex_mesh_overlap would); the schedule's distance comes
+/// from prox_convex_mesh_distance, only for pairs found apart.
 static void test_convex_mesh(const world_object* s, const world_object* m, bool flip, bool contacts,
                              bool want_separation, candidate* c) {
-    c->colliding = prox_convex_mesh_overlap(&s->shape.convex, &s->pose, m->shape.mesh, &m->pose);
-    if (!(c->colliding && contacts) && !(!c->colliding && want_separation)) return;
+    if (contacts) {
+        const int64_t touching =
+            prox_convex_mesh_contacts(&s->shape.convex, &s->pose, m->shape.mesh, &m->pose, &c->manifold);
+        c->colliding = touching > 0;
+        if (c->colliding) {
+            c->triangle_pairs = touching;
+            if (flip) {
+                c->manifold.normal = prox_vec3_scale(c->manifold.normal, -1.0);
+                for (int i = 0; i < c->manifold.point_count; ++i) {
+                    const prox_tri_pair p = c->manifold.pairs[i];
+                    c->manifold.pairs[i] = (prox_tri_pair){p.triangle_b, p.triangle_a};
+                }
+            }
+            return;
+        }
+    } else {
+        c->colliding = prox_convex_mesh_overlap(&s->shape.convex, &s->pose, m->shape.mesh, &m->pose);
+    }
+    if (c->colliding || !want_separation) return;
     prox_convex_mesh_result r =
         prox_convex_mesh_distance(&s->shape.convex, &s->pose, m->shape.mesh, &m->pose, INFINITY);
     c->volume_tests += r.volume_tests, c->triangle_tests += r.triangle_tests;
-    if (!c->colliding) {
-        if (isfinite(r.distance)) c->separation = below_convex_tolerance(r.distance, s, m);
-        return;
-    }
-    c->manifold.point_count = 1;
-    c->manifold.points[0] = r.point_mesh;
-    prox_vec3 n = r.triangle >= 0 ? placed_triangle_normal(m->shape.mesh, &m->pose, r.triangle) : (prox_vec3){0, 0, 0};
-    // The side of the triangle's plane where most of the shape lies (how far
-    // its support reaches each way) is the side it came from.
-    double ahead = prox_vec3_dot(prox_convex_support(&s->shape.convex, &s->pose, n), n);
-    double behind = -prox_vec3_dot(prox_convex_support(&s->shape.convex, &s->pose, prox_vec3_scale(n, -1.0)), n);
-    double plane = prox_vec3_dot(r.point_mesh, n);
-    prox_vec3 shape_to_mesh = ahead - plane >= behind + plane ? prox_vec3_scale(n, -1.0) : n;
-    c->manifold.normal = flip ? prox_vec3_scale(shape_to_mesh, -1.0) : shape_to_mesh;
+    if (isfinite(r.distance)) c->separation = below_convex_tolerance(r.distance, s, m);
 }
 
 static void test_self(const world_object* o, bool contacts, candidate* c) {

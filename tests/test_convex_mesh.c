@@ -57,10 +57,12 @@ static void shapes_against_mesh(const char* name, prox_volume kind, int count, b
         prox_transform xs = prox_transform_make(qs, shape_scale, at);
         /* brute force */
         double expected = INFINITY, closed_form = INFINITY;
+        int64_t touching_triangles = 0;
         for (int t = 0; t < mesh.triangle_count; ++t) {
             prox_vec3 tri[3];
             test_placed_triangle(&mesh, &xm, t, tri);
             prox_convex c = prox_convex_make(tri, 3, 0);
+            touching_triangles += prox_convex_overlap(&shape, &xs, &c, NULL, NULL, NULL);
             prox_convex_distance_result d = prox_convex_distance(&shape, &xs, &c, NULL, NULL, NULL);
             expected = fmin(expected, d.distance);
             if (which == 0) {
@@ -80,6 +82,20 @@ static void shapes_against_mesh(const char* name, prox_volume kind, int count, b
               1e-9 * radius);
         if (r.distance > 0)
             CHECK_NEAR(prox_vec3_length(prox_vec3_sub(r.point_shape, r.point_mesh)), r.distance, 1e-9 * radius);
+        /* the contacts: every touching triangle, a few points, a unit normal */
+        prox_manifold manifold;
+        const int64_t touched = prox_convex_mesh_contacts(&shape, &xs, bvh, &xm, &manifold);
+        CHECK_MSG(touched == touching_triangles, "%s %d: %lld triangles touched, brute force %lld", name, i,
+                  (long long)touched, (long long)touching_triangles);
+        if (touched > 0) {
+            CHECK(manifold.point_count >= 1 && manifold.point_count <= PROX_MANIFOLD_POINTS);
+            CHECK_NEAR(prox_vec3_length(manifold.normal), 1.0, 1e-9);
+            for (int k = 0; k < manifold.point_count; ++k)
+                CHECK(manifold.pairs[k].triangle_a == -1 && manifold.pairs[k].triangle_b >= 0 &&
+                      manifold.pairs[k].triangle_b < mesh.triangle_count);
+        } else {
+            CHECK(manifold.point_count == 0);
+        }
         /* the boolean query, away from the tolerance band */
         if (expected == 0) {
             touching++;
@@ -115,3 +131,94 @@ PROX_TEST(convex_mesh, torus_rss) { shapes_against_mesh("torus", PROX_VOLUME_RSS
 PROX_TEST(convex_mesh, teapot_rss_scaled) { shapes_against_mesh("teapot", PROX_VOLUME_RSS, 200, true); }
 PROX_TEST(convex_mesh, torus_obb_sphere_scaled) { shapes_against_mesh("torus", PROX_VOLUME_OBB_SPHERE, 200, true); }
 PROX_TEST(convex_mesh, xwing_obb) { shapes_against_mesh("xwing", PROX_VOLUME_OBB, 300, false); }
+
+/* A floor of 32 triangles in z = 0 and shapes resting on it (exactly, or
+ * 1e-4 into it): the manifold holds what a solver needs to keep them
+ * still, the points where the shape meets the floor (all between the sunk
+ * shape and the floor) and the floor's normal. */
+static void check_resting(const prox_bvh* floor, const prox_convex* shape, const prox_transform* xs,
+                          const prox_vec3* expected, int expected_count, double sink, const char* what) {
+    prox_manifold m;
+    const int64_t touched = prox_convex_mesh_contacts(shape, xs, floor, NULL, &m);
+    CHECK_MSG(touched > 0, "%s: no contact", what);
+    /* the expected points, and possibly points between them where the shape
+     * lies across a triangle no vertex reaches (a box's edge, a capsule) */
+    CHECK_MSG(m.point_count >= expected_count && m.point_count <= PROX_MANIFOLD_POINTS, "%s: %d points, expected %d",
+              what, m.point_count, expected_count);
+    for (int k = 0; k < m.point_count; ++k)
+        CHECK_MSG(m.points[k].z >= -sink - 1e-12 && m.points[k].z <= 1e-12, "%s: point at height %g", what,
+                  m.points[k].z);
+    /* from the shape down into the floor */
+    CHECK_MSG(fabs(m.normal.x) < 1e-9 && fabs(m.normal.y) < 1e-9 && fabs(m.normal.z + 1) < 1e-9,
+              "%s: normal %g %g %g", what, m.normal.x, m.normal.y, m.normal.z);
+    for (int e = 0; e < expected_count; ++e) {
+        /* each expected point, midway between the sunk vertex and the floor */
+        const prox_vec3 want = prox_vec3_make(expected[e].x, expected[e].y, -0.5 * sink);
+        bool found = false;
+        for (int k = 0; k < m.point_count; ++k) found |= prox_vec3_length(prox_vec3_sub(m.points[k], want)) <= 1e-9;
+        CHECK_MSG(found, "%s: no point at %g %g %g", what, want.x, want.y, want.z);
+    }
+}
+
+PROX_TEST(convex_mesh, contacts_of_shapes_resting_on_a_floor) {
+    prox_mesh_data data;
+    REQUIRE(test_cloth(4, 10.0, &data));
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh_def def = prox_default_bvh_def();
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+        def.volume = (prox_volume)kind;
+        prox_bvh* floor = NULL;
+        REQUIRE(prox_bvh_create(&def, &mesh, &floor, NULL, 0) == PROX_OK);
+        for (int s = 0; s < 2; ++s) {
+            const double sink = s ? 1e-4 : 0;
+            /* a box turned about z: its four lower corners */
+            prox_vec3 corners[8];
+            prox_convex box = prox_convex_box(prox_vec3_make(1.0, 0.75, 0.5), corners);
+            const double angle = 0.3, c = cos(angle), sn = sin(angle);
+            prox_transform xs = prox_transform_identity();
+            xs.basis = (prox_mat3){{{c, -sn, 0}, {sn, c, 0}, {0, 0, 1}}};
+            xs.origin = prox_vec3_make(0.3, -0.2, 0.5 - sink);
+            prox_vec3 low[4];
+            int n = 0;
+            for (int k = 0; k < 8; ++k) {
+                const prox_vec3 p = prox_transform_point(&xs, corners[k]);
+                if (p.z < 0.25) low[n++] = p;
+            }
+            REQUIRE(n == 4);
+            check_resting(floor, &box, &xs, low, 4, sink, "box");
+            /* the box on one edge (turned 45 degrees about x): the edge's two ends */
+            const double q = sqrt(0.5);
+            xs.basis = (prox_mat3){{{1, 0, 0}, {0, q, -q}, {0, q, q}}};
+            xs.origin = prox_vec3_make(-0.4, 0.1, q * 1.25 - sink);
+            n = 0;
+            for (int k = 0; k < 8; ++k) {
+                const prox_vec3 p = prox_transform_point(&xs, corners[k]);
+                if (p.z < 0.25) low[n++] = p;
+            }
+            REQUIRE(n == 2);
+            check_resting(floor, &box, &xs, low, 2, sink, "box on an edge");
+            /* a capsule lying along x: its two ends */
+            const prox_vec3 ends[2] = {{-1, 0, 0}, {1, 0, 0}};
+            prox_convex capsule = prox_convex_capsule(ends, 0.3);
+            xs = prox_transform_identity();
+            xs.origin = prox_vec3_make(0.2, 0.7, 0.3 - sink);
+            const prox_vec3 capsule_low[2] = {{-0.8, 0.7, -sink}, {1.2, 0.7, -sink}};
+            check_resting(floor, &capsule, &xs, capsule_low, 2, sink, "capsule");
+            /* a sphere: one point under its centre */
+            const prox_vec3 centre = {0, 0, 0};
+            prox_convex ball = prox_convex_sphere(&centre, 0.5);
+            xs.origin = prox_vec3_make(-1.1, 2.3, 0.5 - sink);
+            const prox_vec3 ball_low = {-1.1, 2.3, -sink};
+            check_resting(floor, &ball, &xs, &ball_low, 1, sink, "sphere");
+            /* lifted off the floor: nothing */
+            xs.origin.z = 0.6;
+            prox_manifold m;
+            CHECK(prox_convex_mesh_contacts(&ball, &xs, floor, NULL, &m) == 0 && m.point_count == 0);
+        }
+        /* invalid input */
+        prox_manifold m;
+        CHECK(prox_convex_mesh_contacts(NULL, NULL, floor, NULL, &m) == -1 && m.point_count == 0);
+        prox_bvh_destroy(floor);
+    }
+    prox_mesh_data_free(&data);
+}

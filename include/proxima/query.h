@@ -402,4 +402,22 @@ PROX_API prox_convex_mesh_result prox_convex_mesh_distance(const prox_convex* sh
 PROX_API bool prox_convex_mesh_overlap(const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,
                                        const prox_transform* xm);
 
+/// The contact manifold of a convex shape and a mesh that touch, for a
+/// solver: every mesh triangle the shape touches (prox_convex_mesh_overlap's
+/// test, for all of them) contributes the shape's vertices (each lowered by
+/// the radius) that lie on or below the triangle's plane over the triangle,
+/// each as the point midway between the vertex and the plane; a triangle no
+/// vertex reaches (an edge or a face of the shape across it) contributes the
+/// midpoint of the penetration witnesses (prox_convex_penetration). The
+/// points are reduced to PROX_MANIFOLD_POINTS spanning ones as prox_contacts
+/// does: a box resting on a floor gives its four lower corners, a capsule
+/// lying on it both ends, a sphere one point. The normal points from the
+/// shape into the mesh: the mean of the touched triangles' normals, each
+/// turned away from the side of its plane where most of the shape lies
+/// (the deepest triangle's alone when they cancel). pairs[i].triangle_a is
+/// -1 (the shape), triangle_b the mesh triangle. Returns the number of
+/// touching triangles (0: apart, empty manifold), -1 on invalid input.
+PROX_API int64_t prox_convex_mesh_contacts(const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,
+                                           const prox_transform* xm, prox_manifold* out);
+
 #endif

@@ -118,11 +118,15 @@ typedef struct prox_world_pair {
     /// With def.contacts: the contacts merged into a manifold (normal from a
     /// towards b). Mesh-mesh: prox_contacts' manifold; convex-convex: one
     /// point midway between EPA's witness points, normal along EPA's
-    /// direction; convex-mesh: one point common to both, normal of the
-    /// touched triangle turned from a towards b; self-collision: the points
+    /// direction; convex-mesh: prox_convex_mesh_contacts' manifold (the
+    /// shape's vertices resting on the touched triangles, up to four; the
+    /// mesh triangle in the mesh object's side of each pair, -1 on the
+    /// shape's), normal turned from a towards b; self-collision: the points
     /// of the first non-adjacent triangle pairs, no meaningful normal (zero).
     prox_manifold manifold;
-    int64_t triangle_pairs; ///< with def.contacts, mesh-mesh and self: contacting triangle pairs
+    /// With def.contacts: mesh-mesh and self, contacting triangle pairs;
+    /// convex-mesh, touching triangles.
+    int64_t triangle_pairs;
 } prox_world_pair;
 
 /// Receives each colliding pair in order of (a, b); return false to stop.
