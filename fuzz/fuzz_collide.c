@@ -14,6 +14,10 @@
  *   - for every kind and both SAT variants, the number of contacting pairs
  *     equals the brute-force count over all triangle pairs, and the boolean
  *     query agrees;
+ *   - for every kind, the separation distance equals the least triangle
+ *     pair distance over all pairs (the same kernel on the same placed
+ *     triangles, so exactly: a distance bound that pruned the closest pair
+ *     shows as a larger answer);
  *   - the convex hull of the vertices contains every vertex (exact test). */
 #include <proxima/geometry.h>
 #include <proxima/hull.h>
@@ -53,6 +57,19 @@ static int brute_force(const prox_mesh* m, const prox_transform* xa, const prox_
         }
     }
     return pairs;
+}
+
+static double brute_force_distance(const prox_mesh* m, const prox_transform* xa, const prox_transform* xb) {
+    double best = INFINITY;
+    for (int i = 0; i < m->triangle_count; ++i) {
+        prox_vec3 a[3], b[3];
+        for (int c = 0; c < 3; ++c) a[c] = prox_transform_point(xa, m->vertices[m->indices[3 * i + c]]);
+        for (int j = 0; j < m->triangle_count; ++j) {
+            for (int c = 0; c < 3; ++c) b[c] = prox_transform_point(xb, m->vertices[m->indices[3 * j + c]]);
+            best = fmin(best, prox_tri_tri_distance(a, b, NULL, NULL));
+        }
+    }
+    return best;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -99,6 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             if (!(fabs(p.x) < 0x1p500 && fabs(p.y) < 0x1p500 && fabs(p.z) < 0x1p500)) return 0;
         }
     int expected = brute_force(&mesh, &x[0], &x[1]);
+    const double expected_distance = brute_force_distance(&mesh, &x[0], &x[1]);
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
         prox_bvh_def def = prox_default_bvh_def();
         def.volume = (prox_volume)kind;
@@ -117,6 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             check(all.pair_count == expected);
             check(prox_overlap(bvh, &x[0], bvh, &x[1], cd.sat) == (expected > 0));
         }
+        prox_distance_result d = prox_distance(bvh, &x[0], bvh, &x[1], NULL);
+        check(d.invalid_transform || d.distance == expected_distance);
         prox_bvh_destroy(bvh);
     }
     return 0;
