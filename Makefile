@@ -73,6 +73,8 @@ bench: deps deps-peers
 	$(BUILD)/bench/bench/vdb98 --csv bench/results/vdb98.csv | tee bench/results/vdb98.md
 	$(BUILD)/bench/bench/broadphase --csv bench/results/broadphase.csv | tee bench/results/broadphase.md
 	$(BUILD)/bench/bench/world --objects 100,1000,5000 --csv bench/results/world.csv | tee bench/results/world.md
+	$(BUILD)/bench/bench/distance --csv bench/results/distance.csv | tee bench/results/distance.md
+	$(BUILD)/bench/bench/convex_mesh --csv bench/results/convex_mesh.csv | tee bench/results/convex_mesh.md
 
 clean:
 	rm -rf $(BUILD)
