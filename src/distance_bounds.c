@@ -114,11 +114,12 @@ void prox_fixed_rss_make(const distance_frame* f, const prox_rss_lanes* r, int l
  * products. v is used as computed, unnormalised: the rounding of v itself
  * only picks another direction, and the rounding of the projections scales
  * with |v|, so after the division it is a few ulps of the sizes involved
- * whatever |v| is, far below the frame's slack. Terms that vanish exactly
- * (a cross axis against its own two factors) are left out: their rounded
- * values are a few ulps of the extents, inside the slack too. A direction
- * whose length underflows (parallel factors, coincident centres) gives no
- * gap. */
+ * whatever |v| is, far below the frame's slack. So every volume's every
+ * extent enters each projection, also the terms that vanish for exactly
+ * orthonormal axes or an exact cross product (review found the gap along
+ * a lane axis 3e-6 too large on a box of extent 100 while they were left
+ * out). A direction whose length underflows (parallel factors, coincident
+ * centres) gives no gap. */
 static inline __attribute__((always_inline)) void oriented_bounds(const distance_frame* f, const prox_node* node,
                                                                   const float* center, const float* axis,
                                                                   double e[3][PROX_LANES],
@@ -132,15 +133,20 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
     for (int i = 0; i < 3; ++i)
         for (int k = 0; k < 3; ++k)
             for (int l = 0; l < L; ++l) a[i][k][l] = axis[(3 * i + k) * L + l];
-    /* the lane volume's axes: gap |t_i| - e_i - sum_j |a_i . u_j| */
+    /* the lane volume's axes: gap |t_i| - sum_k e_k |a_k . a_i| - sum_j |a_i . u_j|
+     * (the float axes are orthonormal only to a few 2^-24: the lane volume
+     * reaches e_i |a_i|^2 plus a little of the other extents along a_i, an
+     * error absolute in the extents that no relative factor covers) */
     double gx[3][L];
     for (int i = 0; i < 3; ++i)
         for (int l = 0; l < L; ++l) {
             t[i][l] = a[i][0][l] * d[0][l] + a[i][1][l] * d[1][l] + a[i][2][l] * d[2][l];
             double r = 0;
+            for (int k = 0; k < 3; ++k)
+                r += e[k][l] * fabs(a[k][0][l] * a[i][0][l] + a[k][1][l] * a[i][1][l] + a[k][2][l] * a[i][2][l]);
             for (int j = 0; j < 3; ++j)
                 r += fabs(a[i][0][l] * x->u[j][0] + a[i][1][l] * x->u[j][1] + a[i][2][l] * x->u[j][2]);
-            gx[i][l] = fabs(t[i][l]) - e[i][l] - r;
+            gx[i][l] = fabs(t[i][l]) - r;
         }
     /* the fixed volume's normals: gap |n_j . d| - rn_j - sum_i e_i |a_i . n_j| */
     double gy[3][L];
@@ -189,21 +195,23 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
         const double g = (fabs(v[0] * d[0][l] + v[1] * d[1][l] + v[2] * d[2][l]) - r) / sqrt(vv);
         best[l] = vv > 0x1p-900 && g > best[l] ? g : best[l];
     }
-    /* the cross axes v = a_i x w_j */
+    /* the cross axes v = a_i x w_j, with every volume's every term: the
+     * terms along a_i and u_j vanish for the exact cross product, but not
+     * for v as rounded, and when a_i and w_j are nearly parallel |v| is tiny
+     * and they would not be tiny beside it */
     for (int i = 0; i < edges; ++i) {
-        const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
         for (int j = 0; j < x->edges; ++j) {
-            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
             const double* w = x->w[j];
             for (int l = 0; l < L; ++l) {
                 const double v0 = a[i][1][l] * w[2] - a[i][2][l] * w[1];
                 const double v1 = a[i][2][l] * w[0] - a[i][0][l] * w[2];
                 const double v2 = a[i][0][l] * w[1] - a[i][1][l] * w[0];
                 const double vv = v0 * v0 + v1 * v1 + v2 * v2;
-                const double r = e[i1][l] * fabs(v0 * a[i1][0][l] + v1 * a[i1][1][l] + v2 * a[i1][2][l]) +
-                                 e[i2][l] * fabs(v0 * a[i2][0][l] + v1 * a[i2][1][l] + v2 * a[i2][2][l]) +
-                                 fabs(v0 * x->u[j1][0] + v1 * x->u[j1][1] + v2 * x->u[j1][2]) +
-                                 fabs(v0 * x->u[j2][0] + v1 * x->u[j2][1] + v2 * x->u[j2][2]);
+                double r = 0;
+                for (int k = 0; k < 3; ++k) {
+                    r += e[k][l] * fabs(v0 * a[k][0][l] + v1 * a[k][1][l] + v2 * a[k][2][l]);
+                    r += fabs(v0 * x->u[k][0] + v1 * x->u[k][1] + v2 * x->u[k][2]);
+                }
                 const double g = (fabs(v0 * d[0][l] + v1 * d[1][l] + v2 * d[2][l]) - r) / sqrt(vv);
                 best[l] = vv > 0x1p-900 && g > best[l] ? g : best[l];
             }
