@@ -113,3 +113,9 @@ bool bench_name_in_list(const char* list, const char* name) {
     }
     return false;
 }
+
+uint64_t bench_name_seed(const char* name) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (const char* c = name; *c; ++c) h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+    return h;
+}

@@ -4,6 +4,7 @@
 #define PROX_BENCH_MODELS_H
 
 #include <proxima/bvh.h>
+#include <stdint.h>
 #include <proxima/math.h>
 #include <proxima/mesh.h>
 
@@ -26,6 +27,9 @@ prox_vec3 bench_random_direction(prox_rng* rng);
 
 /// Is `name` one of the comma-separated entries of `list` (a --models or --kinds option)?
 bool bench_name_in_list(const char* list, const char* name);
+
+/// A seed from a model's name (FNV-1a), so each model gets its own placements.
+uint64_t bench_name_seed(const char* name);
 
 /// Prints the CPU, the compiler and the load average (with a warning when the
 /// machine is busy), for the header of a benchmark's report.

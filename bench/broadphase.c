@@ -235,19 +235,6 @@ static bool parse_options(int argc, char** argv, options* o) {
     return true;
 }
 
-/* True when name is one of the comma-separated words of list. */
-static bool in_list(const char* list, const char* name) {
-    const size_t length = strlen(name);
-    for (const char* p = list; *p;) {
-        const char* end = strchr(p, ',');
-        const size_t word = end ? (size_t)(end - p) : strlen(p);
-        if (word == length && strncmp(p, name, length) == 0) return true;
-        if (!end) break;
-        p = end + 1;
-    }
-    return false;
-}
-
 static int frames_for(const options* o, size_t n) {
     if (o->frames > 0) return o->frames;
     const double f = 3e6 / (double)n;
@@ -729,7 +716,7 @@ int main(int argc, char** argv) {
     }
     const int peer_count = o.peers ? prox_broadphase_peer_count() : 0;
     for (int p = 0; p < peer_count && variant_count < MAX_VARIANTS; ++p) {
-        if (o.peer_list && !in_list(o.peer_list, prox_broadphase_peer_name(p))) continue;
+        if (o.peer_list && !bench_name_in_list(o.peer_list, prox_broadphase_peer_name(p))) continue;
         variant* v = &variants[variant_count++];
         v->proxima = false;
         v->peer = p;

@@ -616,12 +616,6 @@ static void run_set(const model_run* m, const bench_shape* shape, int which, int
 /* ------------------------------------------------------------------------ */
 
 
-static uint64_t name_seed(const char* name) {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (const char* c = name; *c; ++c) h = (h ^ (uint8_t)*c) * 1099511628211ULL;
-    return h;
-}
-
 /* Sets, setup and timing of one model; false when a hierarchy could not be built. */
 static bool run_model(const char* name, const prox_mesh* mesh, const prox_vec3 unit_points[HULL_POINTS],
                       const options* o, int peer_count, model_summary* ms) {
@@ -647,7 +641,7 @@ static bool run_model(const char* name, const prox_mesh* mesh, const prox_vec3 u
                experiment_now() - model_start);
 
         /* every set first, so that the placements' table comes before the timings */
-        const uint64_t seed = o->seed ^ name_seed(name);
+        const uint64_t seed = o->seed ^ bench_name_seed(name);
         placement_set sets[SHAPE_COUNT][SET_COUNT], touching[SHAPE_COUNT];
         printf("| shape | set | placements | measured gap (R) | setup: distance queries | redrawn | setup s |\n");
         printf("|---|---|---:|---|---:|---:|---:|\n");

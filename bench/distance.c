@@ -609,12 +609,6 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
 
 /* ------------------------------------------------------------------------ */
 
-static uint64_t name_seed(const char* name) {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (const char* c = name; *c; ++c) h = (h ^ (uint8_t)*c) * 1099511628211ULL;
-    return h;
-}
-
 static int usage(void) {
     fprintf(stderr, "usage: distance [--quick] [--models a,b,...] [--placements N (per band)] [--frames N] [--seed S] "
                     "[--kinds aabb,obb,...] [--no-peers] [--csv FILE]\n");
@@ -713,7 +707,7 @@ int main(int argc, char** argv) {
         }
         printf("## %s (%d triangles, R = %.4g; trees built in %.1f s)\n\n", name, mesh.triangle_count, ms->radius,
                experiment_now() - model_start);
-        uint64_t seed = o.seed ^ name_seed(name);
+        uint64_t seed = o.seed ^ bench_name_seed(name);
         for (int band = 0; band < BAND_COUNT; ++band) {
             band_placements b;
             make_band(trees[PROX_VOLUME_OBB], ms->radius, band, o.placements, seed + (uint64_t)band, &b);

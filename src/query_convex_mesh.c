@@ -87,9 +87,7 @@ static void points_box(const prox_convex* shape, double lo[3], double hi[3]) {
  * the scene's size for rounding. Much tighter than the box for a turned or
  * round shape: the box of a ball placed and then turned into the mesh's
  * frame is up to sqrt 3 times as wide. */
-static void shape_ball(shape_query* q, const prox_transform* mesh_inverse) {
-    double lo[3], hi[3];
-    points_box(q->shape, lo, hi);
+static void shape_ball(shape_query* q, const prox_transform* mesh_inverse, const double lo[3], const double hi[3]) {
     const prox_vec3 centre = prox_vec3_make(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
     double r = 0;
     for (int i = 0; i < q->shape->count; ++i) r = fmax(r, prox_vec3_length(prox_vec3_sub(q->shape->points[i], centre)));
@@ -125,11 +123,10 @@ static void lane_bounds(const shape_query* q, const prox_node* node, double out[
 /* The box of the shape's points in its own frame, placed in the mesh's:
  * the fixed volume of the oriented bounds. The radius is in world units
  * (convex.h), so it is subtracted from the world bound, not swept here. */
-static void place_shape_box(shape_query* q, const prox_transform* mesh_inverse) {
+static void place_shape_box(shape_query* q, const prox_transform* mesh_inverse, const double lo[3],
+                            const double hi[3]) {
     prox_transform rel = prox_transform_mul(mesh_inverse, q->xs), rel_inverse;
     if (!prox_transform_inverse(&rel, &rel_inverse)) return;
-    double lo[3], hi[3];
-    points_box(q->shape, lo, hi);
     double center[3], extent[3], axis[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, reach = 0;
     for (int k = 0; k < 3; ++k) {
         center[k] = 0.5 * (lo[k] + hi[k]);
@@ -222,8 +219,10 @@ static bool start(shape_query* q, const prox_convex* shape, const prox_transform
         !prox_transform_is_valid(q->xm) || !prox_transform_inverse(q->xm, &inverse))
         return false;
     q->to_world = (1 - 0x1p-40) / prox_stretch_bound(&inverse.basis);
-    if (q->mesh->obbs) place_shape_box(q, &inverse);
-    shape_ball(q, &inverse);
+    double lo[3], hi[3]; /* the box of the shape's points in its own frame */
+    points_box(q->shape, lo, hi);
+    if (q->mesh->obbs) place_shape_box(q, &inverse, lo, hi);
+    shape_ball(q, &inverse, lo, hi);
     return shape_box(q, &inverse);
 }
 
