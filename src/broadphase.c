@@ -48,12 +48,6 @@ bool bp_pair_list_reserve(bp_pair_list* list, size_t extra, const prox_allocator
     return true;
 }
 
-bool bp_pair_list_push(bp_pair_list* list, uint32_t a, uint32_t b, const prox_allocator* allocator) {
-    if (list->count == list->capacity && !bp_pair_list_reserve(list, 1, allocator)) return false;
-    list->items[list->count++] = a < b ? (prox_pair){a, b} : (prox_pair){b, a};
-    return true;
-}
-
 void bp_pair_list_free(bp_pair_list* list, const prox_allocator* allocator) {
     prox_free(allocator, list->items, list->capacity * sizeof *list->items);
     *list = (bp_pair_list){0};

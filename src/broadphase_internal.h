@@ -16,8 +16,13 @@ typedef struct bp_pair_list {
 
 /// Makes room for at least `extra` more pairs. False when out of memory.
 bool bp_pair_list_reserve(bp_pair_list* list, size_t extra, const prox_allocator* allocator);
-/// Appends one pair (a, b in either order; stored as a < b). False when out of memory.
-bool bp_pair_list_push(bp_pair_list* list, uint32_t a, uint32_t b, const prox_allocator* allocator);
+/// Appends one pair (a, b in either order; stored as a < b). False when out of
+/// memory. Inline: the sweep pushes hundreds of thousands per update.
+static inline bool bp_pair_list_push(bp_pair_list* list, uint32_t a, uint32_t b, const prox_allocator* allocator) {
+    if (list->count == list->capacity && !bp_pair_list_reserve(list, 1, allocator)) return false;
+    list->items[list->count++] = a < b ? (prox_pair){a, b} : (prox_pair){b, a};
+    return true;
+}
 void bp_pair_list_free(bp_pair_list* list, const prox_allocator* allocator);
 
 /// What the broad phase shares with its kind. `boxes[id]` is the current box of

@@ -271,6 +271,66 @@ PROX_TEST(broadphase, dense_touching_grid) {
     }
 }
 
+/// Adds the boxes to a broad phase of every kind (and the sweep on two
+/// threads), updates once and compares with the O(n^2) answer.
+static void check_layout(const char* what, const prox_box* boxes, int count) {
+    static scene s;
+    memset(&s, 0, sizeof s);
+    checker c = checker_make((size_t)MAX_OBJECTS * 64);
+    for (size_t k = 0; k <= sizeof all_kinds / sizeof *all_kinds; k++) {
+        prox_broadphase_def def = prox_default_broadphase_def();
+        def.kind = k < sizeof all_kinds / sizeof *all_kinds ? all_kinds[k] : PROX_BROADPHASE_SWEEP;
+        def.threads = k < sizeof all_kinds / sizeof *all_kinds ? 1 : 2;
+        prox_broadphase* bp;
+        REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
+        memset(&s, 0, sizeof s);
+        for (int i = 0; i < count; i++) scene_add(&s, bp, boxes[i]);
+        prox_pair_events ev;
+        REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+        char label[96];
+        snprintf(label, sizeof label, "%s, %s x%d", what, prox_broadphase_kind_name(def.kind), def.threads);
+        c.previous_count = 0;
+        check_events(&c, &s, &ev, label, 0);
+        prox_broadphase_destroy(bp);
+    }
+    checker_free(&c);
+}
+
+PROX_TEST(broadphase, degenerate_layouts) {
+    // Layouts aimed at the sweep's grid and its 16-bit sort key along x.
+    static prox_box boxes[MAX_OBJECTS];
+    prox_rng rng = prox_rng_seed(5);
+    int n = 5000; // above the sweep's threshold for threads
+    // Every box starts at the same x: one key for all, the scan runs to the end.
+    for (int i = 0; i < n; i++) {
+        double y = 40 * prox_rng_uniform(&rng), z = 40 * prox_rng_uniform(&rng);
+        boxes[i] = (prox_box){{1.0, y, z}, {1.0 + 2 * prox_rng_uniform(&rng), y + 1, z + 1}};
+    }
+    check_layout("one lower x", boxes, n);
+    // A rod along x through thousands of small boxes in one cell: more
+    // candidates for one box than the sweep collects between checks.
+    for (int i = 0; i < n; i++) {
+        double x = 0.001 * i;
+        boxes[i] = (prox_box){{x, 0.5, 0.5}, {x + 0.0005, 0.6, 0.6}};
+    }
+    boxes[n / 2] = (prox_box){{-1, 0, 0}, {10, 1, 1}};
+    check_layout("a rod through a crowd", boxes, n);
+    // Coordinates from 1e-30 to 1e30: most boxes share a key quantum.
+    for (int i = 0; i < n; i++) {
+        double scale = pow(10.0, (double)(i % 61) - 30.0), x = scale * prox_rng_uniform(&rng);
+        double y = scale * prox_rng_uniform(&rng), z = scale * prox_rng_uniform(&rng);
+        boxes[i] = (prox_box){{x, y, z}, {x + scale * 0.3, y + scale * 0.3, z + scale * 0.3}};
+    }
+    check_layout("scales 1e-30 to 1e30", boxes, n);
+    // Many boxes too wide for the grid among small ones, crossing each other.
+    for (int i = 0; i < n; i++) {
+        double x = 50 * prox_rng_uniform(&rng), y = 50 * prox_rng_uniform(&rng), z = 50 * prox_rng_uniform(&rng);
+        boxes[i] = i % 50 == 0 ? (prox_box){{x, -INFINITY, 0}, {x + 0.5, INFINITY, 50}}
+                               : (prox_box){{x, y, z}, {x + 1, y + 1, z + 1}};
+    }
+    check_layout("wide slabs among cubes", boxes, n);
+}
+
 PROX_TEST(broadphase, parallel_sweep_equals_serial) {
     // Enough boxes that the sweep splits across threads: the same pairs, in
     // the same order, as one thread and as the brute-force kind.
