@@ -17,12 +17,6 @@ typedef struct float_box {
     float min_x, max_x, min_y, max_y, min_z, max_z;
 } float_box;
 
-/// Per id: its float box and the cells it covers (one cache line holds two).
-typedef struct id_box {
-    float_box box;
-    int16_t cells[4]; ///< y0, y1, z0, z1; y0 = -1: kept out of the grid
-} id_box;
-
 static inline uint32_t float_bits(float f) {
     uint32_t bits;
     memcpy(&bits, &f, sizeof bits);
@@ -57,18 +51,17 @@ static inline void round_box_scalar(const prox_box* b, float_box* out) {
 /// The same in a few instructions where the CPU converts with a rounding
 /// direction of its own (AVX-512's embedded rounding): the box's six doubles
 /// in one register, converted down and up, the mins of one and the maxes of
-/// the other interleaved into float_box order. Writes all 32 bytes of the
-/// id_box; its cells are filled later.
-static inline void round_box(const prox_box* b, id_box* out) {
-#if defined(__AVX512F__) && defined(__AVX2__)
+/// the other interleaved into float_box order, stored under a mask.
+static inline void round_box(const prox_box* b, float_box* out) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
     __m512d v = _mm512_maskz_loadu_pd(0x3f, b); // min x y z, max x y z, 0, 0
     __m256 down = _mm512_cvt_roundpd_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
     __m256 up = _mm512_cvt_roundpd_ps(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
     __m256 both = _mm256_blend_ps(down, up, 0x38); // lanes 3-5 (the maxes) from up
     __m256 ordered = _mm256_permutevar8x32_ps(both, _mm256_setr_epi32(0, 3, 1, 4, 2, 5, 6, 7));
-    _mm256_storeu_ps((float*)out, ordered);
+    _mm256_mask_storeu_ps((float*)out, 0x3f, ordered);
 #else
-    round_box_scalar(b, &out->box);
+    round_box_scalar(b, out);
 #endif
 }
 

@@ -109,11 +109,12 @@ typedef struct sweep_task_state {
 
 typedef struct sweep {
     uint32_t capacity; ///< room for ids
-    id_box* ids;       ///< per id: box rounded outward, cells
+    float_box* boxes;  ///< per id: its box rounded outward, at add and move
     uint32_t* huge;    ///< ids of the boxes kept out of the grid, in id order
     uint32_t huge_count;
 
     grid grid;
+    bool has_grid; ///< grid was chosen by an earlier update
     uint32_t* cell_start; ///< entries of cell c: cell_start[c] .. cell_start[c + 1] - 1
     size_t cell_capacity;
     cell_entry* entries;
@@ -135,7 +136,7 @@ typedef struct sweep {
 /* ------------------------------------------------------------------------ */
 
 static void free_ids(sweep* s, const prox_allocator* allocator) {
-    prox_free(allocator, s->ids, s->capacity * sizeof *s->ids);
+    prox_free(allocator, s->boxes, s->capacity * sizeof *s->boxes);
     prox_free(allocator, s->huge, s->capacity * sizeof *s->huge);
 }
 
@@ -148,15 +149,16 @@ static bool grow_ids(sweep* s, uint32_t needed, const prox_allocator* allocator)
         capacity *= 2;
     }
     sweep bigger = {.capacity = capacity};
-    bigger.ids = prox_alloc(allocator, capacity * sizeof *bigger.ids);
+    bigger.boxes = prox_alloc(allocator, capacity * sizeof *bigger.boxes);
     bigger.huge = prox_alloc(allocator, capacity * sizeof *bigger.huge);
-    if (!bigger.ids || !bigger.huge) {
+    if (!bigger.boxes || !bigger.huge) {
         free_ids(&bigger, allocator);
         return false;
     }
+    if (s->capacity) memcpy(bigger.boxes, s->boxes, s->capacity * sizeof *s->boxes);
     free_ids(s, allocator);
     s->capacity = capacity;
-    s->ids = bigger.ids, s->huge = bigger.huge;
+    s->boxes = bigger.boxes, s->huge = bigger.huge;
     return true;
 }
 
@@ -306,8 +308,21 @@ static grid choose_grid(const scene_stats* st) {
     return g;
 }
 
+/// Whether an earlier update's grid still suits the scene: cells within a
+/// third of the size the scene calls for now, every lower corner within a
+/// cell of its range, and not many more cells than a fresh choice.
+static bool grid_still_fits(const grid* old, const grid* fresh, const scene_stats* st) {
+    if (old->ny * old->nz == 1 || fresh->ny * fresh->nz == 1) return old->ny * old->nz == fresh->ny * fresh->nz;
+    double ratio = (double)old->inverse_cell / fresh->inverse_cell;
+    if (!(ratio > 0.75 && ratio < 1.33)) return false;
+    double cell = 1.0 / old->inverse_cell;
+    double y1 = old->y0 + (old->ny + 1) * cell, z1 = old->z0 + (old->nz + 1) * cell;
+    if (!(st->lo_y >= old->y0 - cell && st->hi_y <= y1 && st->lo_z >= old->z0 - cell && st->hi_z <= z1)) return false;
+    return (double)old->ny * old->nz <= 1.5 * (double)fresh->ny * fresh->nz + 4;
+}
+
 /* ------------------------------------------------------------------------ */
-/* Passes 1-3: round the boxes, count their cells, fill the cells          */
+/* Passes over the boxes: measure and count, then fill the cells           */
 /* ------------------------------------------------------------------------ */
 
 /* Each pass task takes one stretch of ids: it counts its entries per cell in
@@ -321,42 +336,46 @@ static size_t cell_count(const sweep* s) { return (size_t)s->grid.ny * (size_t)s
 
 static uint32_t* histogram_of(const sweep* s, int task) { return s->histograms + (size_t)task * cell_count(s); }
 
-/// The cells a box covers, stored with it; false when it covers too many.
-/// The same arithmetic as cell_coordinate, four coordinates at once where
-/// SSE4.1 is there (max with 0 turns NaN into 0 as the scalar test does).
-static inline bool cover(const grid* g, id_box* e) {
+/// The cells a box covers (inclusive ranges).
+typedef struct cell_range {
+    int32_t y0, y1, z0, z1;
+} cell_range;
+
+/// The cells a box covers; count and fill recompute them rather than store
+/// them (a write per box of a pass that is otherwise a read). The same
+/// arithmetic as cell_coordinate, four coordinates at once where SSE4.1 is
+/// there (max with 0 turns NaN into 0 as the scalar test does).
+static inline cell_range cover(const grid* g, const float_box* b) {
 #if defined(__SSE4_1__)
-    __m128 v = _mm_loadu_ps(&e->box.min_y); // min y, max y, min z, max z
+    __m128 v = _mm_loadu_ps(&b->min_y); // min y, max y, min z, max z
     __m128 origin = _mm_setr_ps(g->y0, g->y0, g->z0, g->z0);
     __m128 top = _mm_setr_ps((float)(g->ny - 1), (float)(g->ny - 1), (float)(g->nz - 1), (float)(g->nz - 1));
     __m128 c = _mm_mul_ps(_mm_sub_ps(v, origin), _mm_set1_ps(g->inverse_cell));
     __m128i r = _mm_cvttps_epi32(_mm_min_ps(_mm_max_ps(c, _mm_setzero_ps()), top));
-    int32_t y0 = _mm_extract_epi32(r, 0), y1 = _mm_extract_epi32(r, 1);
-    int32_t z0 = _mm_extract_epi32(r, 2), z1 = _mm_extract_epi32(r, 3);
+    return (cell_range){_mm_extract_epi32(r, 0), _mm_extract_epi32(r, 1), _mm_extract_epi32(r, 2),
+                        _mm_extract_epi32(r, 3)};
 #else
-    const float_box* b = &e->box;
-    int32_t y0 = cell_coordinate(b->min_y, g->y0, g->inverse_cell, g->ny);
-    int32_t y1 = cell_coordinate(b->max_y, g->y0, g->inverse_cell, g->ny);
-    int32_t z0 = cell_coordinate(b->min_z, g->z0, g->inverse_cell, g->nz);
-    int32_t z1 = cell_coordinate(b->max_z, g->z0, g->inverse_cell, g->nz);
+    return (cell_range){cell_coordinate(b->min_y, g->y0, g->inverse_cell, g->ny),
+                        cell_coordinate(b->max_y, g->y0, g->inverse_cell, g->ny),
+                        cell_coordinate(b->min_z, g->z0, g->inverse_cell, g->nz),
+                        cell_coordinate(b->max_z, g->z0, g->inverse_cell, g->nz)};
 #endif
-    if ((size_t)(y1 - y0 + 1) * (size_t)(z1 - z0 + 1) > HUGE_BOX_CELLS) {
-        e->cells[0] = -1;
-        return false;
-    }
-    e->cells[0] = (int16_t)y0, e->cells[1] = (int16_t)y1, e->cells[2] = (int16_t)z0, e->cells[3] = (int16_t)z1;
-    return true;
+}
+
+/// A box covering too many cells stays out of the grid.
+static inline bool is_huge(cell_range r) {
+    return (size_t)(r.y1 - r.y0 + 1) * (size_t)(r.z1 - r.z0 + 1) > HUGE_BOX_CELLS;
 }
 
 /// Adds a box's cells to a histogram (or counts it huge).
-static inline void count_box(const grid* g, id_box* e, uint32_t* h, size_t* entries, uint32_t* huge) {
-    if (!cover(g, e)) {
+static inline void count_box(const grid* g, const float_box* b, uint32_t* h, size_t* entries, uint32_t* huge) {
+    cell_range r = cover(g, b);
+    if (is_huge(r)) {
         (*huge)++;
         return;
     }
     const size_t nz = (size_t)g->nz;
-    const int16_t* r = e->cells;
-    size_t dy = (size_t)(r[1] - r[0]), dz = (size_t)(r[3] - r[2]), c = (size_t)r[0] * nz + (size_t)r[2];
+    size_t dy = (size_t)(r.y1 - r.y0), dz = (size_t)(r.z1 - r.z0), c = (size_t)r.y0 * nz + (size_t)r.z0;
     *entries += (dy + 1) * (dz + 1);
     if (dy <= 1 && dz <= 1) { // at most 2 x 2 cells (nearly all boxes): no unpredictable loops
         h[c]++;
@@ -369,38 +388,32 @@ static inline void count_box(const grid* g, id_box* e, uint32_t* h, size_t* entr
         for (size_t z = 0; z <= dz; z++) h[c + y * nz + z]++;
 }
 
-/// Pass 1, task t: rounds its stretch of boxes and measures the scene.
-/// (Counting the cells of the last update's grid in the same loop, one pass
-/// fewer, measured slower: 5.1-7.9 against 6.7-9.0 ms at 100k boxes.)
-static void round_task(void* context, int task) {
-    sweep* s = context;
-    const bp_state* state = s->state;
-    scene_stats st = empty_stats();
-    uint32_t begin, end;
-    pass_range(s, task, &begin, &end);
-    for (uint32_t id = begin; id < end; id++) {
-        if (!state->live[id]) continue;
-        round_box(&state->boxes[id], &s->ids[id]);
-        measure(&st, &s->ids[id].box);
-    }
-    s->passes[task].stats = st;
-}
-
-/// Pass 2, task t: the cell ranges of its boxes, its histogram, its entry and huge counts.
-static void count_task(void* context, int task) {
-    sweep* s = context;
+/// Task t over its stretch of boxes: measures the scene and, when `count`,
+/// counts their cells in its histogram, with its entry and huge counts.
+static inline void pass_over_boxes(sweep* s, int task, bool count) {
     const bp_state* state = s->state;
     const grid g = s->grid;
     uint32_t* h = histogram_of(s, task);
-    memset(h, 0, cell_count(s) * sizeof *h);
+    if (count) memset(h, 0, cell_count(s) * sizeof *h);
+    scene_stats st = empty_stats();
     size_t entries = 0;
     uint32_t huge = 0, begin, end;
     pass_range(s, task, &begin, &end);
-    for (uint32_t id = begin; id < end; id++)
-        if (state->live[id]) count_box(&g, &s->ids[id], h, &entries, &huge);
+    for (uint32_t id = begin; id < end; id++) {
+        if (!state->live[id]) continue;
+        const float_box* b = &s->boxes[id];
+        measure(&st, b);
+        if (count) count_box(&g, b, h, &entries, &huge);
+    }
+    s->passes[task].stats = st;
     s->passes[task].entries = entries;
     s->passes[task].huge = huge;
 }
+
+/// The first update measures the scene before it has a grid.
+static void measure_task(void* context, int task) { pass_over_boxes(context, task, false); }
+
+static void count_task(void* context, int task) { pass_over_boxes(context, task, true); }
 
 /// Turns the histograms into each task's first slot per cell; cell_start
 /// and the huge list's offsets per task. Returns the number of entries.
@@ -440,14 +453,14 @@ static void fill_task(void* context, int task) {
     cell_entry* entries = s->entries;
     for (uint32_t id = begin; id < end; id++) {
         if (!state->live[id]) continue;
-        const id_box* e = &s->ids[id];
-        const int16_t* r = e->cells;
-        if (r[0] < 0) {
+        const float_box* b = &s->boxes[id];
+        cell_range r = cover(&g, b);
+        if (is_huge(r)) {
             s->huge[huge++] = id;
             continue;
         }
-        cell_entry entry = {e->box, id, sort_key(e->box.min_x, &g), sort_key(e->box.max_x, &g)};
-        size_t dy = (size_t)(r[1] - r[0]), dz = (size_t)(r[3] - r[2]), c = (size_t)r[0] * nz + (size_t)r[2];
+        cell_entry entry = {*b, id, sort_key(b->min_x, &g), sort_key(b->max_x, &g)};
+        size_t dy = (size_t)(r.y1 - r.y0), dz = (size_t)(r.z1 - r.z0), c = (size_t)r.y0 * nz + (size_t)r.z0;
         entries[slot[c]++] = entry;
         if (dy == 0 && dz == 0) continue;
         for (size_t y = 0; y <= dy; y++)
@@ -690,12 +703,12 @@ static bool sweep_cell(sweep* s, sweep_task_state* task, size_t cell) {
 static bool sweep_huge(sweep* s, sweep_task_state* task, uint32_t huge_index) {
     const bp_state* state = s->state;
     uint32_t id = s->huge[huge_index];
-    const float_box* h = &s->ids[id].box;
+    const float_box* h = &s->boxes[id];
     for (uint32_t other = 0; other < state->id_limit; other++) {
         if (!state->live[other] || other == id) continue;
-        const id_box* b = &s->ids[other];
-        if (float_apart(h, &b->box) || (b->cells[0] < 0 && other < id)) continue;
-        if (!emit(state, &task->pairs, id, h, other, &b->box)) return false;
+        const float_box* b = &s->boxes[other];
+        if (float_apart(h, b) || (other < id && is_huge(cover(&s->grid, b)))) continue;
+        if (!emit(state, &task->pairs, id, h, other, b)) return false;
     }
     return true;
 }
@@ -761,11 +774,21 @@ static void sweep_destroy(void* impl, const prox_allocator* allocator) {
     prox_free(allocator, s, sizeof *s);
 }
 
+/* The float copy of a box is made when the box is given, while it is in
+ * cache, instead of in a pass over all boxes at the update. */
+
 static prox_result sweep_add(void* impl, const bp_state* state, uint32_t id) {
-    return grow_ids(impl, id + 1, state->allocator) ? PROX_OK : PROX_ERROR_OUT_OF_MEMORY;
+    sweep* s = impl;
+    if (!grow_ids(s, id + 1, state->allocator)) return PROX_ERROR_OUT_OF_MEMORY;
+    round_box(&state->boxes[id], &s->boxes[id]);
+    return PROX_OK;
 }
 
-static void sweep_change(void* impl, const bp_state* state, uint32_t id) { (void)impl, (void)state, (void)id; }
+static void sweep_remove(void* impl, const bp_state* state, uint32_t id) { (void)impl, (void)state, (void)id; }
+
+static void sweep_move(void* impl, const bp_state* state, uint32_t id) {
+    round_box(&state->boxes[id], &((sweep*)impl)->boxes[id]);
+}
 
 static prox_result sweep_update(void* impl, const bp_state* state, bp_output* out) {
     sweep* s = impl;
@@ -777,12 +800,26 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
     s->pass_tasks = parallel ? PROX_MIN(threads, MAX_PASS_TASKS) : 1;
     s->per_pass_task = (state->id_limit + (uint32_t)s->pass_tasks - 1) / (uint32_t)s->pass_tasks;
 
-    thread_pool_run(s->pool, round_task, s, s->pass_tasks);
-    scene_stats stats = merged_stats(s);
-    if (stats.live < 2) return PROX_OK;
-    s->grid = choose_grid(&stats);
+    // Any grid gives the same pairs (cells only split the work): the boxes
+    // are counted into the last update's grid while the scene is measured,
+    // and counted again only when the scene has moved away from it.
+    if (!s->has_grid) {
+        thread_pool_run(s->pool, measure_task, s, s->pass_tasks);
+        scene_stats first = merged_stats(s);
+        s->grid = choose_grid(&first);
+        s->has_grid = true;
+    }
     if (!reserve_cells(s, cell_count(s), s->pass_tasks, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
     thread_pool_run(s->pool, count_task, s, s->pass_tasks);
+    scene_stats stats = merged_stats(s);
+    if (stats.live < 2) return PROX_OK;
+    grid fresh = choose_grid(&stats);
+    if (!grid_still_fits(&s->grid, &fresh, &stats)) {
+        s->grid = fresh;
+        if (!reserve_cells(s, cell_count(s), s->pass_tasks, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
+        thread_pool_run(s->pool, count_task, s, s->pass_tasks);
+    }
+    s->grid.x0 = fresh.x0, s->grid.inverse_key = fresh.inverse_key; // used from here on only
     size_t entries = 0;
     for (int t = 0; t < s->pass_tasks; t++) entries += s->passes[t].entries;
     if (!reserve_entries(s, entries, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
@@ -807,4 +844,4 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
     return PROX_OK;
 }
 
-const bp_kind_ops bp_sweep_ops = {sweep_create, sweep_destroy, sweep_add, sweep_change, sweep_change, sweep_update};
+const bp_kind_ops bp_sweep_ops = {sweep_create, sweep_destroy, sweep_add, sweep_remove, sweep_move, sweep_update};

@@ -560,11 +560,11 @@ PROX_TEST(broadphase, float_boxes_round_outward) {
         }
         prox_box b = {{fmin(v[0], v[3]), fmin(v[1], v[4]), fmin(v[2], v[5])},
                       {fmax(v[0], v[3]), fmax(v[1], v[4]), fmax(v[2], v[5])}};
-        id_box fast;
+        float_box fast;
         float_box slow;
         round_box(&b, &fast);
         round_box_scalar(&b, &slow);
-        CHECK(memcmp(&fast.box, &slow, sizeof slow) == 0);
+        CHECK(memcmp(&fast, &slow, sizeof slow) == 0);
         const double lo[3] = {b.min.x, b.min.y, b.min.z}, hi[3] = {b.max.x, b.max.y, b.max.z};
         const float flo[3] = {slow.min_x, slow.min_y, slow.min_z}, fhi[3] = {slow.max_x, slow.max_y, slow.max_z};
         for (int k = 0; k < 3; k++) {
