@@ -54,7 +54,12 @@ static inline void round_box_scalar(const prox_box* b, float_box* out) {
 /// the other interleaved into float_box order, stored under a mask.
 static inline void round_box(const prox_box* b, float_box* out) {
 #if defined(__AVX512F__) && defined(__AVX512VL__)
-    __m512d v = _mm512_maskz_loadu_pd(0x3f, b); // min x y z, max x y z, 0, 0
+    // Loaded as 32 + 16 bytes, the way a box is usually copied just before
+    // (prox_broadphase_move): one wide load over two narrower fresh stores
+    // cannot take their data from the store buffer and waits for the cache.
+    __m256d first = _mm256_loadu_pd(&b->min.x);  // min x y z, max x
+    __m128d second = _mm_loadu_pd(&b->max.y);     // max y z
+    __m512d v = _mm512_insertf64x4(_mm512_castpd256_pd512(first), _mm256_zextpd128_pd256(second), 1);
     __m256 down = _mm512_cvt_roundpd_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
     __m256 up = _mm512_cvt_roundpd_ps(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
     __m256 both = _mm256_blend_ps(down, up, 0x38); // lanes 3-5 (the maxes) from up
