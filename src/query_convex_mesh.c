@@ -27,6 +27,7 @@ typedef struct shape_query {
     convex_mesh_touch_fcn* touch; /* overlap mode: every touching triangle, not only the first */
     void* touch_context;
     double ball_center[3], ball_radius; /* a ball around the shape, in the mesh's frame */
+    double touch_band;    /* overlap mode: volumes nearer than this may hold a touching triangle */
     bool oriented;        /* the mesh has oriented lanes: `frame` and `fixed` are set */
     distance_frame frame; /* the shape's frame in the mesh's */
     distance_obb fixed;   /* the box of the shape's points, without its radius */
@@ -57,6 +58,14 @@ static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
             q->box_hi[k] = fmax(q->box_hi[k], prox_vec3_get(local, k));
         }
     }
+    /* GJK calls a triangle touching up to ten PROX_CONVEX_TOLERANCE of the
+     * pair's scene size (convex.h), which is below 2 (2 size + |origin|) for
+     * any triangle within reach: volumes within sixteen of that are opened,
+     * so that the overlap and contact queries answer as GJK on every
+     * triangle does. */
+    const prox_vec3 o = q->xs->origin;
+    const double origin = fmax(fabs(o.x), fmax(fabs(o.y), fabs(o.z)));
+    q->touch_band = 16 * PROX_CONVEX_TOLERANCE * 2 * (2 * size + origin);
     double local_size = q->mesh->volume_radius;
     for (int k = 0; k < 3; ++k) local_size = fmax(local_size, fmax(fabs(q->box_lo[k]), fabs(q->box_hi[k])));
     double grow = 0x1p-40 * (local_size + size * prox_stretch_bound(&mesh_inverse->basis));
@@ -271,7 +280,7 @@ bool prox_convex_mesh_overlap(const prox_convex* shape, const prox_transform* xs
     prox_transform identity;
     if (!start(&q, shape, xs, mesh, xm, &identity)) return false;
     q.overlap_only = true;
-    run(&q, 0, &r);
+    run(&q, q.touch_band, &r);
     return r.distance == 0;
 }
 
@@ -286,7 +295,7 @@ int64_t prox_convex_mesh_touching(const prox_convex* shape, const prox_transform
     q.overlap_only = true;
     q.touch = count_touch;
     q.touch_context = &counter;
-    run(&q, 0, &r);
+    run(&q, q.touch_band, &r);
     if (triangle_tests) *triangle_tests = r.triangle_tests;
     return counter.count;
 }
