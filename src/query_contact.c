@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Contacts: every contacting triangle pair of a collision query, with where
- * the two triangles meet (prox_tri_tri_contact), optionally reduced to a
- * contact manifold of a few points. */
+/* Contacts: every contacting triangle pair of a collision query (two models,
+ * or one mesh against itself), with where the two triangles meet
+ * (prox_tri_tri_contact), optionally reduced to a contact manifold of a few
+ * points. */
 #include <proxima/geometry.h>
 #include <proxima/query.h>
 
@@ -23,7 +24,8 @@ typedef struct contact_state {
     int64_t count;
     bool stopped;
     prox_vec3 normal_sum;
-    prox_vec3 towards_b; /* from a's world box centre to b's */
+    prox_vec3 towards_b; /* from a's world box centre to b's; self: the first pair's normal */
+    bool self;
 } contact_state;
 
 /* The centre of the model's bounding box, placed. */
@@ -48,6 +50,7 @@ static bool on_pair(prox_tri_pair pair, void* context) {
     c.segment[0] = where.segment[0];
     c.segment[1] = where.segment[1];
     const prox_contacts_def* def = st->def;
+    if (st->self && st->count == 0) st->towards_b = c.normal; /* one mesh has no "from a to b" */
     if (def->contacts && st->count < def->capacity) def->contacts[st->count] = c;
     st->count++;
     if (def->manifold) {
@@ -68,13 +71,42 @@ static bool on_pair(prox_tri_pair pair, void* context) {
     return true;
 }
 
+/* The manifold's normal: the pairs' normals summed with their weights. */
+static void finish_manifold(const contact_state* st, prox_manifold* manifold) {
+    if (!manifold || manifold->point_count == 0) return;
+    double len = prox_vec3_length(st->normal_sum);
+    /* opposite normals can cancel (a thin plate pierced through): keep the first then */
+    if (len > 0 && isfinite(len)) manifold->normal = prox_vec3_scale(st->normal_sum, 1 / len);
+}
+
+static prox_contacts_result result_of(const contact_state* st, prox_collide_result r) {
+    prox_contacts_result result;
+    memset(&result, 0, sizeof result);
+    result.invalid_transform = r.invalid_transform;
+    result.volume_tests = r.volume_tests;
+    result.triangle_tests = r.triangle_tests;
+    result.contact_count = st->count;
+    result.stopped = st->stopped;
+    finish_manifold(st, st->def->manifold);
+    return result;
+}
+
+static prox_collide_def collide_def_for(const prox_contacts_def* d, contact_state* st) {
+    prox_collide_def cd = prox_default_collide_def();
+    cd.sat = d->sat;
+    cd.all_pairs = true;
+    cd.callback = on_pair;
+    cd.context = st;
+    return cd;
+}
+
 prox_contacts_result prox_contacts(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                    const prox_transform* xb, const prox_contacts_def* def) {
     prox_contacts_def d = def ? *def : prox_default_contacts_def();
-    prox_contacts_result result;
-    memset(&result, 0, sizeof result);
     if (d.manifold) memset(d.manifold, 0, sizeof *d.manifold);
-    if (!a || !b) return result;
+    prox_contacts_result empty;
+    memset(&empty, 0, sizeof empty);
+    if (!a || !b) return empty;
     prox_transform identity = prox_transform_identity();
     contact_state st;
     memset(&st, 0, sizeof st);
@@ -84,21 +116,23 @@ prox_contacts_result prox_contacts(const prox_bvh* a, const prox_transform* xa, 
     st.xb = xb ? xb : &identity;
     st.def = &d;
     st.towards_b = prox_vec3_sub(box_centre(b, st.xb), box_centre(a, st.xa));
-    prox_collide_def cd = prox_default_collide_def();
-    cd.sat = d.sat;
-    cd.all_pairs = true;
-    cd.callback = on_pair;
-    cd.context = &st;
-    prox_collide_result r = prox_collide(a, st.xa, b, st.xb, &cd);
-    result.invalid_transform = r.invalid_transform;
-    result.volume_tests = r.volume_tests;
-    result.triangle_tests = r.triangle_tests;
-    result.contact_count = st.count;
-    result.stopped = st.stopped;
-    if (d.manifold && d.manifold->point_count > 0) {
-        double len = prox_vec3_length(st.normal_sum);
-        /* opposite normals can cancel (a thin plate pierced through): keep the first then */
-        if (len > 0 && isfinite(len)) d.manifold->normal = prox_vec3_scale(st.normal_sum, 1 / len);
-    }
-    return result;
+    prox_collide_def cd = collide_def_for(&d, &st);
+    return result_of(&st, prox_collide(a, st.xa, b, st.xb, &cd));
+}
+
+prox_contacts_result prox_self_contacts(const prox_bvh* bvh, const prox_transform* x, const prox_contacts_def* def) {
+    prox_contacts_def d = def ? *def : prox_default_contacts_def();
+    if (d.manifold) memset(d.manifold, 0, sizeof *d.manifold);
+    prox_contacts_result empty;
+    memset(&empty, 0, sizeof empty);
+    if (!bvh) return empty;
+    prox_transform identity = prox_transform_identity();
+    contact_state st;
+    memset(&st, 0, sizeof st);
+    st.a = st.b = bvh;
+    st.xa = st.xb = x ? x : &identity;
+    st.def = &d;
+    st.self = true;
+    prox_collide_def cd = collide_def_for(&d, &st);
+    return result_of(&st, prox_self_collide(bvh, st.xa, &cd));
 }

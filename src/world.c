@@ -469,28 +469,21 @@ static void test_convex_mesh(const world_object* s, const world_object* m, bool 
     if (isfinite(r.distance)) c->separation = below_convex_tolerance(r.distance, s, m);
 }
 
+/// Self-collision: with contacts, prox_self_contacts' manifold (the points
+/// spanning every contact, its normal the pairs' sign-aligned mean).
 static void test_self(const world_object* o, bool contacts, candidate* c) {
-    prox_tri_pair pairs[PROX_MANIFOLD_POINTS];
-    prox_collide_def def = prox_default_collide_def();
-    def.all_pairs = contacts;
-    def.pairs = pairs;
-    def.capacity = PROX_MANIFOLD_POINTS;
-    prox_collide_result r = prox_self_collide(o->shape.mesh, &o->pose, &def);
-    c->colliding = r.colliding;
-    c->triangle_pairs = contacts ? r.pair_count : 0;
-    c->volume_tests += r.volume_tests, c->triangle_tests += r.triangle_tests;
-    if (!contacts) return;
-    int kept = (int)PROX_MIN(r.pair_count, (int64_t)PROX_MANIFOLD_POINTS);
-    for (int i = 0; i < kept; i++) {
-        prox_vec3 ta[3], tb[3];
-        place_mesh_triangle(o->shape.mesh, &o->pose, pairs[i].triangle_a, ta);
-        place_mesh_triangle(o->shape.mesh, &o->pose, pairs[i].triangle_b, tb);
-        prox_tri_contact contact;
-        if (!prox_tri_tri_contact(ta, tb, &contact)) continue;
-        c->manifold.points[c->manifold.point_count] = contact.point;
-        c->manifold.pairs[c->manifold.point_count] = pairs[i];
-        c->manifold.point_count++;
+    if (contacts) {
+        prox_contacts_def def = prox_default_contacts_def();
+        def.manifold = &c->manifold;
+        prox_contacts_result r = prox_self_contacts(o->shape.mesh, &o->pose, &def);
+        c->colliding = r.contact_count > 0;
+        c->triangle_pairs = r.contact_count;
+        c->volume_tests += r.volume_tests, c->triangle_tests += r.triangle_tests;
+        return;
     }
+    prox_collide_result r = prox_self_collide(o->shape.mesh, &o->pose, NULL);
+    c->colliding = r.colliding;
+    c->volume_tests += r.volume_tests, c->triangle_tests += r.triangle_tests;
 }
 
 /// Boxes overlap more often than the balls inside them (at the boxes'

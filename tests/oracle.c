@@ -306,3 +306,15 @@ double oracle_distance_quadratic(const prox_mesh* a, const prox_transform* xa, c
     unplace(&pb);
     return best;
 }
+
+int manifold_point_not_in(const prox_manifold* manifold, const prox_contact* contacts, size_t count) {
+    for (int m = 0; m < manifold->point_count; ++m) {
+        bool found = false;
+        for (size_t c = 0; c < count && !found; ++c)
+            found = memcmp(&contacts[c].point, &manifold->points[m], sizeof(prox_vec3)) == 0 &&
+                    contacts[c].pair.triangle_a == manifold->pairs[m].triangle_a &&
+                    contacts[c].pair.triangle_b == manifold->pairs[m].triangle_b;
+        if (!found) return m;
+    }
+    return -1;
+}

@@ -43,4 +43,8 @@ double oracle_distance(const prox_mesh* a, const prox_transform* xa, const prox_
 double oracle_distance_quadratic(const prox_mesh* a, const prox_transform* xa, const prox_mesh* b,
                                  const prox_transform* xb);
 
+/// The first point of the manifold that is not one of the contacts (the
+/// same point and triangle pair), or -1 when every one is.
+int manifold_point_not_in(const prox_manifold* manifold, const prox_contact* contacts, size_t count);
+
 #endif

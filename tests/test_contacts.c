@@ -99,14 +99,8 @@ static void contacts_against_oracle(const char* name, int count, bool scaled) {
             with_contacts++;
             CHECK(manifold.point_count >= 1 && manifold.point_count <= PROX_MANIFOLD_POINTS);
             CHECK_NEAR(prox_vec3_length(manifold.normal), 1.0, 1e-9);
-            for (int m = 0; m < manifold.point_count; ++m) {
-                bool found = false;
-                for (size_t c = 0; c < n && !found; ++c)
-                    found = memcmp(&contacts[c].point, &manifold.points[m], sizeof(prox_vec3)) == 0 &&
-                            contacts[c].pair.triangle_a == manifold.pairs[m].triangle_a &&
-                            contacts[c].pair.triangle_b == manifold.pairs[m].triangle_b;
-                CHECK_MSG(found, "%s: manifold point %d is not one of the contacts", name, m);
-            }
+            const int missing = manifold_point_not_in(&manifold, contacts, n);
+            CHECK_MSG(missing < 0, "%s: manifold point %d is not one of the contacts", name, missing);
             /* with several distinct contact points the manifold keeps more than one */
             if (n >= 4) CHECK(manifold.point_count >= 2);
         }

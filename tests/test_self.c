@@ -221,6 +221,74 @@ static void check_all_pairs(const prox_bvh* bvh, const prox_transform* x, prox_s
 }
 
 /* Every variant and query mode at one placement; returns the oracle's count. */
+static int compare_contact_pairs(const void* x, const void* y) {
+    const prox_contact *a = x, *b = y;
+    if (a->pair.triangle_a != b->pair.triangle_a) return a->pair.triangle_a < b->pair.triangle_a ? -1 : 1;
+    return (a->pair.triangle_b > b->pair.triangle_b) - (a->pair.triangle_b < b->pair.triangle_b);
+}
+
+static double point_triangle_distance(prox_vec3 p, const prox_vec3 t[3]) {
+    return prox_vec3_length(prox_vec3_sub(prox_closest_point_triangle(p, t), p));
+}
+
+/* prox_self_contacts: exactly the expected pairs, each point (and segment)
+ * on both placed triangles up to rounding, unit normals; the manifold's
+ * points among the contacts', its normal unit and on the first pair's side. */
+static void check_self_contacts(const prox_bvh* bvh, const prox_mesh* mesh, const prox_transform* x,
+                                const oracle_pairs* expected, const char* what) {
+    size_t capacity = expected->count + 1;
+    prox_contact* contacts = malloc(sizeof *contacts * capacity);
+    REQUIRE(contacts);
+    prox_manifold manifold;
+    prox_contacts_def def = prox_default_contacts_def();
+    def.contacts = contacts;
+    def.capacity = (int)capacity;
+    def.manifold = &manifold;
+    prox_contacts_result r = prox_self_contacts(bvh, x, &def);
+    CHECK_MSG(r.contact_count == (int64_t)expected->count, "%s: %lld self contacts, oracle %zu", what,
+              (long long)r.contact_count, expected->count);
+    size_t n = (size_t)r.contact_count;
+    if (n != expected->count) {
+        free(contacts);
+        return;
+    }
+    prox_vec3 first_normal = n ? contacts[0].normal : prox_vec3_make(0, 0, 0);
+    const int missing = manifold_point_not_in(&manifold, contacts, n);
+    CHECK_MSG(missing < 0, "%s: manifold point %d is not one of the contacts", what, missing);
+    qsort(contacts, n, sizeof *contacts, compare_contact_pairs);
+    int off = 0;
+    for (size_t c = 0; c < n; ++c) {
+        const prox_contact* ct = &contacts[c];
+        CHECK(ct->pair.triangle_a == expected->pairs[c].triangle_a &&
+              ct->pair.triangle_b == expected->pairs[c].triangle_b);
+        prox_vec3 ta[3], tb[3];
+        test_placed_triangle(mesh, x, ct->pair.triangle_a, ta);
+        test_placed_triangle(mesh, x, ct->pair.triangle_b, tb);
+        double size = 0;
+        for (int k = 0; k < 3; ++k)
+            size = fmax(size, fmax(prox_vec3_length(ta[k]), prox_vec3_length(tb[k])));
+        double tolerance = 1e-12 * (1 + size);
+        bool on = point_triangle_distance(ct->point, ta) <= tolerance && point_triangle_distance(ct->point, tb) <= tolerance;
+        for (int e = 0; e < 2; ++e)
+            on = on && point_triangle_distance(ct->segment[e], ta) <= tolerance &&
+                 point_triangle_distance(ct->segment[e], tb) <= tolerance;
+        off += !on;
+        CHECK_NEAR(prox_vec3_length(ct->normal), 1.0, 1e-12);
+    }
+    CHECK_MSG(off == 0, "%s: %d of %zu self contacts off their triangles", what, off, n);
+    if (n == 0) {
+        CHECK(manifold.point_count == 0);
+    } else {
+        CHECK(manifold.point_count >= 1 && manifold.point_count <= PROX_MANIFOLD_POINTS);
+        CHECK_NEAR(prox_vec3_length(manifold.normal), 1.0, 1e-9);
+        CHECK_MSG(prox_vec3_dot(manifold.normal, first_normal) >= 0, "%s: manifold normal against the first pair's", what);
+        bool distinct = false; // several different points: the manifold keeps more than one
+        for (size_t c = 1; c < n && !distinct; ++c) distinct = memcmp(&contacts[c].point, &contacts[0].point, sizeof(prox_vec3)) != 0;
+        if (distinct) CHECK(manifold.point_count >= 2);
+    }
+    free(contacts);
+}
+
 static size_t check_placement(prox_bvh* bvh[VARIANTS], const prox_mesh* mesh, const prox_transform* x, scratch* s,
                               const char* what) {
     oracle_pairs expected = {0};
@@ -231,6 +299,7 @@ static size_t check_placement(prox_bvh* bvh[VARIANTS], const prox_mesh* mesh, co
         check_first_contact(bvh[v], x, &expected, label);
         check_all_pairs(bvh[v], x, PROX_SAT_FULL, &expected, s, label);
         if (variant_uses_sat(v)) check_all_pairs(bvh[v], x, PROX_SAT_LITE, &expected, s, label);
+        if (v == 0 || v == VARIANTS - 1) check_self_contacts(bvh[v], mesh, x, &expected, label);
     }
     oracle_pairs_free(&expected);
     return n;

@@ -468,7 +468,14 @@ PROX_TEST(world, self_collision_of_a_folding_cloth) {
         bool reported_self = r[0].count > 0 && r[0].pairs[0].a == cloth_id && r[0].pairs[0].b == cloth_id;
         CHECK_MSG(self == reported_self, "frame %d: self-collision %d, reported %d", frame, self, reported_self);
         self_frames += self;
-        if (reported_self) CHECK(r[0].pairs[0].triangle_pairs > 0 && r[0].pairs[0].manifold.point_count > 0);
+        if (reported_self) {
+            // The folds lie in the cloth's plane: every pair's normal, and so
+            // the manifold's, is the plane's (z), on the first pair's side.
+            const prox_world_pair* p = &r[0].pairs[0];
+            CHECK(p->triangle_pairs > 0 && p->manifold.point_count > 0);
+            CHECK_MSG(fabs(fabs(p->manifold.normal.z) - 1) < 1e-9, "frame %d: self normal (%g, %g, %g)", frame,
+                      p->manifold.normal.x, p->manifold.normal.y, p->manifold.normal.z);
+        }
         CHECK(r[0].count == r[1].count);
         for (int i = 0; i < r[0].count && i < r[1].count; i++)
             CHECK(memcmp(&r[0].pairs[i], &r[1].pairs[i], sizeof r[0].pairs[i]) == 0);

@@ -293,6 +293,22 @@ typedef struct prox_contacts_result {
 PROX_API prox_contacts_result prox_contacts(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                             const prox_transform* xb, const prox_contacts_def* def);
 
+/// The contacts of one mesh with itself: exactly the pairs prox_self_collide
+/// reports with all pairs (adjacent triangles skipped, triangle_a <
+/// triangle_b, in its order), each with prox_contacts' point on both
+/// triangles, normal (triangle_a's plane normal turned towards triangle_b,
+/// as prox_tri_tri_contact says) and intersection segment, delivered as
+/// prox_contacts delivers them (`contacts` buffer, `callback`). The
+/// `manifold` option reduces them as prox_contacts does (up to four
+/// spanning points), with one normal: the pairs' normals, each turned to
+/// agree with the first pair's and weighted by the length of its
+/// intersection, averaged. One mesh has no "from a towards b", so its sign
+/// is the first pair's and it means most for a single contact region (a
+/// fold); a solver that needs each region's direction takes the contacts'
+/// own normals. `sat` chooses the volume test as for prox_self_collide.
+PROX_API prox_contacts_result prox_self_contacts(const prox_bvh* bvh, const prox_transform* x,
+                                                 const prox_contacts_def* def);
+
 /* ---------------------------------------------------------------------------
  * Points
  * ------------------------------------------------------------------------- */

@@ -121,8 +121,9 @@ typedef struct prox_world_pair {
     /// direction; convex-mesh: prox_convex_mesh_contacts' manifold (the
     /// shape's vertices resting on the touched triangles, up to four; the
     /// mesh triangle in the mesh object's side of each pair, -1 on the
-    /// shape's), normal turned from a towards b; self-collision: the points
-    /// of the first non-adjacent triangle pairs, no meaningful normal (zero).
+    /// shape's), normal turned from a towards b; self-collision:
+    /// prox_self_contacts' manifold (points spanning every contact, the
+    /// normal its sign-aligned mean, see there).
     prox_manifold manifold;
     /// With def.contacts: mesh-mesh and self, contacting triangle pairs;
     /// convex-mesh, touching triangles.
