@@ -233,7 +233,7 @@ PROX_TEST(convex_mesh, touching_band_agrees_with_gjk) {
     REQUIRE(test_cloth(8, 10.0, &data));
     prox_mesh mesh = prox_mesh_data_view(&data);
     prox_bvh_def def = prox_default_bvh_def();
-    int agreed = 0, touching = 0, apart = 0;
+    int touching = 0, apart = 0;
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
         def.volume = (prox_volume)kind;
         prox_bvh* floor = NULL;
@@ -265,7 +265,6 @@ PROX_TEST(convex_mesh, touching_band_agrees_with_gjk) {
                     CHECK_MSG(fast == brute && (touched > 0) == brute,
                               "kind %d, shape %d, %g from the origin, gap %g: overlap %d, contacts %lld, GJK %d",
                               kind, s, away, gap, fast, (long long)touched, brute);
-                    agreed += fast == brute;
                     touching += brute, apart += !brute;
                 }
             }
@@ -273,5 +272,5 @@ PROX_TEST(convex_mesh, touching_band_agrees_with_gjk) {
     }
     /* the gaps straddle the band: both answers occur */
     CHECK_MSG(touching > 0 && apart > 0, "%d touching, %d apart", touching, apart);
-    (void)agreed;
+    prox_mesh_data_free(&data);
 }
