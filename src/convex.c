@@ -17,7 +17,7 @@
 #include <math.h>
 #include <string.h>
 
-#if !defined(PROX_NO_SIMD) && defined(__AVX__)
+#if !defined(PROX_NO_SIMD) && (defined(__AVX__) || defined(__AVX512F__))
 #include <immintrin.h>
 #endif
 
@@ -152,12 +152,57 @@ static int support_scan(const prox_vec3* p, int n, prox_vec3 d) {
     return best;
 }
 
+#if !defined(PROX_NO_SIMD) && defined(__AVX512F__)
+/* The same scan eight points at a time: three loads of the interleaved
+ * coordinates, six two-source permutes into x, y and z lanes, a running
+ * maximum and its index per lane (each lane keeps its first maximum), then
+ * the lowest index among the lanes holding the overall maximum: the lowest
+ * index of a maximum, as the scalar scan returns. (Its products may round
+ * differently from the scalar scan's where contraction differs; either
+ * point is a support point to within that rounding.) */
+static int support_scan_wide(const prox_vec3* p, int n, prox_vec3 d) {
+    const __m512d dx = _mm512_set1_pd(d.x), dy = _mm512_set1_pd(d.y), dz = _mm512_set1_pd(d.z);
+    const __m512i x_first = _mm512_setr_epi64(0, 3, 6, 9, 12, 15, 0, 0), x_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 10, 13);
+    const __m512i y_first = _mm512_setr_epi64(1, 4, 7, 10, 13, 0, 0, 0), y_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 8, 11, 14);
+    const __m512i z_first = _mm512_setr_epi64(2, 5, 8, 11, 14, 0, 0, 0), z_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 9, 12, 15);
+    __m512d best = _mm512_set1_pd(-INFINITY);
+    __m512i best_index = _mm512_setzero_si512(), index = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m512i eight = _mm512_set1_epi64(8);
+    const double* c = &p[0].x;
+    for (int i = 0; i < n; i += 8, c += 24) {
+        const int left = n - i < 8 ? n - i : 8; /* points in this block */
+        const int doubles = 3 * left;
+        const __mmask8 m0 = doubles >= 8 ? 0xff : (__mmask8)((1u << doubles) - 1);
+        const __mmask8 m1 = doubles >= 16 ? 0xff : doubles > 8 ? (__mmask8)((1u << (doubles - 8)) - 1) : 0;
+        const __mmask8 m2 = doubles >= 24 ? 0xff : doubles > 16 ? (__mmask8)((1u << (doubles - 16)) - 1) : 0;
+        const __m512d v0 = _mm512_maskz_loadu_pd(m0, c), v1 = _mm512_maskz_loadu_pd(m1, c + 8);
+        const __m512d v2 = _mm512_maskz_loadu_pd(m2, c + 16);
+        const __m512d x = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v0, x_first, v1), x_last, v2);
+        const __m512d y = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v0, y_first, v1), y_last, v2);
+        const __m512d z = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v0, z_first, v1), z_last, v2);
+        const __m512d dot = _mm512_fmadd_pd(z, dz, _mm512_fmadd_pd(y, dy, _mm512_mul_pd(x, dx)));
+        const __mmask8 live = (__mmask8)((1u << left) - 1);
+        const __mmask8 better = _mm512_mask_cmp_pd_mask(live, dot, best, _CMP_GT_OQ);
+        best = _mm512_mask_mov_pd(best, better, dot);
+        best_index = _mm512_mask_mov_epi64(best_index, better, index);
+        index = _mm512_add_epi64(index, eight);
+    }
+    const double top = _mm512_reduce_max_pd(best);
+    const __mmask8 at_top = _mm512_cmp_pd_mask(best, _mm512_set1_pd(top), _CMP_EQ_OQ);
+    if (!at_top) return 0; /* every product NaN: as the scalar scan, the first point */
+    return (int)_mm512_mask_reduce_min_epi64(at_top, best_index);
+}
+#endif
+
 int cvx_support_index(const cvx_shape* shape, prox_vec3 d) {
     const prox_mat3* m = &shape->basis;
     /* B^T d: the direction in the shape's own frame */
     const prox_vec3 local = prox_vec3_make(m->m[0][0] * d.x + m->m[1][0] * d.y + m->m[2][0] * d.z,
                                            m->m[0][1] * d.x + m->m[1][1] * d.y + m->m[2][1] * d.z,
                                            m->m[0][2] * d.x + m->m[1][2] * d.y + m->m[2][2] * d.z);
+#if !defined(PROX_NO_SIMD) && defined(__AVX512F__)
+    if (shape->count >= 8) return support_scan_wide(shape->points, shape->count, local);
+#endif
     return support_scan(shape->points, shape->count, local);
 }
 

@@ -62,6 +62,9 @@ void cvx_limits(const prox_convex_def* def, int* out_gjk, int* out_epa);
 
 /// Index of the support point of a placed core in internal direction d.
 int cvx_support_index(const cvx_shape* shape, prox_vec3 d);
+/// |a|, inline (prox_vec3_length is a library call; EPA takes four per face).
+static inline double cvx_length(prox_vec3 a) { return sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
+
 
 /// Point i of a placed core, internal frame.
 static inline prox_vec3 cvx_place(const cvx_shape* shape, int i) {

@@ -168,11 +168,11 @@ static bool face_plane(const epa_polytope* P, int a, int b, int c, prox_vec3* ou
     const prox_vec3 n = cvx_triangle_normal(P->w[a], P->w[b], P->w[c]);
     /* |n| is the product of the two shorter edges times the sine between
      * them; resolvable when that sine is above EPA_TRUST */
-    const double lab = prox_vec3_length(prox_vec3_sub(P->w[b], P->w[a]));
-    const double lbc = prox_vec3_length(prox_vec3_sub(P->w[c], P->w[b]));
-    const double lca = prox_vec3_length(prox_vec3_sub(P->w[a], P->w[c]));
+    const double lab = cvx_length(prox_vec3_sub(P->w[b], P->w[a]));
+    const double lbc = cvx_length(prox_vec3_sub(P->w[c], P->w[b]));
+    const double lca = cvx_length(prox_vec3_sub(P->w[a], P->w[c]));
     const double shorter = lab * lbc * lca / PROX_MAX(lab, PROX_MAX(lbc, lca));
-    const double len = prox_vec3_length(n);
+    const double len = cvx_length(n);
     if (!(len > EPA_TRUST * shorter)) return false;
     *out_n = prox_vec3_scale(n, 1.0 / len);
     /* the mean of the three corners' distances: symmetric in the corners */
@@ -287,7 +287,7 @@ static bool start_tetrahedron(const cvx_pair* pair, const cvx_simplex* s, cvx_ve
         const prox_vec3 u = prox_vec3_sub(t[1].w, t[0].w);
         const prox_vec3 d1 = any_perpendicular(u);
         const prox_vec3 d2 = prox_vec3_cross(u, d1);
-        *out_flat_n = prox_vec3_scale(d1, 1.0 / prox_vec3_length(d1));
+        *out_flat_n = prox_vec3_scale(d1, 1.0 / cvx_length(d1));
         const prox_vec3 dirs[8] = {d1,
                                    prox_vec3_scale(d1, -1),
                                    d2,
@@ -301,7 +301,7 @@ static bool start_tetrahedron(const cvx_pair* pair, const cvx_simplex* s, cvx_ve
     }
     if (k == 3) {
         const prox_vec3 n = prox_vec3_cross(prox_vec3_sub(t[1].w, t[0].w), prox_vec3_sub(t[2].w, t[0].w));
-        const double len = prox_vec3_length(n);
+        const double len = cvx_length(n);
         if (len > 0) *out_flat_n = prox_vec3_scale(n, 1.0 / len);
         const prox_vec3 dirs[2] = {n, prox_vec3_scale(n, -1)};
         if (!grow(pair, t, 3, dirs, 2, measure_plane)) return false;
@@ -519,7 +519,7 @@ void cvx_epa_run(const cvx_pair* pair, const cvx_simplex* start, int max_iterati
     cvx_simplex_points(pair, start, &gjk_pa, &gjk_pb);
     out->pa = out->face_pa = gjk_pa;
     out->pb = out->face_pb = gjk_pb;
-    const double start_v = prox_vec3_length(prox_vec3_sub(gjk_pa, gjk_pb)); /* GJK's |v| */
+    const double start_v = cvx_length(prox_vec3_sub(gjk_pa, gjk_pb)); /* GJK's |v| */
     if (!start_tetrahedron(pair, start, t, &flat_n)) {
         out->state = CVX_EPA_FLAT;
         out->n = flat_n;
@@ -533,7 +533,7 @@ void cvx_epa_run(const cvx_pair* pair, const cvx_simplex* start, int max_iterati
                                    {0, 1, 0},  {0, -1, 0},                 {0, 0, 1}, {0, 0, -1}};
         out->upper = INFINITY;
         for (int i = 0; i < 8; ++i) {
-            const prox_vec3 d = prox_vec3_scale(dirs[i], 1.0 / prox_vec3_length(dirs[i]));
+            const prox_vec3 d = prox_vec3_scale(dirs[i], 1.0 / cvx_length(dirs[i]));
             const cvx_vertex w = cvx_support(pair, d);
             const double h = prox_vec3_dot(d, w.w);
             if (h < out->upper) {
@@ -703,7 +703,7 @@ prox_convex_penetration_result prox_convex_penetration(const prox_convex* a, con
         /* the cores are between g.lower and |v| apart (the same to 1e-13
          * when GJK converged): the depth's bounds follow */
         const double core = sqrt(prox_vec3_dot(g.v, g.v));
-        const double lower_len = prox_vec3_length(g.lower_v);
+        const double lower_len = cvx_length(g.lower_v);
         /* the direction that gave the lower bound: moving b by depth along
          * it keeps the cores `lower` apart there */
         n = lower_len > 0.0 ? prox_vec3_scale(g.lower_v, -1.0 / lower_len) : prox_vec3_scale(g.v, -1.0 / core);

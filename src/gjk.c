@@ -458,7 +458,7 @@ void cvx_gjk_run(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iter
             out->state = CVX_GJK_SEPARATING_AXIS;
             out->simplex = s;
             out->v = w.w;
-            out->lower = vw / prox_vec3_length(v0);
+            out->lower = vw / cvx_length(v0);
             out->lower_v = v0;
             out->certain = true;
             out->iterations = iterations;
@@ -603,7 +603,7 @@ static double tetrahedron_margin(const cvx_simplex* s) {
     for (int x = 0; x < 4; ++x) {
         const prox_vec3 p = s->v[face[x][0]].w, q = s->v[face[x][1]].w, r = s->v[face[x][2]].w;
         const prox_vec3 n = prox_vec3_cross(prox_vec3_sub(q, p), prox_vec3_sub(r, p));
-        const double len = prox_vec3_length(n);
+        const double len = cvx_length(n);
         if (!(len > 0.0)) return 0.0;
         margin = PROX_MIN(margin, fabs(prox_vec3_dot(n, p)) / len);
     }
@@ -628,7 +628,7 @@ prox_convex_distance_result prox_convex_distance(const prox_convex* a, const pro
     cvx_simplex_points(&pair, &g.simplex, &pa, &pb);
     /* the cores' distance lies in [core_lower, core_upper] */
     double core_upper = sqrt(prox_vec3_dot(g.v, g.v)), core_lower = g.lower;
-    const double lower_len = prox_vec3_length(g.lower_v);
+    const double lower_len = cvx_length(g.lower_v);
     prox_vec3 lower_n = lower_len > 0.0 ? prox_vec3_scale(g.lower_v, -1.0 / lower_len) : n;
     bool apart = g.state != CVX_GJK_CONTACT;
     cvx_epa_output e;
