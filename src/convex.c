@@ -190,7 +190,8 @@ static int support_scan_wide(const prox_vec3* p, int n, prox_vec3 d) {
     const double top = _mm512_reduce_max_pd(best);
     const __mmask8 at_top = _mm512_cmp_pd_mask(best, _mm512_set1_pd(top), _CMP_EQ_OQ);
     if (!at_top) return 0; /* every product NaN: as the scalar scan, the first point */
-    return (int)_mm512_mask_reduce_min_epi64(at_top, best_index);
+    if (at_top & (at_top - 1)) return (int)_mm512_mask_reduce_min_epi64(at_top, best_index); /* a tie */
+    return (int)_mm_cvtsi128_si64(_mm512_castsi512_si128(_mm512_maskz_compress_epi64(at_top, best_index)));
 }
 #endif
 
