@@ -94,9 +94,20 @@ prox_world_def prox_default_world_def(void) {
     return (prox_world_def){.broadphase = prox_default_broadphase_def(), .threads = 1, .contacts = true};
 }
 
-static bool shape_is_valid(const prox_shape* shape) {
-    if (shape->kind == PROX_SHAPE_MESH) return shape->mesh != NULL;
-    if (shape->kind == PROX_SHAPE_CONVEX) return prox_convex_validate(&shape->convex, NULL, 0) == PROX_OK;
+/// Whether the shape can go into the world; the reason in message if not.
+static bool shape_is_valid(const prox_shape* shape, char* message, size_t message_size) {
+    if (shape->kind == PROX_SHAPE_MESH) {
+        if (shape->mesh) return true;
+        prox_message(message, message_size, "object: mesh shape with a NULL hierarchy");
+        return false;
+    }
+    if (shape->kind == PROX_SHAPE_CONVEX) {
+        char reason[200];
+        if (prox_convex_validate(&shape->convex, reason, sizeof reason) == PROX_OK) return true;
+        prox_message(message, message_size, "object: %s", reason);
+        return false;
+    }
+    prox_message(message, message_size, "object: shape kind %d is neither mesh nor convex", (int)shape->kind);
     return false;
 }
 
@@ -263,16 +274,40 @@ static void mark_dirty(prox_world* world, uint32_t object) {
     world->dirty[world->dirty_count++] = object;
 }
 
-prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32_t* out_object) {
-    if (!world || !def || !out_object || !shape_is_valid(&def->shape) || !prox_transform_is_valid(&def->pose))
-        return PROX_ERROR_INVALID_ARGUMENT;
+/// The object a valid definition makes, and its world box.
+static world_object object_of(const prox_object_def* def, prox_box* out_box) {
     world_object o = {.shape = def->shape, .pose = def->pose, .group = def->group, .mask = def->mask,
                       .self_collision = def->self_collision && def->shape.kind == PROX_SHAPE_MESH, .live = true,
                       .speed = def->speed, .max_acceleration = def->max_acceleration, .user_data = def->user_data};
     fit_ball(&o);
     place_ball(&o);
-    prox_box box = world_box(&o);
-    if (!prox_box_is_valid(&box)) return PROX_ERROR_INVALID_ARGUMENT; // a placement beyond double range
+    *out_box = world_box(&o);
+    return o;
+}
+
+prox_result prox_object_def_validate(const prox_object_def* def, char* message, size_t message_size) {
+    if (!def) {
+        prox_message(message, message_size, "object: NULL definition");
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    if (!shape_is_valid(&def->shape, message, message_size)) return PROX_ERROR_INVALID_ARGUMENT;
+    if (!prox_transform_is_valid(&def->pose)) {
+        prox_message(message, message_size, "object: pose is not finite or its basis is not invertible");
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    prox_box box;
+    (void)object_of(def, &box);
+    if (!prox_box_is_valid(&box)) {
+        prox_message(message, message_size, "object: the pose places the shape beyond the range of doubles");
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    return PROX_OK;
+}
+
+prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32_t* out_object) {
+    if (!world || !out_object || prox_object_def_validate(def, NULL, 0) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
+    prox_box box;
+    world_object o = object_of(def, &box);
     uint32_t id;
     prox_result result = prox_broadphase_add(world->broadphase, &box, &id);
     if (result != PROX_OK) return result;

@@ -340,7 +340,21 @@ PROX_TEST(world, bad_input_is_refused) {
     def.pose = prox_transform_identity();
     def.pose.basis.m[0][0] = 0; // singular
     CHECK(prox_world_add(world, &def, &id) == PROX_ERROR_INVALID_ARGUMENT);
+    // prox_object_def_validate says why, naming the bad part
+    char why[200];
+    CHECK(prox_object_def_validate(&def, why, sizeof why) == PROX_ERROR_INVALID_ARGUMENT && strstr(why, "pose"));
     def.pose = prox_transform_identity();
+    def.shape = prox_shape_mesh(NULL);
+    CHECK(prox_object_def_validate(&def, why, sizeof why) == PROX_ERROR_INVALID_ARGUMENT && strstr(why, "NULL hierarchy"));
+    prox_vec3 points[2] = {{0, 0, 0}, {1, NAN, 0}};
+    def.shape = prox_shape_convex(prox_convex_make(points, 2, 0));
+    CHECK(prox_object_def_validate(&def, why, sizeof why) == PROX_ERROR_INVALID_ARGUMENT && strstr(why, "point 1"));
+    def.shape.kind = (prox_shape_kind)7;
+    CHECK(prox_object_def_validate(&def, why, sizeof why) == PROX_ERROR_INVALID_ARGUMENT && strstr(why, "kind 7"));
+    CHECK(prox_object_def_validate(NULL, why, sizeof why) == PROX_ERROR_INVALID_ARGUMENT && strstr(why, "NULL"));
+    CHECK(prox_object_def_validate(&def, NULL, 0) == PROX_ERROR_INVALID_ARGUMENT);
+    def.shape = prox_shape_convex(sh.ball);
+    CHECK(prox_object_def_validate(&def, why, sizeof why) == PROX_OK);
     REQUIRE(prox_world_add(world, &def, &id) == PROX_OK);
     prox_transform bad = prox_transform_identity();
     bad.origin.z = INFINITY;

@@ -892,7 +892,11 @@ static int scene_run(scene* s, const run_options* opt, double setup_start) {
         od.user_data = (uint64_t)i;
         r = prox_world_add(world, &od, &o->id);
         if (r != PROX_OK) {
-            fprintf(stderr, "proxima: object %s: cannot add it to the world: %s\n", o->name, prox_result_string(r));
+            char reason[256] = "";
+            if (prox_object_def_validate(&od, reason, sizeof reason) != PROX_OK)
+                fprintf(stderr, "proxima: object %s: cannot add it to the world: %s\n", o->name, reason);
+            else
+                fprintf(stderr, "proxima: object %s: cannot add it to the world: %s\n", o->name, prox_result_string(r));
             prox_world_destroy(world);
             return 1;
         }

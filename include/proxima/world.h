@@ -89,9 +89,17 @@ typedef struct prox_world prox_world;
 PROX_API prox_result prox_world_create(const prox_world_def* def, prox_world** out_world);
 PROX_API void prox_world_destroy(prox_world* world);
 
+/// PROX_OK when prox_world_add would take the definition (memory aside);
+/// otherwise PROX_ERROR_INVALID_ARGUMENT with a one-line reason in `message`
+/// (may be NULL): a NULL definition, an unknown shape kind, a mesh shape
+/// without a hierarchy, a convex shape prox_convex_validate refuses (its
+/// reason, naming the point), a pose that is not finite or not invertible,
+/// or a pose that places the shape beyond the range of doubles.
+PROX_API prox_result prox_object_def_validate(const prox_object_def* def, char* message, size_t message_size);
+
 /// Adds an object; its id is small and reused only after the next step.
-/// Fails on an invalid shape (NULL hierarchy, prox_convex_validate), an
-/// invalid pose (prox_transform_is_valid) or out of memory.
+/// Fails with PROX_ERROR_INVALID_ARGUMENT on a definition that
+/// prox_object_def_validate refuses (call it for the reason), or out of memory.
 PROX_API prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32_t* out_object);
 PROX_API prox_result prox_world_remove(prox_world* world, uint32_t object);
 PROX_API prox_result prox_world_set_pose(prox_world* world, uint32_t object, const prox_transform* pose);
