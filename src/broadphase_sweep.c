@@ -22,8 +22,9 @@
  * a million boxes.
  *
  * Within a cell the sort key is the box's lower x bound quantised to 16 bits
- * over the scene's x range by a monotone function q (two byte-wide radix
- * passes). The sweep of box i stops at the first box whose q(min x) exceeds
+ * over the range of that cell's lower x bounds by a monotone function q (two
+ * byte-wide radix passes); a box far out along x coarsens only its own
+ * cell's keys. The sweep of box i stops at the first box whose q(min x) exceeds
  * q(max x of i): since q is monotone, a box that starts before i ends has
  * q(min x) <= q(max x of i), and every box sorted after a stopping one
  * stops too. Boxes within one quantum of i's end pass that test without
@@ -73,20 +74,26 @@ static const float MAX_KEY = 65535.0f; ///< sort keys are 16 bits
 typedef struct cell_entry {
     float_box box;
     uint32_t id;
-    uint16_t key_min, key_max; ///< q(min x), q(max x)
+    uint32_t unused;
 } cell_entry;
 
 typedef struct grid {
     float y0, z0;       ///< lower corner
     float inverse_cell; ///< 1 / cell side
     int32_t ny, nz;
-    float x0, inverse_key; ///< q(x) = (x - x0) * inverse_key, clamped to [0, MAX_KEY]
 } grid;
+
+/// A cell's sort key q(x) = (x - x0) * inverse, clamped to [0, MAX_KEY]:
+/// spread over the lower x bounds of that cell alone, so that a box far
+/// along x costs resolution only in its own cell.
+typedef struct key_scale {
+    float x0, inverse;
+} key_scale;
 
 /// What the first pass measures: the range of the finite lower corners and
 /// the boxes' mean y-z extent, from which the grid is chosen.
 typedef struct scene_stats {
-    float lo_x, hi_x, lo_y, hi_y, lo_z, hi_z;
+    float lo_y, hi_y, lo_z, hi_z;
     double extent; ///< sum over the finite boxes of their y and z extents
     uint32_t finite, live;
 } scene_stats;
@@ -232,13 +239,12 @@ static void pass_range(const sweep* s, int task, uint32_t* begin, uint32_t* end)
 }
 
 static scene_stats empty_stats(void) {
-    return (scene_stats){INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, 0, 0, 0};
+    return (scene_stats){INFINITY, -INFINITY, INFINITY, -INFINITY, 0, 0, 0};
 }
 
 /// Adds one rounded box to a task's measure of the scene.
 static inline void measure(scene_stats* st, const float_box* b) {
     st->live++;
-    if (fabsf(b->min_x) < INFINITY) st->lo_x = PROX_MIN(st->lo_x, b->min_x), st->hi_x = PROX_MAX(st->hi_x, b->min_x);
     float ey = b->max_y - b->min_y, ez = b->max_z - b->min_z;
     if (!(ey + ez < INFINITY) || !(fabsf(b->min_y) + fabsf(b->min_z) < INFINITY)) return;
     st->lo_y = PROX_MIN(st->lo_y, b->min_y), st->hi_y = PROX_MAX(st->hi_y, b->min_y);
@@ -251,7 +257,6 @@ static scene_stats merged_stats(const sweep* s) {
     scene_stats all = empty_stats();
     for (int t = 0; t < s->pass_tasks; t++) {
         const scene_stats* st = &s->passes[t].stats;
-        all.lo_x = PROX_MIN(all.lo_x, st->lo_x), all.hi_x = PROX_MAX(all.hi_x, st->hi_x);
         all.lo_y = PROX_MIN(all.lo_y, st->lo_y), all.hi_y = PROX_MAX(all.hi_y, st->hi_y);
         all.lo_z = PROX_MIN(all.lo_z, st->lo_z), all.hi_z = PROX_MAX(all.hi_z, st->hi_z);
         all.extent += st->extent;
@@ -275,24 +280,28 @@ static int32_t cell_coordinate(float v, float origin, float inverse, int32_t cou
 /// The sort key q(x): monotone (x <= y gives q(x) <= q(y)) for every float,
 /// infinities included, because float subtraction and multiplication by a
 /// nonnegative constant are, and so are the clamps.
-static uint16_t sort_key(float x, const grid* g) {
-    if (!(x > g->x0)) return 0;
-    float c = (x - g->x0) * g->inverse_key; // >= 0; NaN only for inf * 0
+static uint16_t sort_key(float x, const key_scale* k) {
+    if (!(x > k->x0)) return 0;
+    float c = (x - k->x0) * k->inverse; // >= 0; NaN only for inf * 0
     if (!(c < MAX_KEY)) return (uint16_t)MAX_KEY;
     return (uint16_t)c;
 }
 
-/// Cell side four times the mean y + z extent of the finite boxes (measured
-/// best between two and eight on the benchmark scene at 1k to 100k boxes),
-/// with at most about as many cells as boxes; the key spans the lower x
-/// bounds.
-static grid choose_grid(const scene_stats* st) {
-    grid g = {0, 0, 0, 1, 1, 0, 0};
-    double span_x = (double)st->hi_x - st->lo_x;
-    if (span_x > 0 && span_x < INFINITY) {
-        double inverse = (double)MAX_KEY / span_x;
-        if (inverse < 1e30) g.x0 = st->lo_x, g.inverse_key = (float)inverse;
+/// The key of a cell: over the range of its finite lower x bounds.
+static key_scale cell_key_scale(const cell_entry* e, size_t n) {
+    float lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        float x = e[i].box.min_x;
+        if (fabsf(x) < INFINITY) lo = PROX_MIN(lo, x), hi = PROX_MAX(hi, x);
     }
+    key_scale k = {0, 0};
+    double span = (double)hi - lo;
+    if (span > 0 && span < INFINITY && (double)MAX_KEY / span < 1e30) k.x0 = lo, k.inverse = (float)(MAX_KEY / span);
+    return k;
+}
+
+static grid choose_grid(const scene_stats* st) {
+    grid g = {0, 0, 0, 1, 1};
     if (st->finite < 2) return g;
     double cell = 4.0 * (st->extent / st->finite);
     double span_y = (double)st->hi_y - st->lo_y, span_z = (double)st->hi_z - st->lo_z;
@@ -393,7 +402,7 @@ static inline void count_box(const grid* g, const float_box* b, uint32_t* h, siz
 static inline void pass_over_boxes(sweep* s, int task, bool count) {
     const bp_state* state = s->state;
     const grid g = s->grid;
-    uint32_t* h = histogram_of(s, task);
+    uint32_t* h = count ? histogram_of(s, task) : NULL; // (no histograms before the first grid)
     if (count) memset(h, 0, cell_count(s) * sizeof *h);
     scene_stats st = empty_stats();
     size_t entries = 0;
@@ -459,7 +468,7 @@ static void fill_task(void* context, int task) {
             s->huge[huge++] = id;
             continue;
         }
-        cell_entry entry = {*b, id, sort_key(b->min_x, &g), sort_key(b->max_x, &g)};
+        cell_entry entry = {*b, id, 0};
         size_t dy = (size_t)(r.y1 - r.y0), dz = (size_t)(r.z1 - r.z0), c = (size_t)r.y0 * nz + (size_t)r.z0;
         entries[slot[c]++] = entry;
         if (dy == 0 && dz == 0) continue;
@@ -554,8 +563,8 @@ typedef struct box_splat {
     __m512 key_max, y0, y1, z0, z1;
 } box_splat;
 
-static box_splat splat(const cell_entry* e) {
-    return (box_splat){_mm512_set1_ps((float)e->key_max), _mm512_set1_ps(e->box.min_y), _mm512_set1_ps(e->box.max_y),
+static box_splat splat(const cell_entry* e, float key_max) {
+    return (box_splat){_mm512_set1_ps(key_max), _mm512_set1_ps(e->box.min_y), _mm512_set1_ps(e->box.max_y),
                        _mm512_set1_ps(e->box.min_z), _mm512_set1_ps(e->box.max_z)};
 }
 
@@ -576,8 +585,8 @@ typedef struct box_splat {
     __m256 key_max, y0, y1, z0, z1;
 } box_splat;
 
-static box_splat splat(const cell_entry* e) {
-    return (box_splat){_mm256_set1_ps((float)e->key_max), _mm256_set1_ps(e->box.min_y), _mm256_set1_ps(e->box.max_y),
+static box_splat splat(const cell_entry* e, float key_max) {
+    return (box_splat){_mm256_set1_ps(key_max), _mm256_set1_ps(e->box.min_y), _mm256_set1_ps(e->box.max_y),
                        _mm256_set1_ps(e->box.min_z), _mm256_set1_ps(e->box.max_z)};
 }
 
@@ -598,8 +607,8 @@ typedef struct box_splat {
     float key_max, y0, y1, z0, z1;
 } box_splat;
 
-static box_splat splat(const cell_entry* e) {
-    return (box_splat){(float)e->key_max, e->box.min_y, e->box.max_y, e->box.min_z, e->box.max_z};
+static box_splat splat(const cell_entry* e, float key_max) {
+    return (box_splat){key_max, e->box.min_y, e->box.max_y, e->box.min_z, e->box.max_z};
 }
 
 static unsigned lanes_hit(const lane_arrays* t, size_t j, const box_splat* v, unsigned* key_mask) {
@@ -671,18 +680,20 @@ static bool sweep_cell(sweep* s, sweep_task_state* task, size_t cell) {
     const cell_entry* e = s->entries + s->cell_start[cell];
     size_t n = s->cell_start[cell + 1] - s->cell_start[cell];
     if (!reserve_task(task, n, s->state->allocator)) return false;
-    for (size_t i = 0; i < n; i++) task->keys[i] = (uint64_t)e[i].key_min << 32 | i;
+    const key_scale scale = cell_key_scale(e, n);
+    for (size_t i = 0; i < n; i++) task->keys[i] = (uint64_t)sort_key(e[i].box.min_x, &scale) << 32 | i;
     const uint64_t* sorted = sort_cell(task->keys, task->keys + task->capacity, n);
     lane_arrays t = lanes_of(task);
     for (size_t k = 0; k < n; k++) {
         const cell_entry* x = &e[(uint32_t)sorted[k]];
-        t.key[k] = (float)x->key_min, t.min_y[k] = x->box.min_y, t.max_y[k] = x->box.max_y;
+        t.key[k] = (float)(uint16_t)(sorted[k] >> 32), t.min_y[k] = x->box.min_y, t.max_y[k] = x->box.max_y;
         t.min_z[k] = x->box.min_z, t.max_z[k] = x->box.max_z;
     }
     for (size_t l = 0; l < LANES; l++) t.key[n + l] = t.min_y[n + l] = t.max_y[n + l] = t.min_z[n + l] = t.max_z[n + l] = NAN;
     candidates found = {.count = 0};
     for (size_t k = 0; k + 1 < n; k++) {
-        box_splat v = splat(&e[(uint32_t)sorted[k]]);
+        const cell_entry* a = &e[(uint32_t)sorted[k]];
+        box_splat v = splat(a, (float)sort_key(a->box.max_x, &scale));
         for (size_t j = k + 1;; j += LANES) {
             unsigned key_mask, hits = lanes_hit(&t, j, &v, &key_mask);
             collect(&found, hits, (uint32_t)k, (uint32_t)j);
@@ -819,10 +830,11 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
         if (!reserve_cells(s, cell_count(s), s->pass_tasks, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
         thread_pool_run(s->pool, count_task, s, s->pass_tasks);
     }
-    s->grid.x0 = fresh.x0, s->grid.inverse_key = fresh.inverse_key; // used from here on only
     size_t entries = 0;
     for (int t = 0; t < s->pass_tasks; t++) entries += s->passes[t].entries;
-    if (!reserve_entries(s, entries, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
+    // Slots are 32-bit: more entries than that (2^30 ids on 64 cells each)
+    // would need 128 GiB anyway.
+    if (entries > UINT32_MAX || !reserve_entries(s, entries, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
     s->entry_count = place_cells(s);
     thread_pool_run(s->pool, fill_task, s, s->pass_tasks);
 

@@ -11,13 +11,52 @@
  * next one. Claims are therefore made on one 64-bit word holding the
  * generation and the next task number, by compare-and-swap: a claim for an
  * old generation fails, and the worker goes back to wait for the batch it
- * has not seen. */
+ * has not seen.
+ *
+ * Workers compute in the caller's floating-point mode: each batch carries
+ * the caller's rounding mode and flush-to-zero / denormals-are-zero flags,
+ * which a worker takes on for the batch. Without it a caller who changed
+ * its mode after creating the pool gets tasks computed two ways, and work
+ * that must agree between tasks (the sweep's cells, counted by one task and
+ * filled by another) does not: review found pairs lost and a buffer overrun
+ * under a caller's upward rounding. */
 #include "thread_pool.h"
 
 #include "core.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
+
+#include <fenv.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
+/// The floating-point environment (rounding modes, and on x86 the SSE
+/// control word whole, flush-to-zero and denormals-are-zero included,
+/// which the C environment need not carry).
+typedef struct fp_mode {
+    fenv_t environment;
+#if defined(__SSE__)
+    unsigned int csr;
+#endif
+} fp_mode;
+
+static fp_mode fp_mode_get(void) {
+    fp_mode m;
+    fegetenv(&m.environment);
+#if defined(__SSE__)
+    m.csr = _mm_getcsr();
+#endif
+    return m;
+}
+
+static void fp_mode_set(const fp_mode* m) {
+    fesetenv(&m->environment);
+#if defined(__SSE__)
+    _mm_setcsr(m->csr);
+#endif
+}
 
 enum { MAX_WORKERS = 255 };
 
@@ -32,6 +71,7 @@ struct thread_pool {
     thread_pool_task* task;
     void* context;
     int task_count;
+    fp_mode mode; ///< the caller's floating-point mode
     _Atomic uint64_t claim; ///< generation << 32 | next task number
     atomic_int finished;    ///< tasks of the current batch done
 
@@ -68,8 +108,12 @@ static void* worker_main(void* argument) {
         thread_pool_task* task = pool->task;
         void* context = pool->context;
         int count = pool->task_count;
+        fp_mode mode = pool->mode;
         pthread_mutex_unlock(&pool->lock);
+        const fp_mode own = fp_mode_get();
+        fp_mode_set(&mode);
         run_tasks(pool, seen, task, context, count);
+        fp_mode_set(&own);
         pthread_mutex_lock(&pool->lock);
     }
     pthread_mutex_unlock(&pool->lock);
@@ -129,6 +173,7 @@ void thread_pool_run(thread_pool* pool, thread_pool_task* task, void* context, i
     pool->task = task;
     pool->context = context;
     pool->task_count = task_count;
+    pool->mode = fp_mode_get();
     atomic_store(&pool->finished, 0);
     atomic_store(&pool->claim, (uint64_t)generation << 32);
     pthread_cond_broadcast(&pool->wake);
