@@ -11,7 +11,8 @@
  * arrays stay the caller's and must outlive the objects that use them.
  *
  * Thread safety: one world needs exclusive access for every call (the
- * world's own worker threads are internal). Different worlds may be used
+ * world's own worker threads are internal; they compute in the calling
+ * thread's floating-point environment, rounding mode included). Different worlds may be used
  * concurrently, also over the same shapes, except that prox_world_refit
  * writes a hierarchy: no other world or query may use it meanwhile.
  */
