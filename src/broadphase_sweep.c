@@ -12,10 +12,12 @@
  * both boxes' cell ranges. A box covering too many cells (an infinite ground
  * plane) stays out of the grid and is tested against every box instead.
  *
- * An update makes three passes over the boxes in id order, each a sequential
- * read that the threads split by id range: round them to float and measure
- * the scene, count the cells they cover, copy them into their cells. Then
- * each cell is sorted and swept on its own, where it sits in cache. The
+ * The float copy of a box is made when the caller adds or moves it. An
+ * update then makes two passes over those copies in id order, each a
+ * sequential read that the threads split by id range: measure the scene
+ * while counting the cells of the last update's grid (counting again only
+ * when the scene has outgrown it), then copy the boxes into their cells.
+ * Then each cell is sorted and swept on its own, where it sits in cache. The
  * earlier design sorted all boxes by x first and filled the cells in that
  * order (so that each cell came out sorted): the fill then read the boxes at
  * random, and that read and the global sort were two thirds of an update at
@@ -30,12 +32,15 @@
  * stops too. Boxes within one quantum of i's end pass that test without
  * overlapping it; the exact test below drops them.
  *
- * The sweep runs on float copies of the boxes rounded outward (8 lanes per
- * instruction) and confirms each candidate with the exact double test, so the
- * pairs are exactly those of prox_box_overlap:
+ * The sweep runs on float copies of the boxes rounded outward (16 lanes per
+ * instruction with AVX-512, else 8) and confirms each candidate with the
+ * exact double test, so the pairs are exactly those of prox_box_overlap:
  *  - the float y and z tests only admit more candidates than the exact ones;
  *  - cells are computed from the same floats by a monotone function, so the
- *    reporting corner of a candidate lies in both boxes' cell ranges.
+ *    reporting corner of a candidate lies in both boxes' cell ranges; the
+ *    count, the fill and the corner test compute them alike on every
+ *    thread, which runs in the caller's floating-point environment
+ *    (thread_pool.c).
  * Each sweep task writes its own list of pairs and the lists are joined in
  * task order (the broad phase sorts the result anyway). Within a cell the
  * boxes arrive in id order whatever the number of threads, and the radix
