@@ -285,7 +285,10 @@ static world_object object_of(const prox_object_def* def, prox_box* out_box) {
     return o;
 }
 
-prox_result prox_object_def_validate(const prox_object_def* def, char* message, size_t message_size) {
+/// The definition checked (the reason in message if refused) and, when
+/// valid, the object it makes and its world box: computed once for add.
+static prox_result check_object(const prox_object_def* def, char* message, size_t message_size,
+                                world_object* out_object, prox_box* out_box) {
     if (!def) {
         prox_message(message, message_size, "object: NULL definition");
         return PROX_ERROR_INVALID_ARGUMENT;
@@ -295,19 +298,24 @@ prox_result prox_object_def_validate(const prox_object_def* def, char* message, 
         prox_message(message, message_size, "object: pose is not finite or its basis is not invertible");
         return PROX_ERROR_INVALID_ARGUMENT;
     }
-    prox_box box;
-    (void)object_of(def, &box);
-    if (!prox_box_is_valid(&box)) {
+    *out_object = object_of(def, out_box);
+    if (!prox_box_is_valid(out_box)) {
         prox_message(message, message_size, "object: the pose places the shape beyond the range of doubles");
         return PROX_ERROR_INVALID_ARGUMENT;
     }
     return PROX_OK;
 }
 
-prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32_t* out_object) {
-    if (!world || !out_object || prox_object_def_validate(def, NULL, 0) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
+prox_result prox_object_def_validate(const prox_object_def* def, char* message, size_t message_size) {
+    world_object o;
     prox_box box;
-    world_object o = object_of(def, &box);
+    return check_object(def, message, message_size, &o, &box);
+}
+
+prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32_t* out_object) {
+    world_object o;
+    prox_box box;
+    if (!world || !out_object || check_object(def, NULL, 0, &o, &box) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
     uint32_t id;
     prox_result result = prox_broadphase_add(world->broadphase, &box, &id);
     if (result != PROX_OK) return result;

@@ -318,3 +318,7 @@ int manifold_point_not_in(const prox_manifold* manifold, const prox_contact* con
     }
     return -1;
 }
+
+double point_triangle_distance(prox_vec3 p, const prox_vec3 t[3]) {
+    return prox_vec3_length(prox_vec3_sub(prox_closest_point_triangle(p, t), p));
+}

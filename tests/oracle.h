@@ -43,6 +43,9 @@ double oracle_distance(const prox_mesh* a, const prox_transform* xa, const prox_
 double oracle_distance_quadratic(const prox_mesh* a, const prox_transform* xa, const prox_mesh* b,
                                  const prox_transform* xb);
 
+/// Distance from p to the closed triangle t (prox_closest_point_triangle).
+double point_triangle_distance(prox_vec3 p, const prox_vec3 t[3]);
+
 /// The first point of the manifold that is not one of the contacts (the
 /// same point and triangle pair), or -1 when every one is.
 int manifold_point_not_in(const prox_manifold* manifold, const prox_contact* contacts, size_t count);

@@ -32,10 +32,6 @@ static prox_transform random_pose(prox_rng* rng, double side, bool scaled) {
     return prox_transform_make(q, scale, origin);
 }
 
-static double point_triangle_distance(prox_vec3 p, const prox_vec3 t[3]) {
-    return prox_vec3_length(prox_vec3_sub(prox_closest_point_triangle(p, t), p));
-}
-
 static int compare_contacts(const void* x, const void* y) {
     const prox_contact* p = x;
     const prox_contact* q = y;

@@ -227,10 +227,6 @@ static int compare_contact_pairs(const void* x, const void* y) {
     return (a->pair.triangle_b > b->pair.triangle_b) - (a->pair.triangle_b < b->pair.triangle_b);
 }
 
-static double point_triangle_distance(prox_vec3 p, const prox_vec3 t[3]) {
-    return prox_vec3_length(prox_vec3_sub(prox_closest_point_triangle(p, t), p));
-}
-
 /* prox_self_contacts: exactly the expected pairs, each point (and segment)
  * on both placed triangles up to rounding, unit normals; the manifold's
  * points among the contacts', its normal unit and on the first pair's side. */
