@@ -159,14 +159,25 @@ static int support_scan(const prox_vec3* p, int n, prox_vec3 d) {
  * the lowest index among the lanes holding the overall maximum: the lowest
  * index of a maximum, as the scalar scan returns. (Its products may round
  * differently from the scalar scan's where contraction differs; either
- * point is a support point to within that rounding.) */
-static int support_scan_wide(const prox_vec3* p, int n, prox_vec3 d) {
+ * point is a support point to within that rounding.)
+ *
+ * With `bound` set it also measures the points as points_bound does, from
+ * the same loads: the query's first support scan then costs the pass over
+ * the points that its validation makes anyway (cvx_pair_init). */
+typedef struct wide_bound {
+    __m512d max_abs; /* |coordinate| maxima */
+    __mmask8 bad;    /* lanes that saw a NaN or an infinity */
+} wide_bound;
+
+static inline int support_scan_wide_impl(const prox_vec3* p, int n, prox_vec3 d, wide_bound* bound) {
     const __m512d dx = _mm512_set1_pd(d.x), dy = _mm512_set1_pd(d.y), dz = _mm512_set1_pd(d.z);
     const __m512i x_first = _mm512_setr_epi64(0, 3, 6, 9, 12, 15, 0, 0), x_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 10, 13);
     const __m512i y_first = _mm512_setr_epi64(1, 4, 7, 10, 13, 0, 0, 0), y_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 8, 11, 14);
     const __m512i z_first = _mm512_setr_epi64(2, 5, 8, 11, 14, 0, 0, 0), z_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 9, 12, 15);
-    __m512d best = _mm512_set1_pd(-INFINITY);
+    const __m512d sign = _mm512_set1_pd(-0.0), big = _mm512_set1_pd(DBL_MAX);
+    __m512d best = _mm512_set1_pd(-INFINITY), max_abs = _mm512_setzero_pd();
     __m512i best_index = _mm512_setzero_si512(), index = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    __mmask8 bad = 0;
     const __m512i eight = _mm512_set1_epi64(8);
     const double* c = &p[0].x;
     for (int i = 0; i < n; i += 8, c += 24) {
@@ -177,6 +188,14 @@ static int support_scan_wide(const prox_vec3* p, int n, prox_vec3 d) {
         const __mmask8 m2 = doubles >= 24 ? 0xff : doubles > 16 ? (__mmask8)((1u << (doubles - 16)) - 1) : 0;
         const __m512d v0 = _mm512_maskz_loadu_pd(m0, c), v1 = _mm512_maskz_loadu_pd(m1, c + 8);
         const __m512d v2 = _mm512_maskz_loadu_pd(m2, c + 16);
+        if (bound) {
+            const __m512d a0 = _mm512_andnot_pd(sign, v0), a1 = _mm512_andnot_pd(sign, v1);
+            const __m512d a2 = _mm512_andnot_pd(sign, v2);
+            /* not (a <= DBL_MAX): infinite or NaN (the masked-off lanes are 0) */
+            bad |= _mm512_cmp_pd_mask(a0, big, _CMP_NLE_UQ) | _mm512_cmp_pd_mask(a1, big, _CMP_NLE_UQ) |
+                   _mm512_cmp_pd_mask(a2, big, _CMP_NLE_UQ);
+            max_abs = _mm512_max_pd(max_abs, _mm512_max_pd(a0, _mm512_max_pd(a1, a2)));
+        }
         const __m512d x = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v0, x_first, v1), x_last, v2);
         const __m512d y = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v0, y_first, v1), y_last, v2);
         const __m512d z = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v0, z_first, v1), z_last, v2);
@@ -187,20 +206,50 @@ static int support_scan_wide(const prox_vec3* p, int n, prox_vec3 d) {
         best_index = _mm512_mask_mov_epi64(best_index, better, index);
         index = _mm512_add_epi64(index, eight);
     }
+    if (bound) {
+        bound->max_abs = max_abs;
+        bound->bad = bad;
+    }
     const double top = _mm512_reduce_max_pd(best);
     const __mmask8 at_top = _mm512_cmp_pd_mask(best, _mm512_set1_pd(top), _CMP_EQ_OQ);
     if (!at_top) return 0; /* every product NaN: as the scalar scan, the first point */
     if (at_top & (at_top - 1)) return (int)_mm512_mask_reduce_min_epi64(at_top, best_index); /* a tie */
     return (int)_mm_cvtsi128_si64(_mm512_castsi512_si128(_mm512_maskz_compress_epi64(at_top, best_index)));
 }
+
+static int support_scan_wide(const prox_vec3* p, int n, prox_vec3 d) { return support_scan_wide_impl(p, n, d, NULL); }
 #endif
 
+/* points_bound and the support index in direction d (in the points' own
+ * frame) in one pass where the wide scan is available. */
+static bool points_bound_support(const prox_vec3* p, int n, prox_vec3 d, double* out_max, int* out_bad,
+                                 int* out_index) {
+#if !defined(PROX_NO_SIMD) && defined(__AVX512F__)
+    if (n >= 8) {
+        wide_bound b;
+        *out_index = support_scan_wide_impl(p, n, d, &b);
+        if (!b.bad) {
+            *out_max = _mm512_reduce_max_pd(b.max_abs);
+            *out_bad = -1;
+            return true;
+        }
+        return points_bound(p, n, out_max, out_bad); /* rare: finds the bad index */
+    }
+#endif
+    if (!points_bound(p, n, out_max, out_bad)) return false;
+    *out_index = support_scan(p, n, d);
+    return true;
+}
+
+/* B^T d: a direction taken to a shape's own frame. */
+static inline prox_vec3 to_shape_frame(const prox_mat3* m, prox_vec3 d) {
+    return prox_vec3_make(m->m[0][0] * d.x + m->m[1][0] * d.y + m->m[2][0] * d.z,
+                          m->m[0][1] * d.x + m->m[1][1] * d.y + m->m[2][1] * d.z,
+                          m->m[0][2] * d.x + m->m[1][2] * d.y + m->m[2][2] * d.z);
+}
+
 int cvx_support_index(const cvx_shape* shape, prox_vec3 d) {
-    const prox_mat3* m = &shape->basis;
-    /* B^T d: the direction in the shape's own frame */
-    const prox_vec3 local = prox_vec3_make(m->m[0][0] * d.x + m->m[1][0] * d.y + m->m[2][0] * d.z,
-                                           m->m[0][1] * d.x + m->m[1][1] * d.y + m->m[2][1] * d.z,
-                                           m->m[0][2] * d.x + m->m[1][2] * d.y + m->m[2][2] * d.z);
+    const prox_vec3 local = to_shape_frame(&shape->basis, d);
 #if !defined(PROX_NO_SIMD) && defined(__AVX512F__)
     if (shape->count >= 8) return support_scan_wide(shape->points, shape->count, local);
 #endif
@@ -277,16 +326,74 @@ static double scale2(double x, int e, double factor) {
 
 static const prox_transform identity_transform = {{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {0, 0, 0}};
 
+/* e with x = f 2^e, f in [0.5, 1), for finite x > 0: frexp's exponent,
+ * read from the bits for normal numbers (frexp is a library call, and every
+ * query takes three). */
+static int exponent_of(double x) {
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    const int biased = (int)((bits >> 52) & 0x7ff);
+    if (biased == 0) { /* subnormal */
+        int e;
+        (void)frexp(x, &e);
+        return e;
+    }
+    return biased - 1022;
+}
+
+/* GJK's first support direction (cvx_gjk_run, without a cache) in a
+ * shape's own frame, scaled by 2^-k so that its largest component lies in
+ * [0.5, 1). The internal frame differs from the caller's by powers of two
+ * only, so the scan along it picks the point the internal scan would (the
+ * products scale exactly), as long as nothing overflows or underflows on the
+ * way; start_usable checks that. */
+typedef struct start_direction {
+    prox_vec3 d;
+    int k;
+    bool ok;
+} start_direction;
+
+static start_direction start_direction_make(const prox_mat3* basis, prox_vec3 world) {
+    start_direction r = {to_shape_frame(basis, world), 0, false};
+    const double m = PROX_MAX(fabs(r.d.x), PROX_MAX(fabs(r.d.y), fabs(r.d.z)));
+    if (!(m > 0.0 && m <= DBL_MAX)) return r;
+    r.k = exponent_of(m);
+    if (r.k <= -1000 || r.k >= 1000) return r;
+    r.d = prox_vec3_scale(r.d, power_of_two(-r.k));
+    r.ok = true;
+    return r;
+}
+
+/* Whether the scan along `dir` over points of largest |coordinate| `bound`
+ * matches the internal scan: the products stay far from overflow and
+ * underflow in both frames. The internal direction is the caller's times
+ * 2^-shift. */
+static bool start_usable(const start_direction* dir, double bound, int e, int shift) {
+    if (!dir->ok) return false;
+    if (bound == 0.0) return true; /* every product is 0 in both frames: the first point */
+    const int eb = exponent_of(bound);
+    const int internal_dir = dir->k - shift, internal_product = eb - e + internal_dir;
+    return eb > -900 && eb < 900 && internal_dir > -900 && internal_dir < 900 && internal_product > -900 &&
+           internal_product < 900;
+}
+
 bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* xa, const prox_convex* b,
                    const prox_transform* xb) {
     if (!shape_ok(a) || !shape_ok(b)) return false;
     const prox_transform* ta = xa ? xa : &identity_transform;
     const prox_transform* tb = xb ? xb : &identity_transform;
     if (!transform_finite(ta) || !transform_finite(tb)) return false;
-    double ma, mb;
-    int bad;
-    if (!points_bound(a->points, a->count, &ma, &bad) || !points_bound(b->points, b->count, &mb, &bad)) return false;
     const prox_vec3 offset = prox_vec3_sub(tb->origin, ta->origin);
+    /* the validation pass over the points also finds GJK's first supports */
+    const bool apart = offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0;
+    const prox_vec3 first = apart ? offset : prox_vec3_make(-1, 0, 0);
+    const start_direction da = start_direction_make(&ta->basis, first);
+    const start_direction db = start_direction_make(&tb->basis, prox_vec3_scale(first, -1.0));
+    double ma, mb;
+    int bad, ia, ib;
+    if (!points_bound_support(a->points, a->count, da.d, &ma, &bad, &ia) ||
+        !points_bound_support(b->points, b->count, db.d, &mb, &bad, &ib))
+        return false;
     const double off = PROX_MAX(fabs(offset.x), PROX_MAX(fabs(offset.y), fabs(offset.z)));
     /* S bounds every internal coordinate of either core, plus the radii */
     const double norm_a = mat_norm_inf(&ta->basis), norm_b = mat_norm_inf(&tb->basis);
@@ -294,16 +401,14 @@ bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* x
     const double extent_b = norm_b * mb + off;
     const double size = PROX_MAX(extent_a, extent_b) + a->radius + b->radius;
     if (!(size <= DBL_MAX)) return false; /* also catches an infinite offset */
-    int e = 0;
-    if (size > 0) (void)frexp(size, &e); /* size = f 2^e, f in [0.5, 1) */
+    int e = size > 0 ? exponent_of(size) : 0; /* size = f 2^e, f in [0.5, 1) */
     /* The scaling goes into the bases (the points are the caller's): with
      * tiny (subnormal) points under an ordinary basis, 2^-e would overflow
      * the basis. Never scale a basis past 2^1000; the internal scene is then
      * smaller than 1, which only the relative tolerances see. */
     const double norm = PROX_MAX(norm_a, norm_b);
     if (norm > 0) {
-        int en;
-        (void)frexp(norm, &en);
+        const int en = exponent_of(norm);
         if (e < en - 1000) e = en - 1000;
     }
     const bool normal = e > -1000 && e < 1000;
@@ -324,6 +429,14 @@ bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* x
     pair->b.origin = prox_vec3_make(scale2(offset.x, -e, to_internal), scale2(offset.y, -e, to_internal),
                                     scale2(offset.z, -e, to_internal));
     pair->b.radius = scale2(b->radius, -e, to_internal);
+    /* GJK starts along the internal offset when it is not 0 (cvx_gjk_run):
+     * the same direction as `first` unless the scaling took it to 0 */
+    const prox_vec3 o = pair->b.origin;
+    const int shift = apart ? 2 * e : e; /* internal direction: B 2^-e times (offset 2^-e, or -x) */
+    const bool same_first = apart == (prox_vec3_dot(o, o) > 0.0);
+    const bool usable = same_first && start_usable(&da, ma, e, shift) && start_usable(&db, mb, e, shift);
+    pair->start_a = usable ? ia : -1;
+    pair->start_b = usable ? ib : -1;
     return true;
 }
 

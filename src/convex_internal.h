@@ -36,6 +36,10 @@ typedef struct cvx_pair {
     prox_vec3 world_base; /* a's origin: world point = world_base + internal * 2^k */
     double size;          /* S * 2^-k, in [0.5, 1), or 0 for a scene of one point */
     double tol;           /* PROX_CONVEX_TOLERANCE * size */
+    /* GJK's first supports without a cache (the direction from a's origin
+     * to b's, or -x), found by the validation pass over the points; -1 when
+     * that pass could not stand in for the internal scan */
+    int32_t start_a, start_b;
 } cvx_pair;
 
 /// A vertex of the Minkowski difference a - b: w = (point ia of a) - (point

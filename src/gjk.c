@@ -449,7 +449,9 @@ void cvx_gjk_run(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iter
          * nearest (and often a separating axis right away) */
         const prox_vec3 o = pair->b.origin;
         const prox_vec3 v0 = prox_vec3_dot(o, o) > 0.0 ? prox_vec3_scale(o, -1.0) : prox_vec3_make(1, 0, 0);
-        const cvx_vertex w = cvx_support(pair, prox_vec3_scale(v0, -1.0)); /* the start, not an iteration */
+        /* the start, not an iteration (cvx_pair_init found it) */
+        const cvx_vertex w = pair->start_a >= 0 ? cvx_vertex_make(pair, pair->start_a, pair->start_b)
+                                                : cvx_support(pair, prox_vec3_scale(v0, -1.0));
         s.v[0] = w;
         s.count = 1;
         const double vw = prox_vec3_dot(v0, w.w);

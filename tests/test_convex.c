@@ -1170,3 +1170,46 @@ PROX_TEST(convex, scales) {
     }
     printf("  convex: %ld cases so far\n", total_cases);
 }
+
+static bool vec3_equal_scaled(prox_vec3 got, prox_vec3 base, double g) {
+    return got.x == base.x * g && got.y == base.y * g && got.z == base.z * g;
+}
+
+/* The points themselves (with the radii and origins) scaled by powers of two
+ * from 2^-950 to 2^900: every answer scales exactly. The query's validation
+ * pass also finds GJK's first supports in the caller's units when the
+ * products stay in range, and leaves them to the internal scan beyond
+ * 2^+-900; both ways must give the same query, bit for bit. */
+PROX_TEST(convex, point_scales) {
+    prox_rng rng = prox_rng_seed(prox_test_seed(111));
+    const int exponents[] = {-950, -910, -300, -40, 40, 300, 880, 900};
+    for (int k = 0; k < scaled(300); ++k) {
+        scene s;
+        scene_random(&rng, 1, 40, 2.5, 0.3, &s);
+        const bool o0 = prox_convex_overlap(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
+        const prox_convex_distance_result d0 = prox_convex_distance(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
+        const prox_convex_penetration_result p0 = prox_convex_penetration(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
+        for (size_t f = 0; f < sizeof exponents / sizeof exponents[0]; ++f) {
+            const double g = ldexp(1.0, exponents[f]);
+            scene t = s;
+            for (int i = 0; i < s.a.count; ++i) t.pa[i] = prox_vec3_scale(s.pa[i], g);
+            for (int i = 0; i < s.b.count; ++i) t.pb[i] = prox_vec3_scale(s.pb[i], g);
+            t.a = prox_convex_make(t.pa, s.a.count, s.a.radius * g);
+            t.b = prox_convex_make(t.pb, s.b.count, s.b.radius * g);
+            t.xa.origin = prox_vec3_scale(s.xa.origin, g);
+            t.xb.origin = prox_vec3_scale(s.xb.origin, g);
+            const bool o = prox_convex_overlap(&t.a, &t.xa, &t.b, &t.xb, NULL, NULL);
+            const prox_convex_distance_result d = prox_convex_distance(&t.a, &t.xa, &t.b, &t.xb, NULL, NULL);
+            const prox_convex_penetration_result p = prox_convex_penetration(&t.a, &t.xa, &t.b, &t.xb, NULL, NULL);
+            CHECK_MSG(o == o0 && d.status == d0.status && d.iterations == d0.iterations &&
+                          d.distance == d0.distance * g && vec3_equal_scaled(d.point_a, d0.point_a, g) &&
+                          vec3_equal_scaled(d.point_b, d0.point_b, g),
+                      "2^%d, case %d: overlap %d/%d, status %d/%d, distance %.17g vs %.17g", exponents[f], k, o, o0,
+                      d.status, d0.status, d.distance / g, d0.distance);
+            CHECK_MSG(p.status == p0.status && p.depth == p0.depth * g && vec3_equal_scaled(p.point_a, p0.point_a, g),
+                      "2^%d, case %d: depth %.17g vs %.17g", exponents[f], k, p.depth / g, p0.depth);
+            ++total_cases;
+        }
+    }
+    printf("  convex: %ld cases so far\n", total_cases);
+}
