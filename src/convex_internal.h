@@ -148,6 +148,12 @@ typedef struct cvx_gjk_output {
 void cvx_gjk_run(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iterations, double overlap_radius,
                  cvx_gjk_output* out);
 
+/// The boolean query's fast path (gjk_boolean.c): 1 when a tetrahedron of
+/// support points holds the origin clearly inside, 0 when a support proves
+/// the cores more than `radius` apart, -1 when neither came cleanly (then
+/// cvx_gjk_run decides).
+int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations);
+
 /// Stores the simplex in the cache (NULL allowed).
 void cvx_cache_store(const cvx_simplex* simplex, prox_gjk_cache* cache);
 

@@ -579,6 +579,10 @@ bool prox_convex_overlap(const prox_convex* a, const prox_transform* xa, const p
     if (!cvx_pair_init(&pair, a, xa, b, xb)) return false;
     int max_gjk, max_epa;
     cvx_limits(def, &max_gjk, &max_epa);
+    if (!cache) { /* (with a cache the full GJK starts from it, usually one step) */
+        const int fast = cvx_gjk_boolean(&pair, pair.a.radius + pair.b.radius + pair.tol, max_gjk);
+        if (fast >= 0) return fast == 1;
+    }
     cvx_gjk_output g;
     cvx_gjk_run(&pair, cache, max_gjk, pair.a.radius + pair.b.radius + pair.tol, &g);
     cvx_cache_store(&g.simplex, cache);

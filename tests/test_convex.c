@@ -1213,3 +1213,66 @@ PROX_TEST(convex, point_scales) {
     }
     printf("  convex: %ld cases so far\n", total_cases);
 }
+
+/* One scene through both boolean paths: the fast search for a certificate
+ * (no cache) and the full GJK (a fresh cache selects it). They agree, except
+ * where the full GJK stalled on ill-conditioned input and counted the cores
+ * as in contact without proof (convex.h: within 1e-6 S) while the fast path
+ * found a proof: then the exact distance must bear the fast answer out. */
+static void check_fast_boolean(const scene* t, const char* what, int k, int* differ) {
+    prox_gjk_cache fresh = {0};
+    const bool fast = prox_convex_overlap(&t->a, &t->xa, &t->b, &t->xb, NULL, NULL);
+    const bool full = prox_convex_overlap(&t->a, &t->xa, &t->b, &t->xb, NULL, &fresh);
+    if (fast == full) return;
+    ++*differ;
+    features fa, fb;
+    if (!features_make(t->wa, t->a.count, &fa)) return;
+    if (!features_make(t->wb, t->b.count, &fb)) {
+        features_free(&fa);
+        return;
+    }
+    const ld gap = oracle_distance(&fa, &fb) - t->a.radius - t->b.radius;
+    const double tol = 1e-12 * t->size;
+    CHECK_MSG(fast ? gap <= tol : gap > 0.5 * tol, "%s %d (%s/%s): fast %d, full %d, exact gap %Lg tolerances", what,
+              k, kind_names[t->ka], kind_names[t->kb], fast, full, gap / tol);
+    features_free(&fa);
+    features_free(&fb);
+}
+
+/* The boolean query answers the clear cases by a fast search for a
+ * certificate (src/gjk_boolean.c) and leaves the rest to the full GJK:
+ * both paths on random scenes (degenerate kinds, nested, rounded), and the
+ * same scenes slid to gaps around the touching tolerance along the normal;
+ * and the fast answers against the distance query wherever it is clear. */
+PROX_TEST(convex, boolean_fast_path_agrees) {
+    prox_rng rng = prox_rng_seed(prox_test_seed(112));
+    const double gaps[] = {0.0, 0.5, 0.99, 1.01, 2.0, 1e3, -0.5, -2.0}; /* in tolerances (1e-12 S) */
+    int checked = 0, clear = 0, differ = 0;
+    for (int k = 0; k < scaled(3000); ++k) {
+        scene s;
+        scene_random(&rng, 1, 60, 2.5, 0.3, &s);
+        check_fast_boolean(&s, "scene", k, &differ);
+        ++checked;
+        const prox_convex_distance_result d = prox_convex_distance(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
+        if (d.distance > 2e-12 * s.size || d.status == PROX_CONVEX_OVERLAPPING) {
+            const bool fast = prox_convex_overlap(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
+            CHECK_MSG(fast == (d.status != PROX_CONVEX_SEPARATED), "scene %d: overlap %d, distance %g (%s)", k, fast,
+                      d.distance, prox_convex_status_string(d.status));
+            ++clear;
+        }
+        if (d.status != PROX_CONVEX_SEPARATED) continue;
+        for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; ++g) {
+            scene t = s;
+            t.xb.origin = prox_vec3_sub(s.xb.origin, prox_vec3_scale(d.normal, d.distance - gaps[g] * 1e-12 * s.size));
+            scene_place(&t);
+            check_fast_boolean(&t, "slid scene", k, &differ);
+            ++checked;
+        }
+    }
+    CHECK(clear > scaled(3000) / 2);
+    CHECK_MSG(differ * 100 < checked, "%d of %d differ", differ, checked);
+    printf("  boolean fast path: %d queries against the full GJK (%d answered with a proof where it had none), %d "
+           "against the distance\n",
+           checked, differ, clear);
+    total_cases += checked;
+}
