@@ -254,6 +254,11 @@ typedef struct prox_convex_penetration_result {
 /// Do the placed shapes touch or overlap (radius-inclusive distance at most
 /// PROX_CONVEX_TOLERANCE * S)? Stops at the first direction along which the
 /// cores are further apart than the radii. `def` and `cache` may be NULL.
+/// Without a cache it first searches only for a proof (a separating support,
+/// or a tetrahedron of support points clearly around the origin) and runs
+/// the full GJK when it finds none; so where rounding stalls the full GJK on
+/// ill-conditioned input (see TOLERANCE AND SCALE), a proof of separation
+/// can answer false where prox_convex_distance reports TOUCHING.
 /// False for invalid input.
 PROX_API bool prox_convex_overlap(const prox_convex* a, const prox_transform* xa, const prox_convex* b,
                                   const prox_transform* xb, const prox_convex_def* def, prox_gjk_cache* cache);
