@@ -4,6 +4,9 @@
 #define PROX_CORE_H
 
 #include <proxima/base.h>
+#include <proxima/math.h>
+
+#include <math.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,5 +26,27 @@ void prox_message(char* buffer, size_t size, const char* format, ...)
 
 #define PROX_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define PROX_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/// |v| and, when |v| > 0, v / |v| in *unit, both to
+/// full precision for any finite v: the squares of components far below 1
+/// underflow into subnormals (and lose their bits) and of components far
+/// above overflow, so such a v is first scaled by a power of two (exact).
+/// A unit normal from a tiny cross product stays unit to rounding. For a
+/// zero v returns 0, for a non-finite one NaN; *unit is left alone then.
+static inline double prox_unit_vector(prox_vec3 v, prox_vec3* unit) {
+    const double m = fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z)));
+    if (m >= 0x1p-400 && m <= 0x1p400) {
+        const double len = sqrt(prox_vec3_dot(v, v));
+        *unit = prox_vec3_scale(v, 1.0 / len);
+        return len;
+    }
+    if (m == 0.0) return 0.0;
+    if (!isfinite(m)) return NAN;
+    const int e = ilogb(m);
+    const prox_vec3 s = prox_vec3_make(ldexp(v.x, -e), ldexp(v.y, -e), ldexp(v.z, -e));
+    const double len = sqrt(prox_vec3_dot(s, s));
+    *unit = prox_vec3_scale(s, 1.0 / len);
+    return ldexp(len, e);
+}
 
 #endif

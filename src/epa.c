@@ -172,9 +172,10 @@ static bool face_plane(const epa_polytope* P, int a, int b, int c, prox_vec3* ou
     const double lbc = cvx_length(prox_vec3_sub(P->w[c], P->w[b]));
     const double lca = cvx_length(prox_vec3_sub(P->w[a], P->w[c]));
     const double shorter = lab * lbc * lca / PROX_MAX(lab, PROX_MAX(lbc, lca));
-    const double len = cvx_length(n);
+    prox_vec3 unit;
+    const double len = prox_unit_vector(n, &unit);
     if (!(len > EPA_TRUST * shorter)) return false;
-    *out_n = prox_vec3_scale(n, 1.0 / len);
+    *out_n = unit;
     /* the mean of the three corners' distances: symmetric in the corners */
     *out_dist = (prox_vec3_dot(*out_n, P->w[a]) + prox_vec3_dot(*out_n, P->w[b]) + prox_vec3_dot(*out_n, P->w[c])) / 3.0;
     return true;
@@ -287,7 +288,7 @@ static bool start_tetrahedron(const cvx_pair* pair, const cvx_simplex* s, cvx_ve
         const prox_vec3 u = prox_vec3_sub(t[1].w, t[0].w);
         const prox_vec3 d1 = any_perpendicular(u);
         const prox_vec3 d2 = prox_vec3_cross(u, d1);
-        *out_flat_n = prox_vec3_scale(d1, 1.0 / cvx_length(d1));
+        prox_unit_vector(d1, out_flat_n);
         const prox_vec3 dirs[8] = {d1,
                                    prox_vec3_scale(d1, -1),
                                    d2,
@@ -301,8 +302,7 @@ static bool start_tetrahedron(const cvx_pair* pair, const cvx_simplex* s, cvx_ve
     }
     if (k == 3) {
         const prox_vec3 n = prox_vec3_cross(prox_vec3_sub(t[1].w, t[0].w), prox_vec3_sub(t[2].w, t[0].w));
-        const double len = cvx_length(n);
-        if (len > 0) *out_flat_n = prox_vec3_scale(n, 1.0 / len);
+        prox_unit_vector(n, out_flat_n); /* left alone for a zero n */
         const prox_vec3 dirs[2] = {n, prox_vec3_scale(n, -1)};
         if (!grow(pair, t, 3, dirs, 2, measure_plane)) return false;
     }
@@ -703,11 +703,12 @@ prox_convex_penetration_result prox_convex_penetration(const prox_convex* a, con
         /* the cores are between g.lower and |v| apart (the same to 1e-13
          * when GJK converged): the depth's bounds follow */
         const double core = sqrt(prox_vec3_dot(g.v, g.v));
-        const double lower_len = cvx_length(g.lower_v);
         /* the direction that gave the lower bound: moving b by depth along
          * it keeps the cores `lower` apart there */
-        n = lower_len > 0.0 ? prox_vec3_scale(g.lower_v, -1.0 / lower_len) : prox_vec3_scale(g.v, -1.0 / core);
-        u = prox_vec3_scale(g.v, -1.0 / core);
+        u = prox_vec3_make(1, 0, 0); /* for a zero v, which GJK does not call apart */
+        prox_unit_vector(prox_vec3_scale(g.v, -1.0), &u);
+        n = u;
+        prox_unit_vector(prox_vec3_scale(g.lower_v, -1.0), &n);
         depth = rsum - PROX_MIN(g.lower, core);
         lower = rsum - core;
         cvx_simplex_points(&pair, &g.simplex, &pa, &pb);

@@ -634,8 +634,8 @@ prox_convex_distance_result prox_convex_distance(const prox_convex* a, const pro
     cvx_simplex_points(&pair, &g.simplex, &pa, &pb);
     /* the cores' distance lies in [core_lower, core_upper] */
     double core_upper = sqrt(prox_vec3_dot(g.v, g.v)), core_lower = g.lower;
-    const double lower_len = cvx_length(g.lower_v);
-    prox_vec3 lower_n = lower_len > 0.0 ? prox_vec3_scale(g.lower_v, -1.0 / lower_len) : n;
+    prox_vec3 lower_n = n;
+    prox_unit_vector(prox_vec3_scale(g.lower_v, -1.0), &lower_n);
     bool apart = g.state != CVX_GJK_CONTACT;
     cvx_epa_output e;
     bool have_epa = false;
@@ -692,7 +692,8 @@ prox_convex_distance_result prox_convex_distance(const prox_convex* a, const pro
         distance = PROX_MAX(d, 0.0);
         lower = PROX_MAX(PROX_MIN(core_lower, core_upper) - rsum, 0.0);
         /* radii along pa -> pb, so that |point_b - point_a| = distance */
-        const prox_vec3 u = core_upper > 0.0 ? prox_vec3_scale(g.v, -1.0 / core_upper) : n;
+        prox_vec3 u = n;
+        prox_unit_vector(prox_vec3_scale(g.v, -1.0), &u);
         pa = prox_vec3_add(pa, prox_vec3_scale(u, ra));
         pb = prox_vec3_sub(pb, prox_vec3_scale(u, rb));
     }

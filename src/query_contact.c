@@ -74,9 +74,9 @@ static bool on_pair(prox_tri_pair pair, void* context) {
 /* The manifold's normal: the pairs' normals summed with their weights. */
 static void finish_manifold(const contact_state* st, prox_manifold* manifold) {
     if (!manifold || manifold->point_count == 0) return;
-    double len = prox_vec3_length(st->normal_sum);
-    /* opposite normals can cancel (a thin plate pierced through): keep the first then */
-    if (len > 0 && isfinite(len)) manifold->normal = prox_vec3_scale(st->normal_sum, 1 / len);
+    /* opposite normals can cancel (a thin plate pierced through): keep the
+     * first then; point contacts weigh 1e-300, so the sum may be tiny */
+    prox_unit_vector(st->normal_sum, &manifold->normal);
 }
 
 static prox_contacts_result result_of(const contact_state* st, prox_collide_result r) {

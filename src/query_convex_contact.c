@@ -16,6 +16,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core.h"
 #include "manifold.h"
 #include "query_convex_mesh.h"
 
@@ -35,10 +36,9 @@ static double max_abs(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs
  * shape's depth below the plane on that side. False for a degenerate
  * triangle. */
 static bool facing_normal(const contact_build* b, const prox_vec3 t[3], prox_vec3* up, double* depth) {
-    prox_vec3 n = prox_vec3_cross(prox_vec3_sub(t[1], t[0]), prox_vec3_sub(t[2], t[0]));
-    const double len = prox_vec3_length(n);
-    if (!(len > 0) || !isfinite(len)) return false;
-    n = prox_vec3_scale(n, 1 / len);
+    prox_vec3 n;
+    if (!(prox_unit_vector(prox_vec3_cross(prox_vec3_sub(t[1], t[0]), prox_vec3_sub(t[2], t[0])), &n) > 0))
+        return false;
     const double plane = prox_vec3_dot(n, t[0]), r = b->shape->radius;
     const double ahead = prox_vec3_dot(prox_convex_support(b->shape, b->xs, n), n) + r - plane;
     const double behind = plane - prox_vec3_dot(prox_convex_support(b->shape, b->xs, prox_vec3_scale(n, -1.0)), n) + r;
@@ -99,8 +99,8 @@ int64_t prox_convex_mesh_contacts(const prox_convex* shape, const prox_transform
     }
     /* the mean normal, unless the touched sides cancel (a shape pinched
      * between two faces): then the deepest triangle's */
-    const double len = prox_vec3_length(b.normal_sum);
-    if (len > 1e-6 * (double)touching) out->normal = prox_vec3_scale(b.normal_sum, 1 / len);
+    prox_vec3 mean;
+    if (prox_unit_vector(b.normal_sum, &mean) > 1e-6 * (double)touching) out->normal = mean;
     else out->normal = b.deepest_normal;
     return touching;
 }

@@ -54,6 +54,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core.h"
+
 enum { ROWS = 5, DEGENERATE_RUN = 16 };
 
 typedef struct lp {
@@ -169,9 +171,7 @@ static int plane_side(prox_vec3 n, prox_vec3 p, double offset) {
 
 /* Checks (and centres) the plane with normal `n` in world coordinates. */
 static bool certify(const lp* p, prox_vec3 n, prox_plane_separation* out) {
-    const double len = sqrt(prox_vec3_dot(n, n));
-    if (!(len > 0) || !isfinite(len)) return false;
-    n = prox_vec3_scale(n, 1 / len);
+    if (!(prox_unit_vector(n, &n) > 0)) return false;
     /* Components below 2^-300 would make products underflow (and the exact
      * check inexact); such a component changes nothing that matters. */
     if (fabs(n.x) < 0x1p-300) n.x = 0;

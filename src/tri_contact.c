@@ -37,6 +37,7 @@
  * largest coordinate lies in [1, 2)), which is exact, and scaled back, so no
  * input magnitude can overflow or underflow the products. */
 #include "closest.h"
+#include "core.h"
 
 #include <float.h>
 #include <math.h>
@@ -318,13 +319,7 @@ static prox_vec3 edge_crossing_point(prox_vec3 p, prox_vec3 q, prox_vec3 r, prox
 }
 
 /* Unit vector along v, or false when v is zero (or not finite). */
-static bool unit(prox_vec3 v, prox_vec3* out) {
-    const double m = max_abs3(v);
-    if (!(m > 0) || !isfinite(m)) return false;
-    v = vec_ldexp(v, -ilogb(m));
-    *out = mul(v, 1 / sqrt(dot(v, v)));
-    return true;
-}
+static bool unit(prox_vec3 v, prox_vec3* out) { return prox_unit_vector(v, out) > 0; }
 
 /* A unit vector perpendicular to d (d non-zero). */
 static prox_vec3 perpendicular(prox_vec3 d) {

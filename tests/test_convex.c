@@ -790,15 +790,18 @@ PROX_TEST(convex, distance_exact) {
  * Needles and slivers (one far corner, the others near the origin) are then
  * the simplices GJK and EPA work with; the answers must still match the
  * exact oracle to the documented accuracy (relative to the scene size). */
-PROX_TEST(convex, mixed_magnitudes) {
-    prox_rng rng = prox_rng_seed(prox_test_seed(111));
-    const int cases = scaled(1500);
+static bool is_unit(prox_vec3 n) { return fabs(prox_vec3_length(n) - 1) <= 1e-12; }
+
+/* Unit spheres' points mixed with points 10^-digits_lo..10^-digits_hi
+ * small: GJK and EPA meet features many orders of magnitude apart. */
+static void mixed_magnitudes(uint64_t seed, int cases, double digits_lo, double digits_hi) {
+    prox_rng rng = prox_rng_seed(prox_test_seed(seed));
     int contact = 0, converged = 0;
     for (int k = 0; k < cases; ++k) {
         scene s;
         s.ka = s.kb = K_BALL;
         const int na = 4 + (int)(prox_rng_next(&rng) % 12), nb = 4 + (int)(prox_rng_next(&rng) % 12);
-        const double tiny = pow(10, -uni(&rng, 6, 10));
+        const double tiny = pow(10, -uni(&rng, digits_lo, digits_hi));
         for (int i = 0; i < na; ++i)
             s.pa[i] = i < 3 ? on_sphere(&rng) : prox_vec3_scale(on_sphere(&rng), tiny * prox_rng_uniform(&rng));
         for (int i = 0; i < nb; ++i)
@@ -828,6 +831,13 @@ PROX_TEST(convex, mixed_magnitudes) {
         converged += r.distance - r.lower_bound <= tol;
         contact += exact == 0;
         const prox_convex_penetration_result p = prox_convex_penetration(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
+        /* normals from tiny features' cross products are unit all the same */
+        if (r.status == PROX_CONVEX_SEPARATED || r.status == PROX_CONVEX_TOUCHING)
+            CHECK_MSG(is_unit(r.normal), "mixed %d: |normal| - 1 = %g (%s)", k, prox_vec3_length(r.normal) - 1,
+                      prox_convex_status_string(r.status));
+        if (p.depth > 0)
+            CHECK_MSG(is_unit(p.direction), "mixed %d: |direction| - 1 = %g (%s)", k,
+                      prox_vec3_length(p.direction) - 1, prox_convex_status_string(p.status));
         if (exact == 0) {
             lv n;
             const ld want = oracle_depth(&fa, &fb, &n);
@@ -842,7 +852,38 @@ PROX_TEST(convex, mixed_magnitudes) {
         ++total_cases;
     }
     CHECK(contact > cases / 4);
-    printf("  mixed magnitudes: GJK converged (bounds within 1e-12 S) on %d of %d\n", converged, cases);
+    printf("  mixed magnitudes 1e-%g..1e-%g: GJK converged (bounds within 1e-12 S) on %d of %d\n", digits_lo,
+           digits_hi, converged, cases);
+}
+
+PROX_TEST(convex, mixed_magnitudes) { mixed_magnitudes(111, scaled(1500), 6, 10); }
+
+/* Scenes the fuzzer (fuzz/fuzz_convex.c) found wrong, each as it was found.
+ * 1: a needle of points from 1e-302 to 1e87 touching a point at its tip:
+ *    EPA's face normal there was the cross product of 1e-159 vectors, whose
+ *    squares underflow into subnormals; normalised plainly it came out
+ *    1 - 8e-8 long. */
+PROX_TEST(convex, fuzzer_regressions) {
+    const prox_vec3 needle[] = {
+        {0x1.0004a50785d1dp+257, 0x1.000000a50875p+289, 0x1.00094025050dp-1002},
+        {0x1.4040404p-959, 0x1.4780404040404p-959, 0x1.05050d0520404p+262},
+        {0x1.e2e2e2e50505p-285, -0x1.1d1d1d1d22e2ep+286, 0x1.62e2e2e2ed3d1p-285},
+        {0x1.e2e2e2e2e2e2ep-285, 0x1.333333333332ep-204, 0x1.030303030303p-252},
+        {0x1.536303431313p-252, 0x1.9373535393339p-188, 0x1.3013031323531p-204},
+        {0x1.02e2c2e2e2e2ep-714, 0x0.0000000000025p-1022, 0},
+        {0, 0, 0}};
+    const prox_vec3 tip = {0, 0, 0};
+    prox_transform x = prox_transform_identity();
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) x.basis.m[i][j] = i == j ? 0.5 : -0.5;
+    const prox_convex a = prox_convex_make(needle, 7, 0), b = prox_convex_make(&tip, 1, 0);
+    const prox_convex_distance_result d = prox_convex_distance(&a, &x, &b, &x, NULL, NULL);
+    CHECK_MSG(d.status == PROX_CONVEX_TOUCHING && d.distance == 0, "needle: %s at %g",
+              prox_convex_status_string(d.status), d.distance);
+    CHECK_MSG(is_unit(d.normal), "needle: |normal| - 1 = %g", prox_vec3_length(d.normal) - 1);
+    const prox_convex_penetration_result p = prox_convex_penetration(&a, &x, &b, &x, NULL, NULL);
+    CHECK_MSG(p.depth <= 0 || is_unit(p.direction), "needle: depth %g, |direction| - 1 = %g", p.depth,
+              prox_vec3_length(p.direction) - 1);
 }
 
 /* The certificate on many cases of every size up to 100 points. */
