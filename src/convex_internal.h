@@ -151,8 +151,12 @@ void cvx_gjk_run(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iter
 /// The boolean query's fast path (gjk_boolean.c): 1 when a tetrahedron of
 /// support points holds the origin clearly inside, 0 when a support proves
 /// the cores more than `radius` apart, -1 when neither came cleanly (then
-/// cvx_gjk_run decides).
-int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations);
+/// cvx_gjk_run decides). With 0 and `out_v` set, *out_v is the proof: every
+/// point x of the cores' difference has out_v . x >= *out_vw > 0, so the
+/// cores are at least *out_vw / |out_v| apart (cvx_gjk_run's lower-bound
+/// form). cvx_gjk_run also asks it when its own steps stall: the two
+/// searches take different directions, and rounding rarely stops both.
+int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations, prox_vec3* out_v, double* out_vw);
 
 /// Stores the simplex in the cache (NULL allowed).
 void cvx_cache_store(const cvx_simplex* simplex, prox_gjk_cache* cache);

@@ -22,7 +22,10 @@
  *   - when the best lower bound proves a separation (above the tolerance),
  *     the cores are apart, somewhere between the bounds; both are reported
  *     (prox_convex_distance_result.lower_bound);
- *   - otherwise, with |v| below 1e-6 of the scene, the cores count as in
+ *   - otherwise, with |v| below 1e-6 of the scene, the boolean query's
+ *     search for a certificate (gjk_boolean.c: other directions, the
+ *     Voronoi-region steps) may still prove a separation;
+ *   - otherwise the cores count as in
  *     contact without proof (cvx_gjk_output.certain is false) and the
  *     queries ask EPA, whose upper bound of the signed depth is valid
  *     wherever the origin is: negative, it proves the cores apart;
@@ -535,10 +538,24 @@ void cvx_gjk_run(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iter
              * in contact and the caller asks EPA. */
             const double threshold = boolean ? overlap_radius : pair->tol;
             const double near = threshold + STALL_CONTACT * pair->size;
-            if (!boolean && best_vw / sqrt(best_vv) > threshold)
+            if (!boolean && best_vw / sqrt(best_vv) > threshold) {
                 state = CVX_GJK_SEPARATED;
-            else
-                state = vv <= near * near ? CVX_GJK_CONTACT : CVX_GJK_SEPARATED;
+            } else if (vv > near * near) {
+                state = CVX_GJK_SEPARATED;
+            } else {
+                /* before calling it contact, the other search for a
+                 * certificate (gjk_boolean.c): its directions differ, and a
+                 * separation it proves is a lower bound like any v.w / |v| */
+                prox_vec3 sv;
+                double svw;
+                if (cvx_gjk_boolean(pair, threshold, max_iterations, &sv, &svw) == 0) {
+                    state = boolean ? CVX_GJK_SEPARATING_AXIS : CVX_GJK_SEPARATED;
+                    const double svv = prox_vec3_dot(sv, sv);
+                    if (svw * svw * best_vv > best_vw * best_vw * svv) best_vw = svw, best_vv = svv, best_v = sv;
+                } else {
+                    state = CVX_GJK_CONTACT;
+                }
+            }
             break;
         }
     }
@@ -580,7 +597,7 @@ bool prox_convex_overlap(const prox_convex* a, const prox_transform* xa, const p
     int max_gjk, max_epa;
     cvx_limits(def, &max_gjk, &max_epa);
     if (!cache) { /* (with a cache the full GJK starts from it, usually one step) */
-        const int fast = cvx_gjk_boolean(&pair, pair.a.radius + pair.b.radius + pair.tol, max_gjk);
+        const int fast = cvx_gjk_boolean(&pair, pair.a.radius + pair.b.radius + pair.tol, max_gjk, NULL, NULL);
         if (fast >= 0) return fast == 1;
     }
     cvx_gjk_output g;

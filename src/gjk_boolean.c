@@ -148,7 +148,7 @@ static int simplex_step(cvx_vertex* s, int* count, prox_vec3* d) {
     }
 }
 
-int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations) {
+int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations, prox_vec3* out_v, double* out_vw) {
     const double r2 = radius * radius;
     const prox_vec3 o = pair->b.origin;
     /* the first direction as cvx_gjk_run's: from a's origin to b's, or -x */
@@ -159,7 +159,14 @@ int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations) {
     const int cap = PROX_MIN(max_iterations, FAST_STEPS);
     for (int steps = 0;; ++steps) {
         const double dw = prox_vec3_dot(d, s[count - 1].w);
-        if (dw < 0.0) return dw * dw > r2 * prox_vec3_dot(d, d) ? 0 : -1; /* apart, or within r */
+        if (dw < 0.0) { /* apart, or within r */
+            if (!(dw * dw > r2 * prox_vec3_dot(d, d))) return -1;
+            if (out_v) {
+                *out_v = prox_vec3_scale(d, -1.0);
+                *out_vw = -dw;
+            }
+            return 0;
+        }
         const int step = simplex_step(s, &count, &d);
         if (step != 0) return step;
         const double dd = prox_vec3_dot(d, d);

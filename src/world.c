@@ -435,13 +435,14 @@ static void test_mesh_mesh(const world_object* a, const world_object* b, bool co
 }
 
 /// Convex queries count shapes within PROX_CONVEX_TOLERANCE * S as touching,
-/// up to ten tolerances when rounding stops GJK, where S is their scene
+/// and, when rounding stops GJK without a proof either way (shapes mixing
+/// magnitudes), shapes within 1e-6 S as in contact, where S is their scene
 /// size (convex.h): max(|B_a| max|p_a|, |B_b| max|p_b| + |o_b - o_a|) + radii,
 /// norms and coordinates in the max norm. That comes from the points and the
 /// bases, not from the placed shapes, so under a nearly singular basis it
 /// can far exceed the world boxes. A schedule built on a measured distance
 /// must stay below it, or it could sleep through a grazing contact the
-/// boolean query reports: this takes off 100 tolerances of a bound of S made
+/// boolean query reports: this takes off 1e-6 plus 100 tolerances of a bound of S made
 /// from the objects' balls (|p| <= |centre| + radius; the radius includes a
 /// convex shape's own). For a convex shape against a mesh, each triangle's
 /// GJK scene is bounded the same way, by the mesh's ball.
@@ -458,7 +459,7 @@ static double below_convex_tolerance(double distance, const world_object* a, con
     prox_vec3 off = prox_vec3_sub(b->pose.origin, a->pose.origin);
     double size = fmax(reach[0], reach[1] + fmax(fabs(off.x), fmax(fabs(off.y), fabs(off.z)))) + a->ball_radius +
                   b->ball_radius + distance;
-    double safe = distance - 100 * PROX_CONVEX_TOLERANCE * size;
+    double safe = distance - (1e-6 + 100 * PROX_CONVEX_TOLERANCE) * size;
     return safe > 0 ? safe : 0;
 }
 

@@ -858,34 +858,6 @@ static void mixed_magnitudes(uint64_t seed, int cases, double digits_lo, double 
 
 PROX_TEST(convex, mixed_magnitudes) { mixed_magnitudes(111, scaled(1500), 6, 10); }
 
-/* Scenes the fuzzer (fuzz/fuzz_convex.c) found wrong, each as it was found.
- * 1: a needle of points from 1e-302 to 1e87 touching a point at its tip:
- *    EPA's face normal there was the cross product of 1e-159 vectors, whose
- *    squares underflow into subnormals; normalised plainly it came out
- *    1 - 8e-8 long. */
-PROX_TEST(convex, fuzzer_regressions) {
-    const prox_vec3 needle[] = {
-        {0x1.0004a50785d1dp+257, 0x1.000000a50875p+289, 0x1.00094025050dp-1002},
-        {0x1.4040404p-959, 0x1.4780404040404p-959, 0x1.05050d0520404p+262},
-        {0x1.e2e2e2e50505p-285, -0x1.1d1d1d1d22e2ep+286, 0x1.62e2e2e2ed3d1p-285},
-        {0x1.e2e2e2e2e2e2ep-285, 0x1.333333333332ep-204, 0x1.030303030303p-252},
-        {0x1.536303431313p-252, 0x1.9373535393339p-188, 0x1.3013031323531p-204},
-        {0x1.02e2c2e2e2e2ep-714, 0x0.0000000000025p-1022, 0},
-        {0, 0, 0}};
-    const prox_vec3 tip = {0, 0, 0};
-    prox_transform x = prox_transform_identity();
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) x.basis.m[i][j] = i == j ? 0.5 : -0.5;
-    const prox_convex a = prox_convex_make(needle, 7, 0), b = prox_convex_make(&tip, 1, 0);
-    const prox_convex_distance_result d = prox_convex_distance(&a, &x, &b, &x, NULL, NULL);
-    CHECK_MSG(d.status == PROX_CONVEX_TOUCHING && d.distance == 0, "needle: %s at %g",
-              prox_convex_status_string(d.status), d.distance);
-    CHECK_MSG(is_unit(d.normal), "needle: |normal| - 1 = %g", prox_vec3_length(d.normal) - 1);
-    const prox_convex_penetration_result p = prox_convex_penetration(&a, &x, &b, &x, NULL, NULL);
-    CHECK_MSG(p.depth <= 0 || is_unit(p.direction), "needle: depth %g, |direction| - 1 = %g", p.depth,
-              prox_vec3_length(p.direction) - 1);
-}
-
 /* The certificate on many cases of every size up to 100 points. */
 PROX_TEST(convex, distance_certificate) {
     prox_rng rng = prox_rng_seed(prox_test_seed(104));
@@ -1316,4 +1288,77 @@ PROX_TEST(convex, boolean_fast_path_agrees) {
            "against the distance\n",
            checked, differ, clear);
     total_cases += checked;
+}
+
+/* Scenes the fuzzer (fuzz/fuzz_convex.c) found wrong, each as it was found.
+ * 1: a needle of points from 1e-302 to 1e87 touching a point at its tip:
+ *    EPA's face normal there was the cross product of 1e-159 vectors, whose
+ *    squares underflow into subnormals; normalised plainly it came out
+ *    1 - 8e-8 long.
+ * 2: points from 1e-308 to 1e86 under sheared bases: the boolean query's
+ *    fast path called the shapes apart where the full GJK (and the distance
+ *    query) found them overlapping. */
+PROX_TEST(convex, fuzzer_regressions) {
+    const prox_vec3 needle[] = {
+        {0x1.0004a50785d1dp+257, 0x1.000000a50875p+289, 0x1.00094025050dp-1002},
+        {0x1.4040404p-959, 0x1.4780404040404p-959, 0x1.05050d0520404p+262},
+        {0x1.e2e2e2e50505p-285, -0x1.1d1d1d1d22e2ep+286, 0x1.62e2e2e2ed3d1p-285},
+        {0x1.e2e2e2e2e2e2ep-285, 0x1.333333333332ep-204, 0x1.030303030303p-252},
+        {0x1.536303431313p-252, 0x1.9373535393339p-188, 0x1.3013031323531p-204},
+        {0x1.02e2c2e2e2e2ep-714, 0x0.0000000000025p-1022, 0},
+        {0, 0, 0}};
+    const prox_vec3 tip = {0, 0, 0};
+    prox_transform x = prox_transform_identity();
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) x.basis.m[i][j] = i == j ? 0.5 : -0.5;
+    const prox_convex a = prox_convex_make(needle, 7, 0), b = prox_convex_make(&tip, 1, 0);
+    const prox_convex_distance_result d = prox_convex_distance(&a, &x, &b, &x, NULL, NULL);
+    CHECK_MSG(d.status == PROX_CONVEX_TOUCHING && d.distance == 0, "needle: %s at %g",
+              prox_convex_status_string(d.status), d.distance);
+    CHECK_MSG(is_unit(d.normal), "needle: |normal| - 1 = %g", prox_vec3_length(d.normal) - 1);
+    const prox_convex_penetration_result p = prox_convex_penetration(&a, &x, &b, &x, NULL, NULL);
+    CHECK_MSG(p.depth <= 0 || is_unit(p.direction), "needle: depth %g, |direction| - 1 = %g", p.depth,
+              prox_vec3_length(p.direction) - 1);
+
+    scene s;
+    memset(&s, 0, sizeof s);
+    const prox_vec3 pa[] = {{0x1.0004a50785d1dp+257, 0x1.000000a50875p+289, 0x1.00094025050dp-1002},
+                            {0x1.4040404p-959, 0x1.4780404040404p-959, 0x1.05050d0520404p+262},
+                            {0x1.e2e2e2e50505p-285, -0x1.1d1d1d1d22e2ep+286, 0},
+                            {0, 0, 0x0.400ffffffffffp-1022},
+                            {0, 0, 0x1.fffffp-272},
+                            {0x1.e2e2e2e2e262ep-285, 0x1.333332e2e2e2ep-204, 0},
+                            {0, 0, 0x0.00000000033ffp-1022},
+                            {0x1.0303030303p-252, -0x1.c9c9c3131303p-566, -0x1.c9c9c9c9c9c9cp-566},
+                            {-0x1.c9c9c9c9c9c9cp-566, -0x1.c9c9c9c9c9c9cp-566, -0x1.c9c9c9c9c9c9cp-566},
+                            {0, 0, 0}};
+    const prox_vec3 pb[] = {{0x1.05050d0529c9cp+262, 0x1.e2e2e2e50505p-285, -0x1.1d1d1d1d22e2ep+286}, {0, 0, 0}};
+    memcpy(s.pa, pa, sizeof pa);
+    memcpy(s.pb, pb, sizeof pb);
+    s.a = prox_convex_make(s.pa, 10, 0);
+    s.b = prox_convex_make(s.pb, 2, 0);
+    s.xa = s.xb = prox_transform_identity();
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) s.xa.basis.m[i][j] = i == j ? 0x1.cp-1 : -0x1p-3;
+    s.xa.origin = prox_vec3_make(0x0.3859c9c9c9c9cp-1022, 0x1.0940250509cp+257, 0x1.4040400000001p-959);
+    s.xb.basis.m[2][0] = -0x1p-3;
+    s.xb.origin = prox_vec3_make(0, 0x1.7711903ffffffp+66, 0x1.e262e3c49d694p-285);
+    scene_place(&s);
+    features fa, fb;
+    CHECK(features_make(s.wa, s.a.count, &fa) && features_make(s.wb, s.b.count, &fb));
+    const ld gap = oracle_distance(&fa, &fb); /* 54.6 tolerances */
+    const double tol = 1e-12 * s.size;
+    CHECK_MSG(gap > 10 * tol, "sheared: exact gap %Lg tolerances", gap / tol);
+    prox_gjk_cache fresh = {0};
+    CHECK(!prox_convex_overlap(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL));   /* the fast path */
+    CHECK(!prox_convex_overlap(&s.a, &s.xa, &s.b, &s.xb, NULL, &fresh)); /* the full GJK */
+    const prox_convex_distance_result sd = prox_convex_distance(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
+    CHECK_MSG(sd.status == PROX_CONVEX_SEPARATED && sd.lower_bound <= gap + tol && gap <= sd.distance + tol,
+              "sheared: %s, exact %Lg outside [%g, %g] (tolerances)", prox_convex_status_string(sd.status), gap / tol,
+              sd.lower_bound / tol, sd.distance / tol);
+    const prox_convex_penetration_result sp = prox_convex_penetration(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
+    CHECK_MSG(sp.depth_lower_bound <= -gap + tol && -gap <= sp.depth + tol, "sheared: -%Lg outside [%g, %g]",
+              gap / tol, sp.depth_lower_bound / tol, sp.depth / tol);
+    features_free(&fa);
+    features_free(&fb);
 }
