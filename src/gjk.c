@@ -39,7 +39,9 @@
  *
  * The start: the cached simplex when the caller keeps a prox_gjk_cache
  * (frame coherence: usually one iteration then confirms it), else the
- * support along the line between the shapes' origins.
+ * support along the line between the shapes' origins. A run from the cache
+ * that ends on a stall is run again from the cold start, and the better
+ * answer kept: the cache is a hint, and the answer should not depend on it.
  *
  * The sub-simplex solver is the signed-volumes method (Montanari, Petrinic,
  * Barbieri, "Improving the GJK algorithm for faster and more reliable distance
@@ -437,9 +439,12 @@ static bool escape_segment(const cvx_pair* pair, cvx_simplex* s, prox_vec3* v, d
     return true;
 }
 
-void cvx_gjk_run(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iterations, double overlap_radius,
-                 cvx_gjk_output* out) {
+/* The GJK loop of cvx_gjk_run; *out_stalled tells whether it ended on a
+ * stall (bounds apart, whatever it concluded). */
+static void gjk_loop(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iterations, double overlap_radius,
+                     cvx_gjk_output* out, bool* out_stalled) {
     const bool boolean = overlap_radius >= 0.0;
+    *out_stalled = false;
     const double radius2 = overlap_radius * overlap_radius;
     const double zero = GJK_ZERO * pair->size;
     cvx_simplex s;
@@ -530,6 +535,7 @@ void cvx_gjk_run(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iter
         }
         if (stalled) {
             if (s.count == 2 && escape_segment(pair, &s, &v, &vv, &iterations, max_iterations)) continue;
+            *out_stalled = true;
             /* |v| bounds the distance from above and the best v.w / |v|
              * from below, and they did not meet (slow convergence on a
              * needle-shaped face of the difference, whose steps rounding
@@ -566,6 +572,35 @@ void cvx_gjk_run(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iter
     out->lower_v = best_vw > 0.0 ? best_v : out->v;
     out->certain = s.count == 4 || vv <= zero * zero || (boolean && vv <= radius2);
     out->iterations = iterations;
+}
+
+/* Whether result x is the better of two runs on one pair: an answer that
+ * did not stall, else a proven contact, else the tighter upper bound. */
+static bool gjk_better(const cvx_gjk_output* x, bool x_stalled, const cvx_gjk_output* y, bool y_stalled) {
+    if (x_stalled != y_stalled) return !x_stalled;
+    const bool x_contact = x->state == CVX_GJK_CONTACT && x->certain, y_contact = y->state == CVX_GJK_CONTACT && y->certain;
+    if (x_contact != y_contact) return x_contact;
+    return prox_vec3_dot(x->v, x->v) < prox_vec3_dot(y->v, y->v);
+}
+
+void cvx_gjk_run(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iterations, double overlap_radius,
+                 cvx_gjk_output* out) {
+    bool stalled;
+    gjk_loop(pair, cache, max_iterations, overlap_radius, out, &stalled);
+    if (!stalled || !cache || cache->count <= 0 || out->iterations >= max_iterations) return;
+    /* A stall from the caller's cache: the cache is only a hint (stale, or
+     * garbage), and the simplex it gave may be one rounding cannot leave
+     * on an ill-conditioned pair. The cold start may do better; the answer
+     * should not depend on the hint. */
+    cvx_gjk_output cold;
+    bool cold_stalled;
+    gjk_loop(pair, NULL, max_iterations - out->iterations, overlap_radius, &cold, &cold_stalled);
+    cold.iterations += out->iterations;
+    if (gjk_better(&cold, cold_stalled, out, stalled)) {
+        *out = cold;
+    } else {
+        out->iterations = cold.iterations;
+    }
 }
 
 void cvx_cache_store(const cvx_simplex* simplex, prox_gjk_cache* cache) {

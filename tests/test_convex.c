@@ -1297,7 +1297,10 @@ PROX_TEST(convex, boolean_fast_path_agrees) {
  *    1 - 8e-8 long.
  * 2: points from 1e-308 to 1e86 under sheared bases: the boolean query's
  *    fast path called the shapes apart where the full GJK (and the distance
- *    query) found them overlapping. */
+ *    query) found them overlapping.
+ * 3: the same kind of scene with a garbage cache (one vertex pair three
+ *    times): GJK stalled at once on the simplex it gave, at 2.8 times the
+ *    distance; the cold start converges. */
 PROX_TEST(convex, fuzzer_regressions) {
     const prox_vec3 needle[] = {
         {0x1.0004a50785d1dp+257, 0x1.000000a50875p+289, 0x1.00094025050dp-1002},
@@ -1361,4 +1364,36 @@ PROX_TEST(convex, fuzzer_regressions) {
               gap / tol, sp.depth_lower_bound / tol, sp.depth / tol);
     features_free(&fa);
     features_free(&fb);
+
+    const prox_vec3 qa[] = {{0x1.0004a50785d1dp+257, 0x1.000000a50875p+289, 0x1.00094025050dp-1002},
+                            {0x1.4040404p-959, 0x1.4780404040404p-959, 0x1.05050d0520404p+262},
+                            {0x1.e2e2e2e50505p-285, -0x1.1d1d1d1d22e2ep+286, 0},
+                            {0, 0, 0x0.000ffffffffffp-1022},
+                            {0, 0x1.fffffp-272, 0x1.e2e2e2e2e262ep-285},
+                            {0x1.333332e2e2e2ep-204, 0x0.0000000333333p-1022, 0},
+                            {0, 0, 0x1.03030303p-252},
+                            {-0x1.c9c313130303p-566, -0x1.c9c9c9c9c9c9cp-566, -0x1.c9c9c9c9c9c9cp-566},
+                            {-0x1.c9c9c9c9c9c9cp-566, 0x1.c9c9c9c9c9c9cp-1014, 0},
+                            {0x1p-252, 0x1.030303030303p-236, -0x1.c9c9c9c9c9c31p-566},
+                            {-0x1.c9c9c9c9c9c9cp-566, -0x1.c9c9c9c9c9c9cp-566, -0x1.c9c9c9c9c9c9cp-566},
+                            {0, 0, 0}};
+    const prox_vec3 qb[] = {{0x1.0d0520000000ap+262, -0x1.c000150009402p-934, -0x1.250509c000003p-703},
+                            {0x1.4000000015p-959, 0x1.4040404040404p-959, 0x1.052040c040478p+270}};
+    const double ba[3][3] = {{0x1.8p+0, 0x1p-1, 0x1p-1}, {0x1p-1, 0x1.8p+0, 0}, {0x1p-3, 0x1.8p-2, 0x1.2p+0}};
+    prox_transform ta = prox_transform_identity(), tb = prox_transform_identity();
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            ta.basis.m[i][j] = ba[i][j];
+            tb.basis.m[i][j] = i == j ? 0x1.cp-1 : -0x1p-3;
+        }
+    ta.origin = prox_vec3_make(0x1.e3c49d6944417p-413, -0x1.c9c9c9c2e2e2ep-566, -0x1.c9c9c9c9c9c9cp-566);
+    tb.origin = prox_vec3_make(0x1.930353630349cp-204, 0x1.1343937353539p-172, 0x1.e333301303132p-285);
+    const prox_convex ca = prox_convex_make(qa, 12, 0), cb = prox_convex_make(qb, 2, 0);
+    prox_gjk_cache junk = {3, {0, 0, 0, 0}, {0, 0, 0, 0}};
+    const prox_convex_distance_result cold = prox_convex_distance(&ca, &ta, &cb, &tb, NULL, NULL);
+    const prox_convex_distance_result hinted = prox_convex_distance(&ca, &ta, &cb, &tb, NULL, &junk);
+    CHECK_MSG(cold.status == PROX_CONVEX_SEPARATED && hinted.status == PROX_CONVEX_SEPARATED &&
+                  fabs(hinted.distance - cold.distance) <= 1e-9 * cold.distance,
+              "garbage cache: %s %.17g, cold %s %.17g", prox_convex_status_string(hinted.status), hinted.distance,
+              prox_convex_status_string(cold.status), cold.distance);
 }
