@@ -248,8 +248,8 @@ static inline prox_vec3 to_shape_frame(const prox_mat3* m, prox_vec3 d) {
                           m->m[0][2] * d.x + m->m[1][2] * d.y + m->m[2][2] * d.z);
 }
 
-int cvx_support_index(const cvx_shape* shape, prox_vec3 d) {
-    const prox_vec3 local = to_shape_frame(&shape->basis, d);
+int cvx_support_index(const cvx_shape* shape, double dx, double dy, double dz) {
+    const prox_vec3 local = to_shape_frame(&shape->basis, prox_vec3_make(dx, dy, dz));
 #if !defined(PROX_NO_SIMD) && defined(__AVX512F__)
     if (shape->count >= 8) return support_scan_wide(shape->points, shape->count, local);
 #endif
@@ -284,7 +284,7 @@ int prox_convex_support_index(const prox_convex* shape, const prox_transform* pl
     if (!prox_vec3_is_finite(direction)) return 0;
     cvx_shape s = {shape->points, shape->count, placement ? placement->basis : prox_mat3_identity(),
                    prox_vec3_make(0, 0, 0), 0.0};
-    return cvx_support_index(&s, direction);
+    return cvx_support_index(&s, direction.x, direction.y, direction.z);
 }
 
 prox_vec3 prox_convex_support(const prox_convex* shape, const prox_transform* placement, prox_vec3 direction) {

@@ -64,8 +64,11 @@ bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* x
 /// Limits from a definition (NULL: defaults), clamped to what the code holds.
 void cvx_limits(const prox_convex_def* def, int* out_gjk, int* out_epa);
 
-/// Index of the support point of a placed core in internal direction d.
-int cvx_support_index(const cvx_shape* shape, prox_vec3 d);
+/// Index of the support point of a placed core in internal direction
+/// (dx, dy, dz). (Three doubles rather than a prox_vec3: a 24-byte struct
+/// goes through the stack, and the caller's scalar stores then reloaded as
+/// a vector stall store forwarding, a tenth of the boolean query.)
+int cvx_support_index(const cvx_shape* shape, double dx, double dy, double dz);
 /// |a|, inline (prox_vec3_length is a library call; EPA takes four per face).
 static inline double cvx_length(prox_vec3 a) { return sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
 
@@ -91,8 +94,8 @@ static inline cvx_vertex cvx_vertex_make(const cvx_pair* pair, int32_t ia, int32
 /// Support of the cores' Minkowski difference a - b in direction d:
 /// support_a(d) - support_b(-d).
 static inline cvx_vertex cvx_support(const cvx_pair* pair, prox_vec3 d) {
-    return cvx_vertex_make(pair, cvx_support_index(&pair->a, d),
-                           cvx_support_index(&pair->b, prox_vec3_scale(d, -1.0)));
+    return cvx_vertex_make(pair, cvx_support_index(&pair->a, d.x, d.y, d.z),
+                           cvx_support_index(&pair->b, -d.x, -d.y, -d.z));
 }
 
 /// Internal length -> world length (exact: a power of two).

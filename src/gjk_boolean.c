@@ -157,8 +157,9 @@ int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations, pro
     s[0] = pair->start_a >= 0 ? cvx_vertex_make(pair, pair->start_a, pair->start_b) : cvx_support(pair, d);
     int count = 1;
     const int cap = PROX_MIN(max_iterations, FAST_STEPS);
+    cvx_vertex w = s[0]; /* the newest support, kept out of the simplex array's reloads */
     for (int steps = 0;; ++steps) {
-        const double dw = prox_vec3_dot(d, s[count - 1].w);
+        const double dw = prox_vec3_dot(d, w.w);
         if (dw < 0.0) { /* apart, or within r */
             if (!(dw * dw > r2 * prox_vec3_dot(d, d))) return -1;
             if (out_v) {
@@ -171,7 +172,7 @@ int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations, pro
         if (step != 0) return step;
         const double dd = prox_vec3_dot(d, d);
         if (!(dd > 0.0 && dd <= DBL_MAX) || steps >= cap) return -1;
-        const cvx_vertex w = cvx_support(pair, d);
+        w = cvx_support(pair, d);
         for (int x = 0; x < count; ++x)
             if (same_pair(&s[x], &w)) return -1; /* a stall */
         s[count++] = w;
