@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <proxima/math.h>
 
+#include "query_frame.h"
 #include "test.h"
 
 static double mat_max_diff(const prox_mat3* a, const prox_mat3* b) {
@@ -119,4 +120,77 @@ PROX_TEST(math, rng_is_reproducible_and_in_range) {
         differ += x != prox_rng_uniform(&c);
     }
     CHECK(differ > 990);
+}
+
+/* |m|_2 in long double: the largest eigenvalue of m^T m by cyclic Jacobi
+ * rotations until the off-diagonal is negligible. */
+static long double largest_singular_value(const prox_mat3* m) {
+    long double g[3][3];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            g[i][j] = 0;
+            for (int k = 0; k < 3; ++k) g[i][j] += (long double)m->m[k][i] * m->m[k][j];
+        }
+    for (int sweep = 0; sweep < 60; ++sweep) {
+        long double off = fabsl(g[0][1]) + fabsl(g[0][2]) + fabsl(g[1][2]);
+        if (off <= 1e-30L * (fabsl(g[0][0]) + fabsl(g[1][1]) + fabsl(g[2][2]))) break;
+        for (int p = 0; p < 2; ++p)
+            for (int q = p + 1; q < 3; ++q) {
+                if (g[p][q] == 0) continue;
+                const long double theta = (g[q][q] - g[p][p]) / (2 * g[p][q]);
+                const long double t = (theta >= 0 ? 1 : -1) / (fabsl(theta) + sqrtl(theta * theta + 1));
+                const long double c = 1 / sqrtl(t * t + 1), s = t * c;
+                for (int k = 0; k < 3; ++k) { /* columns p, q */
+                    const long double a = g[k][p], b = g[k][q];
+                    g[k][p] = c * a - s * b;
+                    g[k][q] = s * a + c * b;
+                }
+                for (int k = 0; k < 3; ++k) { /* rows p, q */
+                    const long double a = g[p][k], b = g[q][k];
+                    g[p][k] = c * a - s * b;
+                    g[q][k] = s * a + c * b;
+                }
+            }
+    }
+    return sqrtl(fmaxl(g[0][0], fmaxl(g[1][1], g[2][2])));
+}
+
+/* prox_stretch_bound (src/query_frame.c) bounds |m|_2 from above, and for
+ * rotations and axis scalings (its Gram-matrix path) and everything else
+ * (Jacobi, the cheap norms) closely: rotations, rotations after and before
+ * axis scalings, shears, nearly orthogonal matrices on both sides of the
+ * Gram path's threshold, singular ones, and all of these scaled by powers of
+ * ten from 1e-200 to 1e200. */
+PROX_TEST(math, stretch_bound_is_a_tight_upper_bound) {
+    prox_rng rng = prox_rng_seed(prox_test_seed(7));
+    int gram_like = 0;
+    for (int n = 0; n < 20000; ++n) {
+        const prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        prox_mat3 m = prox_mat3_from_quat(q);
+        const int kind = n % 6;
+        double s[3];
+        for (int k = 0; k < 3; ++k) s[k] = pow(10, 2 * prox_rng_uniform(&rng) - 1);
+        if (kind == 1 || kind == 2) { /* m diag(s): Gram diagonal; diag(s) m: not */
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) m.m[i][j] *= kind == 1 ? s[j] : s[i];
+        } else if (kind == 3) { /* a shear */
+            m.m[0][1] += 2 * prox_rng_uniform(&rng) - 1;
+        } else if (kind == 4) { /* nearly orthogonal, around the 2^-20 threshold */
+            const double eps = ldexp(prox_rng_uniform(&rng), -18 - (int)(prox_rng_next(&rng) % 6));
+            m.m[prox_rng_next(&rng) % 3][prox_rng_next(&rng) % 3] += eps;
+        } else if (kind == 5) { /* singular: a column repeated or zero */
+            for (int i = 0; i < 3; ++i) m.m[i][2] = n % 12 == 5 ? 0 : m.m[i][0];
+        }
+        const double scale = pow(10, (double)((int)(prox_rng_next(&rng) % 9) - 4) * 50); /* 1e-200 .. 1e200 */
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) m.m[i][j] *= scale;
+        const long double exact = largest_singular_value(&m);
+        const double bound = prox_stretch_bound(&m);
+        CHECK_MSG(bound >= exact * (1 - 1e-17L), "case %d (kind %d): bound %.17g below |m|_2 %.20Lg", n, kind, bound,
+                  exact);
+        /* within the Gram path's 2^-21 and Jacobi's 2^-30 margins */
+        CHECK_MSG(bound <= exact * (1 + 1e-6L), "case %d (kind %d): bound %.17g, |m|_2 %.20Lg", n, kind, bound, exact);
+        gram_like += kind <= 1;
+    }
+    CHECK(gram_like > 5000);
 }
