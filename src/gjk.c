@@ -24,7 +24,10 @@
  *     (prox_convex_distance_result.lower_bound);
  *   - otherwise, with |v| below 1e-6 of the scene, the boolean query's
  *     search for a certificate (gjk_boolean.c: other directions, the
- *     Voronoi-region steps) may still prove a separation;
+ *     Voronoi-region steps) may still prove a separation, and failing that
+ *     the separating plane's linear program (separating_plane.c, checked in
+ *     exact arithmetic): a stalled GJK often has |v| right but no lower
+ *     bound, since the direction of a tiny v is rounding;
  *   - otherwise the cores count as in
  *     contact without proof (cvx_gjk_output.certain is false) and the
  *     queries ask EPA, whose upper bound of the signed depth is valid
@@ -58,6 +61,8 @@
  * can resolve is treated as degenerate: its faces (edges) are solved instead
  * and the nearest taken, which is exact for the flat hull they cover. */
 #include "convex_internal.h"
+
+#include <proxima/features.h>
 
 #include <float.h>
 #include <math.h>
@@ -439,6 +444,25 @@ static bool escape_segment(const cvx_pair* pair, cvx_simplex* s, prox_vec3* v, d
     return true;
 }
 
+/* The last resort of a stalled GJK: the linear program of
+ * prox_separating_plane on the placed cores (another method altogether, its
+ * plane checked in exact arithmetic). True when it proves the cores more
+ * than `threshold` apart, with the proof in cvx_gjk_run's lower-bound form:
+ * v . x >= vw for every point x of the difference a - b. Costs a few dozen
+ * pivots over the points, but only stalls (ill-conditioned pairs) get here. */
+static bool separated_by_plane(const cvx_pair* pair, double threshold, prox_vec3* out_v, double* out_vw) {
+    const prox_transform ta = {pair->a.basis, pair->a.origin}, tb = {pair->b.basis, pair->b.origin};
+    const prox_plane_separation p =
+        prox_separating_plane(pair->a.points, pair->a.count, &ta, pair->b.points, pair->b.count, &tb);
+    if (p.status != PROX_PLANE_SEPARATED) return false;
+    /* n . a < offset < n . b: along -n every x = a - b lies at least gap beyond 0 */
+    const double len = sqrt(prox_vec3_dot(p.normal, p.normal));
+    if (!(len > 0.0) || !(p.gap / len > threshold)) return false;
+    *out_v = prox_vec3_scale(p.normal, -1.0);
+    *out_vw = p.gap;
+    return true;
+}
+
 /* The GJK loop of cvx_gjk_run; *out_stalled tells whether it ended on a
  * stall (bounds apart, whatever it concluded). */
 static void gjk_loop(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iterations, double overlap_radius,
@@ -550,11 +574,13 @@ static void gjk_loop(const cvx_pair* pair, const prox_gjk_cache* cache, int max_
                 state = CVX_GJK_SEPARATED;
             } else {
                 /* before calling it contact, the other search for a
-                 * certificate (gjk_boolean.c): its directions differ, and a
-                 * separation it proves is a lower bound like any v.w / |v| */
+                 * certificate (gjk_boolean.c: its directions differ), then
+                 * the separating plane's program; a separation either
+                 * proves is a lower bound like any v.w / |v| */
                 prox_vec3 sv;
                 double svw;
-                if (cvx_gjk_boolean(pair, threshold, max_iterations, &sv, &svw) == 0) {
+                if (cvx_gjk_boolean(pair, threshold, max_iterations, &sv, &svw) == 0 ||
+                    separated_by_plane(pair, threshold, &sv, &svw)) {
                     state = boolean ? CVX_GJK_SEPARATING_AXIS : CVX_GJK_SEPARATED;
                     const double svv = prox_vec3_dot(sv, sv);
                     if (svw * svw * best_vv > best_vw * best_vw * svv) best_vw = svw, best_vv = svv, best_v = sv;

@@ -1290,18 +1290,64 @@ PROX_TEST(convex, boolean_fast_path_agrees) {
     total_cases += checked;
 }
 
-/* Scenes the fuzzer (fuzz/fuzz_convex.c) found wrong, each as it was found.
- * 1: a needle of points from 1e-302 to 1e87 touching a point at its tip:
+/* ---------------------------------------------------------------------------
+ * Scenes the fuzzer (fuzz/fuzz_convex.c) found wrong, each as it was found:
+ * points from 1e-308 to 1e87 under sheared bases, where GJK's steps meet
+ * rounding. */
+
+static const double SHEAR_A[3][3] = {{0x1.cp-1, -0x1p-3, -0x1p-3}, {-0x1p-3, 0x1.cp-1, -0x1p-3}, {-0x1p-3, -0x1p-3, 0x1.cp-1}};
+static const double SHEAR_B[3][3] = {{0x1.8p+0, 0x1p-1, 0x1p-1}, {0, 0x1.2p+0, 0x1.8p-2}, {0x1p-3, 0x1p-3, 0x1.2p+0}};
+static const double SHEAR_C[3][3] = {{0x1.8p+0, 0x1p-1, 0x1p-1}, {0x1p-1, 0x1.8p+0, 0}, {0x1p-3, 0x1.8p-2, 0x1.2p+0}};
+static const double SHEAR_D[3][3] = {{1, 0, 0}, {0, 1, 0}, {-0x1p-3, 0, 1}};
+
+static void fuzz_scene(const prox_vec3* pa, int na, const double ba[3][3], prox_vec3 oa, const prox_vec3* pb, int nb,
+                       const double bb[3][3], prox_vec3 ob, scene* s) {
+    memset(s, 0, sizeof *s);
+    memcpy(s->pa, pa, sizeof *pa * (size_t)na);
+    memcpy(s->pb, pb, sizeof *pb * (size_t)nb);
+    s->a = prox_convex_make(s->pa, na, 0);
+    s->b = prox_convex_make(s->pb, nb, 0);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            s->xa.basis.m[i][j] = ba[i][j];
+            s->xb.basis.m[i][j] = bb[i][j];
+        }
+    s->xa.origin = oa;
+    s->xb.origin = ob;
+    scene_place(s);
+}
+
+/* Cores the exact distance finds apart by more than ten tolerances: every
+ * query says so, with bounds that hold the exact distance. */
+static void check_apart(const scene* s, const char* what) {
+    features fa, fb;
+    if (!features_make(s->wa, s->a.count, &fa)) return;
+    if (!features_make(s->wb, s->b.count, &fb)) {
+        features_free(&fa);
+        return;
+    }
+    const ld gap = oracle_distance(&fa, &fb);
+    const double tol = 1e-12 * s->size;
+    CHECK_MSG(gap > 10 * tol, "%s: exact gap %Lg tolerances", what, gap / tol);
+    prox_gjk_cache fresh = {0};
+    CHECK_MSG(!prox_convex_overlap(&s->a, &s->xa, &s->b, &s->xb, NULL, NULL), "%s: overlap (fast path)", what);
+    CHECK_MSG(!prox_convex_overlap(&s->a, &s->xa, &s->b, &s->xb, NULL, &fresh), "%s: overlap (full GJK)", what);
+    const prox_convex_distance_result d = prox_convex_distance(&s->a, &s->xa, &s->b, &s->xb, NULL, NULL);
+    CHECK_MSG(d.status == PROX_CONVEX_SEPARATED && d.lower_bound <= gap + tol && gap <= d.distance + tol,
+              "%s: %s, exact %Lg outside [%g, %g] (tolerances)", what, prox_convex_status_string(d.status), gap / tol,
+              d.lower_bound / tol, d.distance / tol);
+    const prox_convex_penetration_result p = prox_convex_penetration(&s->a, &s->xa, &s->b, &s->xb, NULL, NULL);
+    CHECK_MSG(p.depth_lower_bound <= -gap + tol && -gap <= p.depth + tol, "%s: -%Lg outside [%g, %g]", what,
+              gap / tol, p.depth_lower_bound / tol, p.depth / tol);
+    features_free(&fa);
+    features_free(&fb);
+}
+
+/* 1: a needle of points from 1e-302 to 1e87 touching a point at its tip:
  *    EPA's face normal there was the cross product of 1e-159 vectors, whose
  *    squares underflow into subnormals; normalised plainly it came out
- *    1 - 8e-8 long.
- * 2: points from 1e-308 to 1e86 under sheared bases: the boolean query's
- *    fast path called the shapes apart where the full GJK (and the distance
- *    query) found them overlapping.
- * 3: the same kind of scene with a garbage cache (one vertex pair three
- *    times): GJK stalled at once on the simplex it gave, at 2.8 times the
- *    distance; the cold start converges. */
-PROX_TEST(convex, fuzzer_regressions) {
+ *    1 - 8e-8 long. */
+PROX_TEST(convex, fuzzer_needle_normal) {
     const prox_vec3 needle[] = {
         {0x1.0004a50785d1dp+257, 0x1.000000a50875p+289, 0x1.00094025050dp-1002},
         {0x1.4040404p-959, 0x1.4780404040404p-959, 0x1.05050d0520404p+262},
@@ -1322,10 +1368,16 @@ PROX_TEST(convex, fuzzer_regressions) {
     const prox_convex_penetration_result p = prox_convex_penetration(&a, &x, &b, &x, NULL, NULL);
     CHECK_MSG(p.depth <= 0 || is_unit(p.direction), "needle: depth %g, |direction| - 1 = %g", p.depth,
               prox_vec3_length(p.direction) - 1);
+}
 
-    scene s;
-    memset(&s, 0, sizeof s);
-    const prox_vec3 pa[] = {{0x1.0004a50785d1dp+257, 0x1.000000a50875p+289, 0x1.00094025050dp-1002},
+/* 2: the boolean query's fast path called the cores apart (rightly: 54.6
+ *    tolerances) where the full GJK had stalled and called them in contact,
+ *    and so had the distance and penetration queries.
+ * 3: GJK stalled at 1.4e-9 S (1,800 tolerances: the exact distance) with no
+ *    lower bound, and the certificate search found none either: the
+ *    separating plane's program proves the separation now. */
+PROX_TEST(convex, fuzzer_stalls_apart) {
+    const prox_vec3 a2[] = {{0x1.0004a50785d1dp+257, 0x1.000000a50875p+289, 0x1.00094025050dp-1002},
                             {0x1.4040404p-959, 0x1.4780404040404p-959, 0x1.05050d0520404p+262},
                             {0x1.e2e2e2e50505p-285, -0x1.1d1d1d1d22e2ep+286, 0},
                             {0, 0, 0x0.400ffffffffffp-1022},
@@ -1335,37 +1387,35 @@ PROX_TEST(convex, fuzzer_regressions) {
                             {0x1.0303030303p-252, -0x1.c9c9c3131303p-566, -0x1.c9c9c9c9c9c9cp-566},
                             {-0x1.c9c9c9c9c9c9cp-566, -0x1.c9c9c9c9c9c9cp-566, -0x1.c9c9c9c9c9c9cp-566},
                             {0, 0, 0}};
-    const prox_vec3 pb[] = {{0x1.05050d0529c9cp+262, 0x1.e2e2e2e50505p-285, -0x1.1d1d1d1d22e2ep+286}, {0, 0, 0}};
-    memcpy(s.pa, pa, sizeof pa);
-    memcpy(s.pb, pb, sizeof pb);
-    s.a = prox_convex_make(s.pa, 10, 0);
-    s.b = prox_convex_make(s.pb, 2, 0);
-    s.xa = s.xb = prox_transform_identity();
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) s.xa.basis.m[i][j] = i == j ? 0x1.cp-1 : -0x1p-3;
-    s.xa.origin = prox_vec3_make(0x0.3859c9c9c9c9cp-1022, 0x1.0940250509cp+257, 0x1.4040400000001p-959);
-    s.xb.basis.m[2][0] = -0x1p-3;
-    s.xb.origin = prox_vec3_make(0, 0x1.7711903ffffffp+66, 0x1.e262e3c49d694p-285);
-    scene_place(&s);
-    features fa, fb;
-    CHECK(features_make(s.wa, s.a.count, &fa) && features_make(s.wb, s.b.count, &fb));
-    const ld gap = oracle_distance(&fa, &fb); /* 54.6 tolerances */
-    const double tol = 1e-12 * s.size;
-    CHECK_MSG(gap > 10 * tol, "sheared: exact gap %Lg tolerances", gap / tol);
-    prox_gjk_cache fresh = {0};
-    CHECK(!prox_convex_overlap(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL));   /* the fast path */
-    CHECK(!prox_convex_overlap(&s.a, &s.xa, &s.b, &s.xb, NULL, &fresh)); /* the full GJK */
-    const prox_convex_distance_result sd = prox_convex_distance(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
-    CHECK_MSG(sd.status == PROX_CONVEX_SEPARATED && sd.lower_bound <= gap + tol && gap <= sd.distance + tol,
-              "sheared: %s, exact %Lg outside [%g, %g] (tolerances)", prox_convex_status_string(sd.status), gap / tol,
-              sd.lower_bound / tol, sd.distance / tol);
-    const prox_convex_penetration_result sp = prox_convex_penetration(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
-    CHECK_MSG(sp.depth_lower_bound <= -gap + tol && -gap <= sp.depth + tol, "sheared: -%Lg outside [%g, %g]",
-              gap / tol, sp.depth_lower_bound / tol, sp.depth / tol);
-    features_free(&fa);
-    features_free(&fb);
+    const prox_vec3 b2[] = {{0x1.05050d0529c9cp+262, 0x1.e2e2e2e50505p-285, -0x1.1d1d1d1d22e2ep+286}, {0, 0, 0}};
+    scene s;
+    fuzz_scene(a2, 10, SHEAR_A, prox_vec3_make(0x0.3859c9c9c9c9cp-1022, 0x1.0940250509cp+257, 0x1.4040400000001p-959),
+               b2, 2, SHEAR_D, prox_vec3_make(0, 0x1.7711903ffffffp+66, 0x1.e262e3c49d694p-285), &s);
+    check_apart(&s, "scene 2");
 
-    const prox_vec3 qa[] = {{0x1.0004a50785d1dp+257, 0x1.000000a50875p+289, 0x1.00094025050dp-1002},
+    const prox_vec3 a3[] = {{0x1.0004a50785d1dp+257, 0x1.300000a50875p+291, 0x1.00094025050dp-1002},
+                            {0x1.d040404p-948, 0x1.4780404040404p-959, 0x1.05050d0520404p+262},
+                            {0x1.e2e2e2e50505p-285, -0x1.1d1d1d1d22e2ep+286, 0},
+                            {0, 0, 0x0.00000ffffffffp-1022},
+                            {0, 0x0.01p-1022, 0},
+                            {0x1.e2e2e2e2ep-285, 0x1.936363032362ep-108, 0},
+                            {0, 0x0.000000000001p-1022, 0},
+                            {0, 0, 0x1.e2ep-285},
+                            {0x1.032362e2e2e2ep-156, 0x0.0000000393936p-1022, 0},
+                            {0, 0, 0x1.03030303p-252},
+                            {-0x1.c9c313130303p-566, -0x1.c9c9c9c9c9c9cp-566, -0x1.c9c9c9c9c9c9cp-566},
+                            {-0x1.c9c9c9c9c9c9cp-566, -0x1.c9c9c9c9c9c9cp-566, -0x1.c9c9c9c9c9c9cp-566},
+                            {0, 0, 0}};
+    const prox_vec3 b3[] = {{-0x1.00003859c9c9cp-575, 0x0.150009402505p-1022, 0x1.404040404p-959}, {0, 0, 0}};
+    fuzz_scene(a3, 13, SHEAR_A, prox_vec3_make(0, 0x1.8040404ffffffp-952, 0x1.050d052040c04p+262), b3, 2, SHEAR_B,
+               prox_vec3_make(0x1.e262e3c49d694p-285, -0x1.c9c9c9c9c9c2ep-566, -0x1.c9c9c9c9c9c9cp-566), &s);
+    check_apart(&s, "scene 3");
+}
+
+/* 4: a garbage cache (one vertex pair three times) left GJK stalled at
+ *    once, at 2.8 times the distance; the cold start converges. */
+PROX_TEST(convex, fuzzer_garbage_cache) {
+    const prox_vec3 a4[] = {{0x1.0004a50785d1dp+257, 0x1.000000a50875p+289, 0x1.00094025050dp-1002},
                             {0x1.4040404p-959, 0x1.4780404040404p-959, 0x1.05050d0520404p+262},
                             {0x1.e2e2e2e50505p-285, -0x1.1d1d1d1d22e2ep+286, 0},
                             {0, 0, 0x0.000ffffffffffp-1022},
@@ -1377,23 +1427,18 @@ PROX_TEST(convex, fuzzer_regressions) {
                             {0x1p-252, 0x1.030303030303p-236, -0x1.c9c9c9c9c9c31p-566},
                             {-0x1.c9c9c9c9c9c9cp-566, -0x1.c9c9c9c9c9c9cp-566, -0x1.c9c9c9c9c9c9cp-566},
                             {0, 0, 0}};
-    const prox_vec3 qb[] = {{0x1.0d0520000000ap+262, -0x1.c000150009402p-934, -0x1.250509c000003p-703},
+    const prox_vec3 b4[] = {{0x1.0d0520000000ap+262, -0x1.c000150009402p-934, -0x1.250509c000003p-703},
                             {0x1.4000000015p-959, 0x1.4040404040404p-959, 0x1.052040c040478p+270}};
-    const double ba[3][3] = {{0x1.8p+0, 0x1p-1, 0x1p-1}, {0x1p-1, 0x1.8p+0, 0}, {0x1p-3, 0x1.8p-2, 0x1.2p+0}};
-    prox_transform ta = prox_transform_identity(), tb = prox_transform_identity();
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-            ta.basis.m[i][j] = ba[i][j];
-            tb.basis.m[i][j] = i == j ? 0x1.cp-1 : -0x1p-3;
-        }
-    ta.origin = prox_vec3_make(0x1.e3c49d6944417p-413, -0x1.c9c9c9c2e2e2ep-566, -0x1.c9c9c9c9c9c9cp-566);
-    tb.origin = prox_vec3_make(0x1.930353630349cp-204, 0x1.1343937353539p-172, 0x1.e333301303132p-285);
-    const prox_convex ca = prox_convex_make(qa, 12, 0), cb = prox_convex_make(qb, 2, 0);
+    scene s;
+    fuzz_scene(a4, 12, SHEAR_C, prox_vec3_make(0x1.e3c49d6944417p-413, -0x1.c9c9c9c2e2e2ep-566, -0x1.c9c9c9c9c9c9cp-566),
+               b4, 2, SHEAR_A, prox_vec3_make(0x1.930353630349cp-204, 0x1.1343937353539p-172, 0x1.e333301303132p-285),
+               &s);
     prox_gjk_cache junk = {3, {0, 0, 0, 0}, {0, 0, 0, 0}};
-    const prox_convex_distance_result cold = prox_convex_distance(&ca, &ta, &cb, &tb, NULL, NULL);
-    const prox_convex_distance_result hinted = prox_convex_distance(&ca, &ta, &cb, &tb, NULL, &junk);
+    const prox_convex_distance_result cold = prox_convex_distance(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
+    const prox_convex_distance_result hinted = prox_convex_distance(&s.a, &s.xa, &s.b, &s.xb, NULL, &junk);
     CHECK_MSG(cold.status == PROX_CONVEX_SEPARATED && hinted.status == PROX_CONVEX_SEPARATED &&
                   fabs(hinted.distance - cold.distance) <= 1e-9 * cold.distance,
               "garbage cache: %s %.17g, cold %s %.17g", prox_convex_status_string(hinted.status), hinted.distance,
               prox_convex_status_string(cold.status), cold.distance);
+    check_apart(&s, "scene 4");
 }

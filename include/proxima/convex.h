@@ -50,10 +50,12 @@
  * PROX_CONVEX_TOLERANCE * S; the boolean query answers true exactly for
  * TOUCHING and OVERLAPPING (up to rounding at that threshold). When rounding
  * stops GJK before it can prove a separation (shapes mixing points many
- * orders of magnitude apart), a second search with other directions looks
- * for a proof; failing that, cores within 1e-6 * S count as in contact and
- * EPA decides (its upper bound of the depth, negative, still proves them
- * apart). On well-conditioned input distances and depths
+ * orders of magnitude apart), a second search with other directions, then
+ * the linear program of prox_separating_plane (features.h), look for a
+ * proof; failing both, cores within 1e-6 * S count as in contact and EPA
+ * decides (its upper bound of the depth, negative, still proves them
+ * apart). A run from a cache that stalls is repeated from the cold start.
+ * On well-conditioned input distances and depths
  * come out exact to about 1e-13 * S (GJK and EPA run until their upper and
  * lower bounds meet to 1e-13; an EPA stopped by rounding with bounds within
  * 1e-10 * S also counts as converged). The tests check 1e-9 relative +
