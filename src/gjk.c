@@ -604,7 +604,8 @@ static void gjk_loop(const cvx_pair* pair, const prox_gjk_cache* cache, int max_
  * did not stall, else a proven contact, else the tighter upper bound. */
 static bool gjk_better(const cvx_gjk_output* x, bool x_stalled, const cvx_gjk_output* y, bool y_stalled) {
     if (x_stalled != y_stalled) return !x_stalled;
-    const bool x_contact = x->state == CVX_GJK_CONTACT && x->certain, y_contact = y->state == CVX_GJK_CONTACT && y->certain;
+    const bool x_contact = x->state == CVX_GJK_CONTACT && x->certain;
+    const bool y_contact = y->state == CVX_GJK_CONTACT && y->certain;
     if (x_contact != y_contact) return x_contact;
     return prox_vec3_dot(x->v, x->v) < prox_vec3_dot(y->v, y->v);
 }

@@ -1295,7 +1295,8 @@ PROX_TEST(convex, boolean_fast_path_agrees) {
  * points from 1e-308 to 1e87 under sheared bases, where GJK's steps meet
  * rounding. */
 
-static const double SHEAR_A[3][3] = {{0x1.cp-1, -0x1p-3, -0x1p-3}, {-0x1p-3, 0x1.cp-1, -0x1p-3}, {-0x1p-3, -0x1p-3, 0x1.cp-1}};
+static const double SHEAR_A[3][3] = {
+    {0x1.cp-1, -0x1p-3, -0x1p-3}, {-0x1p-3, 0x1.cp-1, -0x1p-3}, {-0x1p-3, -0x1p-3, 0x1.cp-1}};
 static const double SHEAR_B[3][3] = {{0x1.8p+0, 0x1p-1, 0x1p-1}, {0, 0x1.2p+0, 0x1.8p-2}, {0x1p-3, 0x1p-3, 0x1.2p+0}};
 static const double SHEAR_C[3][3] = {{0x1.8p+0, 0x1p-1, 0x1p-1}, {0x1p-1, 0x1.8p+0, 0}, {0x1p-3, 0x1.8p-2, 0x1.2p+0}};
 static const double SHEAR_D[3][3] = {{1, 0, 0}, {0, 1, 0}, {-0x1p-3, 0, 1}};
@@ -1430,9 +1431,9 @@ PROX_TEST(convex, fuzzer_garbage_cache) {
     const prox_vec3 b4[] = {{0x1.0d0520000000ap+262, -0x1.c000150009402p-934, -0x1.250509c000003p-703},
                             {0x1.4000000015p-959, 0x1.4040404040404p-959, 0x1.052040c040478p+270}};
     scene s;
-    fuzz_scene(a4, 12, SHEAR_C, prox_vec3_make(0x1.e3c49d6944417p-413, -0x1.c9c9c9c2e2e2ep-566, -0x1.c9c9c9c9c9c9cp-566),
-               b4, 2, SHEAR_A, prox_vec3_make(0x1.930353630349cp-204, 0x1.1343937353539p-172, 0x1.e333301303132p-285),
-               &s);
+    const prox_vec3 o4a = {0x1.e3c49d6944417p-413, -0x1.c9c9c9c2e2e2ep-566, -0x1.c9c9c9c9c9c9cp-566};
+    const prox_vec3 o4b = {0x1.930353630349cp-204, 0x1.1343937353539p-172, 0x1.e333301303132p-285};
+    fuzz_scene(a4, 12, SHEAR_C, o4a, b4, 2, SHEAR_A, o4b, &s);
     prox_gjk_cache junk = {3, {0, 0, 0, 0}, {0, 0, 0, 0}};
     const prox_convex_distance_result cold = prox_convex_distance(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
     const prox_convex_distance_result hinted = prox_convex_distance(&s.a, &s.xa, &s.b, &s.xb, NULL, &junk);
