@@ -463,16 +463,21 @@ static bool separated_by_plane(const cvx_pair* pair, double threshold, prox_vec3
     return true;
 }
 
-/* The GJK loop of cvx_gjk_run; *out_stalled tells whether it ended on a
- * stall (bounds apart, whatever it concluded). */
-static void gjk_loop(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iterations, double overlap_radius,
-                     cvx_gjk_output* out, bool* out_stalled) {
+/* The GJK loop of cvx_gjk_run, started from the cache, else from the
+ * support along `start` when given, else cold; *out_stalled tells whether
+ * it ended on a stall (bounds apart, whatever it concluded). */
+static void gjk_loop(const cvx_pair* pair, const prox_gjk_cache* cache, const prox_vec3* start, int max_iterations,
+                     double overlap_radius, cvx_gjk_output* out, bool* out_stalled) {
     const bool boolean = overlap_radius >= 0.0;
     *out_stalled = false;
     const double radius2 = overlap_radius * overlap_radius;
     const double zero = GJK_ZERO * pair->size;
     cvx_simplex s;
     simplex_start(pair, cache, &s);
+    if (s.count == 0 && start) {
+        s.v[0] = cvx_support(pair, *start);
+        s.count = 1;
+    }
     int iterations = 0;
     prox_vec3 v;
     if (s.count == 0) {
@@ -610,23 +615,45 @@ static bool gjk_better(const cvx_gjk_output* x, bool x_stalled, const cvx_gjk_ou
     return prox_vec3_dot(x->v, x->v) < prox_vec3_dot(y->v, y->v);
 }
 
+/* Runs GJK again from `cache` or `start` (the iterations left) and keeps
+ * the better of the two answers in *out, with the larger of their proven
+ * lower bounds when both call the cores apart. */
+static void gjk_retry(const cvx_pair* pair, const prox_gjk_cache* cache, const prox_vec3* start, int max_iterations,
+                      double overlap_radius, cvx_gjk_output* out, bool* stalled) {
+    cvx_gjk_output other;
+    bool other_stalled;
+    gjk_loop(pair, cache, start, max_iterations - out->iterations, overlap_radius, &other, &other_stalled);
+    const int iterations = out->iterations + other.iterations;
+    if (gjk_better(&other, other_stalled, out, *stalled)) {
+        const cvx_gjk_output kept = *out;
+        *out = other;
+        other = kept;
+        *stalled = other_stalled;
+    }
+    out->iterations = iterations;
+    if (out->state == CVX_GJK_SEPARATED && other.state == CVX_GJK_SEPARATED && other.lower > out->lower) {
+        out->lower = PROX_MIN(other.lower, sqrt(prox_vec3_dot(out->v, out->v)));
+        out->lower_v = other.lower_v;
+    }
+}
+
 void cvx_gjk_run(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iterations, double overlap_radius,
                  cvx_gjk_output* out) {
     bool stalled;
-    gjk_loop(pair, cache, max_iterations, overlap_radius, out, &stalled);
-    if (!stalled || !cache || cache->count <= 0 || out->iterations >= max_iterations) return;
+    gjk_loop(pair, cache, NULL, max_iterations, overlap_radius, out, &stalled);
     /* A stall from the caller's cache: the cache is only a hint (stale, or
      * garbage), and the simplex it gave may be one rounding cannot leave
      * on an ill-conditioned pair. The cold start may do better; the answer
      * should not depend on the hint. */
-    cvx_gjk_output cold;
-    bool cold_stalled;
-    gjk_loop(pair, NULL, max_iterations - out->iterations, overlap_radius, &cold, &cold_stalled);
-    cold.iterations += out->iterations;
-    if (gjk_better(&cold, cold_stalled, out, stalled)) {
-        *out = cold;
-    } else {
-        out->iterations = cold.iterations;
+    if (stalled && cache && cache->count > 0 && out->iterations < max_iterations)
+        gjk_retry(pair, NULL, NULL, max_iterations, overlap_radius, out, &stalled);
+    /* Still stalled with the cores proven apart but the bounds apart too:
+     * one more run, from the support along the direction of the best lower
+     * bound, which is near the closest direction; another start often
+     * walks around the needle-shaped face that stopped the first. */
+    if (stalled && out->state == CVX_GJK_SEPARATED && out->lower > 0.0 && out->iterations < max_iterations) {
+        const prox_vec3 toward = prox_vec3_scale(out->lower_v, -1.0);
+        gjk_retry(pair, NULL, &toward, max_iterations, overlap_radius, out, &stalled);
     }
 }
 

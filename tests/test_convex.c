@@ -1319,13 +1319,14 @@ static void fuzz_scene(const prox_vec3* pa, int na, const double ba[3][3], prox_
 }
 
 /* Cores the exact distance finds apart by more than ten tolerances: every
- * query says so, with bounds that hold the exact distance. */
-static void check_apart(const scene* s, const char* what) {
+ * query says so, with bounds that hold the exact distance. Returns that
+ * distance (-1 when the hulls cannot be built). */
+static ld check_apart(const scene* s, const char* what) {
     features fa, fb;
-    if (!features_make(s->wa, s->a.count, &fa)) return;
+    if (!features_make(s->wa, s->a.count, &fa)) return -1;
     if (!features_make(s->wb, s->b.count, &fb)) {
         features_free(&fa);
-        return;
+        return -1;
     }
     const ld gap = oracle_distance(&fa, &fb);
     const double tol = 1e-12 * s->size;
@@ -1342,6 +1343,7 @@ static void check_apart(const scene* s, const char* what) {
               gap / tol, p.depth_lower_bound / tol, p.depth / tol);
     features_free(&fa);
     features_free(&fb);
+    return gap;
 }
 
 /* 1: a needle of points from 1e-302 to 1e87 touching a point at its tip:
@@ -1442,4 +1444,30 @@ PROX_TEST(convex, fuzzer_garbage_cache) {
               "garbage cache: %s %.17g, cold %s %.17g", prox_convex_status_string(hinted.status), hinted.distance,
               prox_convex_status_string(cold.status), cold.distance);
     check_apart(&s, "scene 4");
+}
+
+/* 5: cold GJK stalled with the cores proven apart but its bounds three
+ *    times apart (1.7e-8 S against 4.8e-8 S); the run from the best lower
+ *    bound's direction closes them. */
+PROX_TEST(convex, fuzzer_stall_bounds_meet) {
+    const prox_vec3 a5[] = {{0x1p+257, 0x1.000000a50875p+289, 0x1.00094025050dp-1002},
+                            {0x1.404ed04p-959, 0x1.4780404040484p-959, 0x1.bb050d0520404p+267},
+                            {0x1.e2e2e2e50505p-285, -0x1.1d1d1d1d22e2ep+286, 0},
+                            {0, 0, 0x0.000ffffffffffp-1022},
+                            {0, 0x1.fffffp-272, 0x0.000000000002ep-1022},
+                            {0, 0x1.e2e2e2e262e2ep-285, 0x1.3332e2e2e2e2ep-204},
+                            {0x0.0000033333333p-1022, 0, 0x1p-252},
+                            {0x1.030303030303p-236, -0x1.c9c9c9cc49c31p-566, -0x1.c9c419c9c9c9cp-566},
+                            {-0x1.c9c9c9c9c9c9cp-566, -0x1.c9c9c9c9c9c9cp-566, 0x0.000009c9c9c9cp-1022},
+                            {0, 0, 0}};
+    const prox_vec3 b5[] = {{0, 0x1.030303p-252, 0x1.750500000303p+265},
+                            {0x1.6d0520000000ap+270, 0x0.0000150009402p-1022, 0}};
+    const double ba[3][3] = {{0x1.cp-1, -0x1p-3, -0x1p-1}, {-0x1p-1, 0x1p-1, 0}, {0, 0, 0x1.cp-1}};
+    scene s;
+    fuzz_scene(a5, 10, ba, prox_vec3_make(0, 0, 0), b5, 2, SHEAR_A, prox_vec3_make(0, 0, 0x1.fffffffffffffp-992), &s);
+    const ld exact = check_apart(&s, "scene 5");
+    CHECK(exact > 0);
+    const prox_convex_distance_result d = prox_convex_distance(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
+    CHECK_MSG(fabsl(d.distance - exact) <= 1e-12L * s.size && d.distance - d.lower_bound <= 1e-12 * s.size,
+              "scene 5: distance %.17g in [%.17g], exact %.17Lg (S %g)", d.distance, d.lower_bound, exact, s.size);
 }
