@@ -34,12 +34,15 @@ void prox_message(char* buffer, size_t size, const char* format, ...)
 /// A unit normal from a tiny cross product stays unit to rounding. For a
 /// zero v returns 0, for a non-finite one NaN; *unit is left alone then.
 static inline double prox_unit_vector(prox_vec3 v, prox_vec3* unit) {
-    const double m = fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z)));
-    if (m >= 0x1p-400 && m <= 0x1p400) {
-        const double len = sqrt(prox_vec3_dot(v, v));
+    /* |v|^2 >= 2^-1000: squares that fell into subnormals (absolute error
+     * 2^-1075) weigh nothing beside it */
+    const double len2 = prox_vec3_dot(v, v);
+    if (len2 >= 0x1p-1000 && len2 <= 0x1p1000) {
+        const double len = sqrt(len2);
         *unit = prox_vec3_scale(v, 1.0 / len);
         return len;
     }
+    const double m = fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z)));
     if (m == 0.0) return 0.0;
     if (!isfinite(m)) return NAN;
     const int e = ilogb(m);
