@@ -203,7 +203,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         check(d.distance == 0);
     }
     if (d.status == PROX_CONVEX_SEPARATED && d.distance > 2 * tol) check(!ov);
-    if (d.status == PROX_CONVEX_OVERLAPPING) check(ov);
+    /* an overlap the boolean query does not see: only where no query proves
+     * a depth beyond what a stalled GJK may call contact (1e-6 S, convex.h;
+     * the fuzzer found cores 5.6 tolerances apart that the distance query
+     * called overlapping and the boolean, rightly, apart) */
+    if (d.status == PROX_CONVEX_OVERLAPPING && !ov) check(p.depth_lower_bound <= 1e-6 * S);
 
     /* a garbage cache changes no answer beyond the answers' own bounds:
      * where GJK stalls (convex.h) each run reports an interval, and two runs
