@@ -211,9 +211,11 @@ typedef struct prox_convex_distance_result {
     prox_vec3 point_a, point_b;
     /// Unit vector from a towards b (moving b along it separates the
     /// shapes further); zero when the cores overlap. For separated shapes
-    /// it certifies the lower bound: along it the shapes are at least
-    /// lower_bound apart (the distance itself when GJK converged, when it is
-    /// also the direction from point_a to point_b).
+    /// with a positive lower_bound it certifies it: along it the shapes are
+    /// at least lower_bound apart (the distance itself when GJK converged,
+    /// when it is also the direction from point_a to point_b). With
+    /// lower_bound 0 (rounding stopped GJK before it proved more than the
+    /// cores apart) it is only the best direction found.
     prox_vec3 normal;
     /// A proven lower bound of the distance (the largest separation GJK
     /// found along one direction, minus the radii), so the true distance
