@@ -71,14 +71,12 @@ static inline double dot(prox_vec3 a, prox_vec3 b) { return prox_vec3_dot(a, b);
 static inline prox_vec3 cross(prox_vec3 a, prox_vec3 b) { return prox_vec3_cross(a, b); }
 static inline double clamp01(double t) { return t < 0 ? 0 : t > 1 ? 1 : t; }
 
-/* Unit vector along `a`, scaled by its largest component first so that
- * squaring cannot underflow (cross products of 1e-100 differences are
- * 1e-200, their squares would be 0). */
+/* Unit vector along `a` (`a` itself when zero), without the squares'
+ * underflow: cross products of 1e-100 differences are 1e-200, their squares
+ * would be 0 (prox_unit_vector scales such a vector first). */
 static prox_vec3 normalized(prox_vec3 a) {
-    const double m = fmax(fabs(a.x), fmax(fabs(a.y), fabs(a.z)));
-    if (!(m > 0)) return a;
-    a = mul(a, 1 / m);
-    return mul(a, 1 / sqrt(dot(a, a)));
+    prox_unit_vector(a, &a);
+    return a;
 }
 
 /* ---------------------------------------------------------------------------
