@@ -96,14 +96,24 @@ static void sv_point(const prox_vec3* w, int i, sv_result* r) {
     r->dist2 = prox_vec3_dot(w[i], w[i]);
 }
 
+/* a d - b c with one rounding of the result (Kahan's algorithm with fused
+ * multiply-adds): no cancellation error however close a d and b c are. */
+static inline double difference_of_products(double a, double d, double b, double c) {
+    const double bc = b * c;
+    const double error = fma(-b, c, bc); /* bc - b c, exactly */
+    return fma(a, d, -bc) + error;
+}
+
 /* Closest point of segment w[i] w[j]: the origin projected on the line, as
  * the parameter of the projection, clamped to the segment. The parameter is
- * measured from the end nearer to the origin: v = a + s (b - a) then has a
- * rounding error of about eps |a| + eps |v| with a the nearer end, which
- * keeps v's direction accurate when the closest point is near an end (from
- * the far end, 1 - s would lose its relative precision). Near the middle of
- * a long segment the direction is only good to eps |a| / |v|: that is the
- * segment's own conditioning, which GJK's stall handling deals with. */
+ * measured from the end nearer to the origin. Inside the segment the point
+ * itself is v = ((t x a) x t) / (t . t), t = b - a, the component of a
+ * square to the segment, with the first cross product's components taken
+ * without cancellation error: v's direction is then good to a few eps
+ * whatever the segment's length. The plain a + s t has rounding of eps |a|,
+ * which near the middle of a long segment (|a| about half its length) turns
+ * v by eps |a| / |v|: along a segment 4e6 long, 2 from the origin, that
+ * moved the support's lower bound by 1e-4 and stalled GJK. */
 static void sv_segment(const prox_vec3* w, int i, int j, sv_result* r) {
     if (prox_vec3_dot(w[j], w[j]) < prox_vec3_dot(w[i], w[i])) {
         const int x = i;
@@ -129,8 +139,19 @@ static void sv_segment(const prox_vec3* w, int i, int j, sv_result* r) {
     memset(r->lambda, 0, sizeof r->lambda);
     r->lambda[i] = 1.0 - s;
     r->lambda[j] = s;
-    r->v = prox_vec3_add(a, prox_vec3_scale(t, s));
-    r->dist2 = prox_vec3_dot(r->v, r->v);
+    const prox_vec3 u = {difference_of_products(t.y, a.z, t.z, a.y), difference_of_products(t.z, a.x, t.x, a.z),
+                         difference_of_products(t.x, a.y, t.y, a.x)};
+    const prox_vec3 v = prox_vec3_scale(prox_vec3_cross(u, t), 1.0 / tt);
+    const double vv = prox_vec3_dot(v, v);
+    /* the products of three lengths can leave the range of doubles only in
+     * scenes far below the unit size; the plain form then */
+    if (vv > 1e-280 && vv < 1e280) {
+        r->v = v;
+        r->dist2 = vv;
+    } else {
+        r->v = prox_vec3_add(a, prox_vec3_scale(t, s));
+        r->dist2 = prox_vec3_dot(r->v, r->v);
+    }
 }
 
 static void sv_keep_nearer(sv_result* best, const sv_result* candidate) {
@@ -549,6 +570,8 @@ static void gjk_loop(const cvx_pair* pair, const prox_gjk_cache* cache, const pr
         /* w already in the simplex, or no progress with it: the rounding
          * floor, unless a segment's direction was the trouble */
         bool stalled = simplex_has(&s, &w);
+        bool turned = false; /* a rejected step whose v pointed elsewhere */
+        prox_vec3 turned_v = v;
         if (!stalled) {
             const cvx_simplex previous = s;
             s.v[s.count++] = w;
@@ -557,6 +580,8 @@ static void gjk_loop(const cvx_pair* pair, const prox_gjk_cache* cache, const pr
             if (s.count < 4 && !(nvv < vv)) {
                 s = previous;
                 stalled = true;
+                turned = nvv == vv && (nv.x != v.x || nv.y != v.y || nv.z != v.z);
+                turned_v = nv;
             } else {
                 v = nv;
                 vv = nvv;
@@ -564,6 +589,29 @@ static void gjk_loop(const cvx_pair* pair, const prox_gjk_cache* cache, const pr
         }
         if (stalled) {
             if (s.count == 2 && escape_segment(pair, &s, &v, &vv, &iterations, max_iterations)) continue;
+            /* A step that left |v| unchanged to rounding can still have
+             * turned v: from one end of a segment whose far end lies almost
+             * square to v (a point 2 from the origin and a segment 6e8
+             * long, in the fuzzer's scene), the closest point moves by less
+             * than an ulp of |v| but its direction is the one that proves
+             * the distance. The support along it gives the lower bound. */
+            if (turned && iterations < max_iterations) {
+                ++iterations;
+                const cvx_vertex tw = cvx_support(pair, prox_vec3_scale(turned_v, -1.0));
+                const double tvw = prox_vec3_dot(turned_v, tw.w), tvv = prox_vec3_dot(turned_v, turned_v);
+                if (boolean && tvw > 0.0 && tvw * tvw > radius2 * tvv) {
+                    state = CVX_GJK_SEPARATING_AXIS;
+                    break;
+                }
+                if (!boolean && tvw > 0.0 && tvw * tvw * best_vv > best_vw * best_vw * tvv) {
+                    best_vw = tvw, best_vv = tvv, best_v = turned_v;
+                    const double gap2 = vv - tvw;
+                    if (gap2 <= GJK_REL * vv + abs_term * sqrt(vv)) {
+                        state = CVX_GJK_SEPARATED;
+                        break;
+                    }
+                }
+            }
             *out_stalled = true;
             /* |v| bounds the distance from above and the best v.w / |v|
              * from below, and they did not meet (slow convergence on a
@@ -584,13 +632,18 @@ static void gjk_loop(const cvx_pair* pair, const prox_gjk_cache* cache, const pr
                  * proves is a lower bound like any v.w / |v| */
                 prox_vec3 sv;
                 double svw;
-                if (cvx_gjk_boolean(pair, threshold, max_iterations, &sv, &svw) == 0 ||
-                    separated_by_plane(pair, threshold, &sv, &svw)) {
+                state = CVX_GJK_CONTACT;
+                if (cvx_gjk_boolean(pair, threshold, max_iterations, &sv, &svw) == 0) {
                     state = boolean ? CVX_GJK_SEPARATING_AXIS : CVX_GJK_SEPARATED;
                     const double svv = prox_vec3_dot(sv, sv);
                     if (svw * svw * best_vv > best_vw * best_vw * svv) best_vw = svw, best_vv = svv, best_v = sv;
-                } else {
-                    state = CVX_GJK_CONTACT;
+                }
+                /* the distance wants the better bound of the two (and the
+                 * retry in cvx_gjk_run starts along its direction) */
+                if ((state == CVX_GJK_CONTACT || !boolean) && separated_by_plane(pair, threshold, &sv, &svw)) {
+                    state = boolean ? CVX_GJK_SEPARATING_AXIS : CVX_GJK_SEPARATED;
+                    const double svv = prox_vec3_dot(sv, sv);
+                    if (svw * svw * best_vv > best_vw * best_vw * svv) best_vw = svw, best_vv = svv, best_v = sv;
                 }
             }
             break;
@@ -654,6 +707,17 @@ void cvx_gjk_run(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iter
     if (stalled && out->state == CVX_GJK_SEPARATED && out->lower > 0.0 && out->iterations < max_iterations) {
         const prox_vec3 toward = prox_vec3_scale(out->lower_v, -1.0);
         gjk_retry(pair, NULL, &toward, max_iterations, overlap_radius, out, &stalled);
+        /* and once more from the separating plane's normal: the largest
+         * bound's direction is not always the best start (in the fuzzer's
+         * scene 5 of tests/test_convex.c a direction 1e-7 rad from the
+         * plane's picks another first vertex and stalls again) */
+        prox_vec3 plane_v;
+        double plane_vw;
+        if (stalled && out->state == CVX_GJK_SEPARATED && out->iterations < max_iterations &&
+            separated_by_plane(pair, 0.0, &plane_v, &plane_vw)) {
+            const prox_vec3 start = prox_vec3_scale(plane_v, -1.0);
+            gjk_retry(pair, NULL, &start, max_iterations, overlap_radius, out, &stalled);
+        }
     }
 }
 

@@ -173,8 +173,22 @@ int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations, pro
         const double dd = prox_vec3_dot(d, d);
         if (!(dd > 0.0 && dd <= DBL_MAX) || steps >= cap) return -1;
         w = cvx_support(pair, d);
-        for (int x = 0; x < count; ++x)
-            if (same_pair(&s[x], &w)) return -1; /* a stall */
+        bool repeated = false;
+        for (int x = 0; x < count; ++x) repeated |= same_pair(&s[x], &w);
+        if (repeated) {
+            /* a stall, but the direction may still be a certificate: the
+             * support along the segment's perpendicular can be one of its own
+             * ends (a point 2 from the origin on a segment 6e8 long) */
+            const double rw = prox_vec3_dot(d, w.w);
+            if (rw < 0.0 && rw * rw > r2 * dd) {
+                if (out_v) {
+                    *out_v = prox_vec3_scale(d, -1.0);
+                    *out_vw = -rw;
+                }
+                return 0;
+            }
+            return -1;
+        }
         s[count++] = w;
     }
 }

@@ -1471,3 +1471,77 @@ PROX_TEST(convex, fuzzer_stall_bounds_meet) {
     CHECK_MSG(fabsl(d.distance - exact) <= 1e-12L * s.size && d.distance - d.lower_bound <= 1e-12 * s.size,
               "scene 5: distance %.17g in [%.17g], exact %.17Lg (S %g)", d.distance, d.lower_bound, exact, s.size);
 }
+
+/* 6: a ball of radius 0.75 and a capsule of radius 0.75 whose core runs
+ *    from (0, -2, 0) to (0, 0, -6e8): 0.5 apart, 8e-10 S. GJK's first step,
+ *    from the segment's near end to its far end, left |v| unchanged to the
+ *    last bit but turned it square to the segment; the step was dropped as
+ *    no progress, and without the turned direction no support proved the
+ *    gap: the distance came with lower bound 0 and both boolean paths said
+ *    touching. The family around it, against the closed form (point to
+ *    segment, long double): segments 1e2 to 1e12 long under random
+ *    rotations, the near end or the middle closest, gaps of +-0.5 and +-1e-3
+ *    radii, far-out origins. */
+PROX_TEST(convex, long_capsule_near_ball) {
+    const prox_vec3 fuzz_end[2] = {{0, -1.999755859375, 0}, {0, 0, -595821567.99999988}};
+    const prox_vec3 ball = {9.7757963631992885e-150, 0, 8.1823614468698398e-307};
+    prox_transform fx = prox_transform_identity();
+    fx.origin = prox_vec3_make(-595821443.5137254, -595821443.5137254, -595821443.5137254);
+    const prox_convex a0 = prox_convex_make(&ball, 1, 0.75), b0 = prox_convex_make(fuzz_end, 2, 0.75);
+    const prox_convex_distance_result d0 = prox_convex_distance(&a0, &fx, &b0, &fx, NULL, NULL);
+    CHECK_MSG(d0.status == PROX_CONVEX_SEPARATED && fabs(d0.distance - 0.499755859375) <= 1e-9 &&
+                  d0.distance - d0.lower_bound <= 1e-9,
+              "fuzzer scene: %s %.17g, lower bound %.17g", prox_convex_status_string(d0.status), d0.distance,
+              d0.lower_bound);
+    prox_gjk_cache fresh = {0};
+    CHECK_MSG(!prox_convex_overlap(&a0, &fx, &b0, &fx, NULL, NULL), "fuzzer scene: overlap (fast path)");
+    CHECK_MSG(!prox_convex_overlap(&a0, &fx, &b0, &fx, NULL, &fresh), "fuzzer scene: overlap (full GJK)");
+
+    prox_rng rng = prox_rng_seed(prox_test_seed(606));
+    const int cases = scaled(2000);
+    int failures = 0;
+    for (int k = 0; k < cases && failures < 10; ++k) {
+        const double length = pow(10.0, uni(&rng, 2, 12));
+        const double radius = 0.75, gaps[4] = {0.5, -0.5, 1e-3 * radius, -1e-3 * radius};
+        const double gap = gaps[k % 4];
+        /* u: from the ball's centre to the nearest core point; t: the core's
+         * direction, square to u (middle closest) or leaning away (end) */
+        const prox_vec3 u = on_sphere(&rng);
+        prox_vec3 t = prox_vec3_cross(u, on_sphere(&rng));
+        t = prox_vec3_scale(t, 1.0 / prox_vec3_length(t));
+        const bool middle = (k / 4) % 2 == 0;
+        if (!middle) t = prox_vec3_add(t, prox_vec3_scale(u, uni(&rng, 0, 1)));
+        const double reach = 2 * radius + gap;
+        prox_vec3 ends[2];
+        ends[0] = prox_vec3_scale(u, reach);
+        if (middle) ends[0] = prox_vec3_sub(ends[0], prox_vec3_scale(t, 0.5 * length));
+        ends[1] = prox_vec3_add(ends[0], prox_vec3_scale(t, length / prox_vec3_length(t)));
+        /* the exact distance from the rounded ends (long double) */
+        const ld exact = sqrtl(point_segment2(lv_of(prox_vec3_make(0, 0, 0)), lv_of(ends[0]), lv_of(ends[1]))) -
+                         2 * (ld)radius;
+        prox_transform x = prox_transform_identity();
+        const double far = (k / 8) % 2 ? 1e6 : 0.0;
+        x.origin = prox_vec3_make(far * uni(&rng, -1, 1), far * uni(&rng, -1, 1), far * uni(&rng, -1, 1));
+        const prox_vec3 centre = {0, 0, 0};
+        const prox_convex a = prox_convex_make(&centre, 1, radius), b = prox_convex_make(ends, 2, radius);
+        const double size = 2 * length + 2 * radius + 2 * far, tol = 1e-12 * size;
+        const prox_convex_distance_result d = prox_convex_distance(&a, &x, &b, &x, NULL, NULL);
+        prox_gjk_cache c = {0};
+        const bool fast = prox_convex_overlap(&a, &x, &b, &x, NULL, NULL);
+        const bool full = prox_convex_overlap(&a, &x, &b, &x, NULL, &c);
+        /* within ten tolerances of touching any answer is right */
+        bool ok = fabsl(exact) <= 10 * tol || (fast == (exact < 0) && full == (exact < 0));
+        if (exact > 10 * tol)
+            ok = ok && d.status == PROX_CONVEX_SEPARATED && fabsl(d.distance - exact) <= 10 * tol &&
+                 fabsl(d.lower_bound - exact) <= 10 * tol;
+        else if (exact < -10 * tol)
+            ok = ok && d.status == PROX_CONVEX_OVERLAPPING;
+        if (!ok) {
+            ++failures;
+            CHECK_MSG(ok, "case %d (length %g, %s, gap %g): exact %.17Lg, distance %s %.17g in [%.17g], overlap %d/%d",
+                      k, length, middle ? "middle" : "end", gap, exact, prox_convex_status_string(d.status),
+                      d.distance, d.lower_bound, fast, full);
+        }
+    }
+    total_cases += cases;
+}
