@@ -59,6 +59,34 @@ typedef struct bp_kind_ops {
     prox_result (*update)(void* impl, const bp_state* state, bp_output* out);
 } bp_kind_ops;
 
+/* Bulk frames of a dynamic tree (dynamic_tree.c), for the tree kind's
+ * updates where most proxies moved. */
+
+/// Stores proxy's new tight box and leaves the tree alone: its leaf and
+/// ancestors are stale until dtree_rebuild_morton or dtree_refit_tight. The
+/// proxy must be live and the box valid.
+void dtree_set_box_in_bulk(prox_dynamic_tree* tree, int32_t proxy, const prox_box* box);
+/// Whether box leaves proxy's fat box (the proxy must be live).
+bool dtree_leaves_fat_box(const prox_dynamic_tree* tree, int32_t proxy, const prox_box* box);
+/// Live proxies.
+int32_t dtree_proxy_count(const prox_dynamic_tree* tree);
+/// Stack entries (int32) that dtree_refit_tight and dtree_self_pairs need.
+size_t dtree_stack_entries(const prox_dynamic_tree* tree);
+/// Every leaf takes its proxy's tight box, then every internal box is
+/// recomputed from its children, bottom up (the fallback when
+/// dtree_rebuild_morton has no memory).
+void dtree_refit_tight(prox_dynamic_tree* tree, int32_t* stack);
+/// Rebuilds the tree over the leaves in Morton order, laid out depth first,
+/// each leaf's box the proxy's tight box (dynamic_tree_bulk.c). False, the
+/// tree unchanged, for fewer than three proxies or without memory for its
+/// scratch.
+bool dtree_rebuild_morton(prox_dynamic_tree* tree);
+/// Called with the user data of two proxies whose fat boxes overlap; false stops.
+typedef bool dtree_pair_callback(uint64_t a, uint64_t b, void* user);
+/// Every pair of proxies whose fat boxes overlap, each once (the tree
+/// traversed against itself). False when the callback stopped it.
+bool dtree_self_pairs(const prox_dynamic_tree* tree, int32_t* stack, dtree_pair_callback* callback, void* user);
+
 extern const bp_kind_ops bp_sap_ops;
 extern const bp_kind_ops bp_tree_ops;
 extern const bp_kind_ops bp_sweep_ops;

@@ -57,8 +57,7 @@
 #include <string.h>
 
 #include "core.h"
-
-#define NULL_NODE (-1)
+#include "dynamic_tree_internal.h"
 
 enum {
     BALANCE_SLACK = 3,     ///< |height(child1) - height(child2)| <= this at every node (between rebuilds)
@@ -69,34 +68,6 @@ enum {
     REBUILD_SAH_DEPTH = 64 ///< below this depth the rebuild splits at the median (bounds the height)
 };
 
-typedef struct tree_node {
-    prox_box box;   ///< leaf: the fat box; internal: encloses both children
-    int32_t parent; ///< NULL_NODE at the root; a free node: the next free node
-    int32_t child1; ///< NULL_NODE for a leaf
-    int32_t child2; ///< a leaf: its proxy
-    int32_t height; ///< 0 for a leaf, -1 for a free node
-} tree_node;
-
-typedef struct tree_proxy {
-    prox_box box; ///< the tight box, as last given
-    uint64_t user_data;
-    int32_t node;      ///< its leaf; NULL_NODE when the proxy is free
-    int32_t next_free; ///< a free proxy: the next free proxy
-} tree_proxy;
-
-struct prox_dynamic_tree {
-    prox_dynamic_tree_def def;
-    tree_node* nodes;
-    tree_proxy* proxies;
-    int32_t node_capacity;
-    int32_t node_count; ///< nodes in the tree (not free)
-    int32_t free_node;
-    int32_t root;
-    int32_t proxy_capacity;
-    int32_t proxy_count;
-    int32_t free_proxy;
-};
-
 prox_dynamic_tree_def prox_default_dynamic_tree_def(void) {
     return (prox_dynamic_tree_def){.margin = 0, .margin_fraction = 0.1};
 }
@@ -105,43 +76,6 @@ prox_dynamic_tree_def prox_default_dynamic_tree_def(void) {
 /* Boxes                                                                    */
 /* ------------------------------------------------------------------------ */
 
-static prox_box empty_box(void) {
-    return (prox_box){{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-}
-
-static prox_box box_union(const prox_box* a, const prox_box* b) {
-    prox_box u;
-    u.min.x = PROX_MIN(a->min.x, b->min.x);
-    u.min.y = PROX_MIN(a->min.y, b->min.y);
-    u.min.z = PROX_MIN(a->min.z, b->min.z);
-    u.max.x = PROX_MAX(a->max.x, b->max.x);
-    u.max.y = PROX_MAX(a->max.y, b->max.y);
-    u.max.z = PROX_MAX(a->max.z, b->max.z);
-    return u;
-}
-
-static bool box_contains(const prox_box* outer, const prox_box* inner) {
-    return outer->min.x <= inner->min.x && outer->min.y <= inner->min.y && outer->min.z <= inner->min.z &&
-           inner->max.x <= outer->max.x && inner->max.y <= outer->max.y && inner->max.z <= outer->max.z;
-}
-
-static bool overlap(const prox_box* a, const prox_box* b) {
-    return a->min.x <= b->max.x && b->min.x <= a->max.x && a->min.y <= b->max.y && b->min.y <= a->max.y &&
-           a->min.z <= b->max.z && b->min.z <= a->max.z;
-}
-
-/* The extent of [lo, hi]; 0 when lo == hi, even for lo = hi = inf. */
-static double extent(double lo, double hi) { return hi > lo ? hi - lo : 0; }
-
-/* a * b for non-negative extents, with 0 * inf = 0 (a flat side of an
- * infinite box has no area). */
-static double face(double a, double b) { return a > 0 && b > 0 ? a * b : 0; }
-
-/* Half the surface area. */
-static double box_area(const prox_box* b) {
-    double x = extent(b->min.x, b->max.x), y = extent(b->min.y, b->max.y), z = extent(b->min.z, b->max.z);
-    return face(x, y) + face(y, z) + face(z, x);
-}
 
 /* The cost metric of insertion, rotation and rebuild: the half area plus a
  * small multiple of the squared edge sum, so that flat and thin boxes
@@ -198,7 +132,6 @@ static prox_box fat_box_of(const prox_dynamic_tree_def* def, const prox_box* box
 /* Node and proxy pools                                                     */
 /* ------------------------------------------------------------------------ */
 
-static bool is_leaf(const tree_node* node) { return node->child1 == NULL_NODE; }
 
 static bool proxy_is_live(const prox_dynamic_tree* tree, int32_t proxy) {
     return tree && proxy >= 0 && proxy < tree->proxy_capacity && tree->proxies[proxy].node != NULL_NODE;
@@ -550,6 +483,7 @@ prox_result prox_dynamic_tree_create(const prox_dynamic_tree_def* def, prox_dyna
 void prox_dynamic_tree_destroy(prox_dynamic_tree* tree) {
     if (!tree) return;
     prox_allocator allocator = tree->def.allocator; // a copy: it lives inside the tree
+    dtree_free_scratch(tree);
     prox_free(&allocator, tree->nodes, (size_t)tree->node_capacity * sizeof *tree->nodes);
     prox_free(&allocator, tree->proxies, (size_t)tree->proxy_capacity * sizeof *tree->proxies);
     prox_free(&allocator, tree, sizeof *tree);

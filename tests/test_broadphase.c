@@ -155,6 +155,8 @@ static void scene_add(scene* s, prox_broadphase* bp, prox_box box) {
 }
 
 /// A motion scene: objects move every frame, some are added and removed.
+/// move_fraction < 0 alternates: three frames where every object moves, then
+/// one where 1% do (the tree kind's bulk and incremental updates in turn).
 static void run_scene(const prox_broadphase_def* def, uint64_t seed, int objects, int frames, bool on_grid,
                       double move_fraction) {
     prox_broadphase* bp = NULL;
@@ -173,8 +175,9 @@ static void run_scene(const prox_broadphase_def* def, uint64_t seed, int objects
     bool removed_since_update[MAX_OBJECTS] = {0};
     size_t total_pairs = 0;
     for (int frame = 0; frame < frames; frame++) {
+        const double fraction = move_fraction >= 0 ? move_fraction : frame % 4 == 3 ? 0.01 : 1.0;
         for (uint32_t id = 0; id < s.limit; id++) {
-            if (!s.live[id] || prox_rng_uniform(&s.rng) >= move_fraction) continue;
+            if (!s.live[id] || prox_rng_uniform(&s.rng) >= fraction) continue;
             s.boxes[id] = moved_box(&s, s.boxes[id]);
             CHECK(prox_broadphase_move(bp, id, &s.boxes[id]) == PROX_OK);
         }
@@ -226,6 +229,20 @@ PROX_TEST(broadphase, every_kind_matches_brute_force_under_motion) {
                 def.threads = threads;
                 run_scene(&def, seed, 300, frames, seed % 2 == 0, seed == 3 ? 0.1 : 1.0);
             }
+}
+
+/* Thousands of objects moving at once: the tree kind takes them in bulk
+ * (refit and one self traversal) when many leave their fat boxes, one by one
+ * when few do, and rebuilds its pair set when it goes back; every frame
+ * against brute force, with objects added and removed. */
+PROX_TEST(broadphase, many_moving_at_once) {
+    int frames = (int)(24 * test_scale()) + 8;
+    for (size_t k = 0; k < sizeof all_kinds / sizeof *all_kinds; k++)
+        for (uint64_t seed = 11; seed <= 12; seed++) {
+            prox_broadphase_def def = prox_default_broadphase_def();
+            def.kind = all_kinds[k];
+            run_scene(&def, seed, 2500, frames, seed % 2 == 0, -1.0);
+        }
 }
 
 PROX_TEST(broadphase, dense_touching_grid) {
@@ -488,6 +505,63 @@ PROX_TEST(broadphase, out_of_memory_loses_nothing) {
             CHECK_MSG(f.live_blocks == 0, "%s: %ld blocks leaked", prox_broadphase_kind_name(def.kind), f.live_blocks);
             if (prox_test_current_failures) return;
         }
+}
+
+/* The tree kind's bulk updates (hundreds of objects leaving their boxes at
+ * once) and its return to incremental updates (the pair set rebuilt) under
+ * the same failing allocator: every refused call reports out of memory and
+ * the retry is right. */
+PROX_TEST(broadphase, tree_bulk_out_of_memory_loses_nothing) {
+    for (long fail_at = 0; fail_at < 24; fail_at++) {
+        failing f = {-1, 0};
+        prox_broadphase_def def = prox_default_broadphase_def();
+        def.kind = PROX_BROADPHASE_TREE;
+        def.allocator = (prox_allocator){failing_alloc, failing_free, &f};
+        prox_broadphase* bp;
+        REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
+        static scene s;
+        memset(&s, 0, sizeof s);
+        s.rng = prox_rng_seed(2000 + (uint64_t)fail_at);
+        s.world = 16;
+        checker c = checker_make((size_t)MAX_OBJECTS * 64);
+        /* frame 0 fills the scene with memory to spare; from frame 1 the
+         * fail_at-th allocation of each frame fails, and all after it */
+        for (int frame = 0; frame < 9; frame++) {
+            f.countdown = frame == 0 ? -1 : fail_at;
+            const int adds = frame == 0 ? 700 : 5;
+            for (int i = 0; i < adds; i++) {
+                prox_box box = random_box(&s);
+                uint32_t id;
+                prox_result r = prox_broadphase_add(bp, &box, &id);
+                CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
+                if (r == PROX_OK) s.boxes[id] = box, s.live[id] = true, s.limit = s.limit > id + 1 ? s.limit : id + 1;
+            }
+            const double fraction = frame % 4 == 0 ? 0.01 : 1.0; /* bulk, then incremental */
+            for (uint32_t id = 0; id < s.limit; id++)
+                if (s.live[id] && prox_rng_uniform(&s.rng) < fraction) {
+                    s.boxes[id] = moved_box(&s, s.boxes[id]);
+                    CHECK(prox_broadphase_move(bp, id, &s.boxes[id]) == PROX_OK);
+                }
+            if (frame == 5)
+                for (uint32_t id = 0; id < s.limit; id += 7)
+                    if (s.live[id]) {
+                        CHECK(prox_broadphase_remove(bp, id) == PROX_OK);
+                        s.live[id] = false;
+                    }
+            prox_pair_events ev;
+            prox_result r = prox_broadphase_update(bp, &ev);
+            CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
+            if (r != PROX_OK) {
+                f.countdown = -1;
+                REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+            }
+            check_events(&c, &s, &ev, "tree (bulk)", frame);
+        }
+        checker_free(&c);
+        prox_broadphase_destroy(bp);
+        CHECK_MSG(f.live_blocks == 0, "tree (bulk): %ld blocks leaked", f.live_blocks);
+        if (prox_test_current_failures) return;
+    }
 }
 
 PROX_TEST(broadphase, touching_at_coordinates_floats_cannot_hold) {

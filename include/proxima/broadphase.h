@@ -47,7 +47,11 @@ typedef enum prox_broadphase_kind {
     /// frame of small motions costs O(n + swaps); pairs begin and end at swaps.
     PROX_BROADPHASE_SAP,
     /// Dynamic AABB tree over fattened boxes: only objects that leave their
-    /// fat box are re-inserted and re-queried. Best when most objects rest.
+    /// fat box are re-inserted and re-queried. When an eighth or more of the
+    /// objects (and at least 256) left their boxes since the last update, the
+    /// update goes in bulk instead: the tree is rebuilt over the tight boxes
+    /// in Morton order and traversed against itself once. Best when most
+    /// objects rest (BENCHMARKS.md compares the kinds).
     PROX_BROADPHASE_TREE,
     /// Sort and sweep from scratch every update (no state between frames but
     /// the previous order, which makes the sort cheap), in parallel when
