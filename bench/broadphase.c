@@ -8,7 +8,7 @@
  * reflected at the cube's walls; --moving F makes only a fraction F of the
  * boxes (fixed, chosen from the seed) move, the rest rest.
  *
- * Variants: proxima's kinds (sap, tree, sweep with each --threads count,
+ * Variants: proxima's kinds (sap, tree, sweep; tree and sweep with each --threads count,
  * brute for n <= 10000) and the peers of bench/peers_broadphase.cpp (FCL's
  * dynamic AABB tree and SaP managers, Bullet's dbvt and 32-bit axis sweep).
  * Every variant regenerates the scene from the seed and goes through the same
@@ -701,14 +701,15 @@ int main(int argc, char** argv) {
                                            PROX_BROADPHASE_BRUTE};
     for (int k = 0; k < 4; ++k) {
         if (!o.kinds[order[k]]) continue;
-        const int copies = order[k] == PROX_BROADPHASE_SWEEP ? o.thread_count : 1;
+        const bool threaded = order[k] == PROX_BROADPHASE_SWEEP || order[k] == PROX_BROADPHASE_TREE;
+        const int copies = threaded ? o.thread_count : 1;
         for (int t = 0; t < copies && variant_count < MAX_VARIANTS; ++t) {
             variant* v = &variants[variant_count++];
             v->proxima = true;
             v->kind = order[k];
-            v->threads = order[k] == PROX_BROADPHASE_SWEEP ? o.threads[t] : 1;
+            v->threads = threaded ? o.threads[t] : 1;
             v->peer = -1;
-            if (order[k] == PROX_BROADPHASE_SWEEP)
+            if (threaded)
                 snprintf(v->name, sizeof v->name, "proxima %s (%d thread%s)", prox_broadphase_kind_name(order[k]),
                          v->threads, v->threads > 1 ? "s" : "");
             else snprintf(v->name, sizeof v->name, "proxima %s", prox_broadphase_kind_name(order[k]));

@@ -81,11 +81,21 @@ void dtree_refit_tight(prox_dynamic_tree* tree, int32_t* stack);
 /// tree unchanged, for fewer than three proxies or without memory for its
 /// scratch.
 bool dtree_rebuild_morton(prox_dynamic_tree* tree);
-/// Called with the user data of two proxies whose fat boxes overlap; false stops.
-typedef bool dtree_pair_callback(uint64_t a, uint64_t b, void* user);
-/// Every pair of proxies whose fat boxes overlap, each once (the tree
-/// traversed against itself). False when the callback stopped it.
+/// Called with two proxies whose boxes overlap; false stops.
+typedef bool dtree_pair_callback(int32_t a, int32_t b, void* user);
+/// A live proxy's user data, unchecked.
+uint64_t dtree_user_data(const prox_dynamic_tree* tree, int32_t proxy);
+/// Every pair of proxies whose boxes overlap, each once (the tree traversed
+/// against itself). False when the callback stopped it.
 bool dtree_self_pairs(const prox_dynamic_tree* tree, int32_t* stack, dtree_pair_callback* callback, void* user);
+/// The same traversal cut into independent parts, for threads: writes up
+/// to want + 2 entries (two node indices each) and returns their count;
+/// dtree_pairs_below on every entry reports every pair once, in all.
+size_t dtree_split_self_pairs(const prox_dynamic_tree* tree, int32_t* entries, size_t want);
+/// The pairs of one entry of dtree_split_self_pairs (a == b: the pairs
+/// within a's subtree; else pairs with one proxy under a, one under b).
+bool dtree_pairs_below(const prox_dynamic_tree* tree, int32_t a, int32_t b, int32_t* stack,
+                       dtree_pair_callback* callback, void* user);
 
 extern const bp_kind_ops bp_sap_ops;
 extern const bp_kind_ops bp_tree_ops;

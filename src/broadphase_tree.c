@@ -40,6 +40,7 @@
 
 #include "broadphase_internal.h"
 #include "core.h"
+#include "thread_pool.h"
 
 #define EMPTY_KEY UINT64_MAX /* a < b, so a << 32 | b never has all bits set */
 
@@ -47,6 +48,17 @@ typedef struct pair_slot {
     uint64_t key;
     size_t index; ///< position in the dense array
 } pair_slot;
+
+/* Bulk traversals on threads: at least PARALLEL_MIN objects, the traversal
+ * cut into SPLIT_ENTRIES parts shared by TASKS_PER_THREAD tasks a thread. */
+enum { PARALLEL_MIN = 4096, SPLIT_ENTRIES = 256, TASKS_PER_THREAD = 4, MAX_BULK_TASKS = 32 };
+
+typedef struct bulk_task {
+    bp_pair_list pairs;
+    int32_t* stack;
+    size_t stack_capacity;
+    bool out_of_memory;
+} bulk_task;
 
 typedef struct tree_kind {
     prox_allocator allocator;
@@ -86,6 +98,14 @@ typedef struct tree_kind {
     // The traversal stack of bulk updates.
     int32_t* stack;
     size_t stack_capacity;
+
+    // Bulk traversal on threads (def.threads > 1): the traversal cut into
+    // entries, taken by tasks in turn, each with its own stack and pairs.
+    thread_pool* pool;
+    int32_t entries[2 * (SPLIT_ENTRIES + 2)];
+    size_t entry_count;
+    int task_count;
+    bulk_task tasks[MAX_BULK_TASKS];
 } tree_kind;
 
 static uint64_t pair_key(uint32_t a, uint32_t b) { return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a; }
@@ -251,12 +271,19 @@ static prox_result tree_create(const prox_broadphase_def* def, void** out_impl) 
     tree_kind* kind = prox_alloc(&def->allocator, sizeof *kind);
     if (!kind) return PROX_ERROR_OUT_OF_MEMORY;
     *kind = (tree_kind){.allocator = def->allocator};
+    // Without workers (the system refused threads) the bulk traversal runs
+    // on the calling thread.
+    if (def->threads > 1 && thread_pool_create(def->threads, &def->allocator, &kind->pool) == PROX_ERROR_OUT_OF_MEMORY) {
+        prox_free(&def->allocator, kind, sizeof *kind);
+        return PROX_ERROR_OUT_OF_MEMORY;
+    }
     prox_dynamic_tree_def tree_def = prox_default_dynamic_tree_def();
     tree_def.margin = def->margin;
     tree_def.margin_fraction = def->margin_fraction;
     tree_def.allocator = def->allocator;
     prox_result result = prox_dynamic_tree_create(&tree_def, &kind->tree);
     if (result != PROX_OK) {
+        thread_pool_destroy(kind->pool, &def->allocator);
         prox_free(&def->allocator, kind, sizeof *kind);
         return result;
     }
@@ -277,6 +304,11 @@ static void tree_destroy(void* impl, const prox_allocator* allocator) {
     prox_free(allocator, kind->touched_flag, kind->id_capacity * sizeof *kind->touched_flag);
     prox_free(allocator, kind->touched, kind->id_capacity * sizeof *kind->touched);
     prox_free(allocator, kind->stack, kind->stack_capacity * sizeof *kind->stack);
+    thread_pool_destroy(kind->pool, allocator);
+    for (int t = 0; t < MAX_BULK_TASKS; t++) {
+        bp_pair_list_free(&kind->tasks[t].pairs, allocator);
+        prox_free(allocator, kind->tasks[t].stack, kind->tasks[t].stack_capacity * sizeof *kind->tasks[t].stack);
+    }
     prox_free(allocator, kind, sizeof *kind);
 }
 
@@ -405,22 +437,33 @@ typedef struct bulk_context {
 
 /* A bulk update's output: every leaf's box is its object's tight box (the
  * state's: the tree took every change), so the leaves' overlap is the
- * answer. */
-static bool report_pair(uint64_t a, uint64_t b, void* user) {
+ * answer. Kept as proxies: proxies_to_ids maps them in one tight loop, where
+ * the traversal would wait for each proxy's line. */
+static bool report_pair(int32_t a, int32_t b, void* user) {
     bulk_context* c = user;
     if (bp_pair_list_push(c->pairs, (uint32_t)a, (uint32_t)b, c->state->allocator)) return true;
     c->out_of_memory = true;
     return false;
 }
 
+/* The pairs of list from `from` on: proxies to object ids, a < b. */
+static void proxies_to_ids(const tree_kind* kind, bp_pair_list* list, size_t from) {
+    for (size_t i = from; i < list->count; i++) {
+        const uint32_t a = (uint32_t)dtree_user_data(kind->tree, (int32_t)list->items[i].a);
+        const uint32_t b = (uint32_t)dtree_user_data(kind->tree, (int32_t)list->items[i].b);
+        list->items[i] = a < b ? (prox_pair){a, b} : (prox_pair){b, a};
+    }
+}
+
 /* The stale set's rebuild: every fat pair, into found. */
-static bool collect_fat(uint64_t a, uint64_t b, void* user) {
+static bool collect_fat(int32_t a, int32_t b, void* user) {
     bulk_context* c = user;
     if (!grow_found(c->kind)) {
         c->out_of_memory = true;
         return false;
     }
-    c->kind->found[c->kind->found_count++] = pair_key((uint32_t)a, (uint32_t)b);
+    c->kind->found[c->kind->found_count++] =
+        pair_key((uint32_t)dtree_user_data(c->kind->tree, a), (uint32_t)dtree_user_data(c->kind->tree, b));
     return true;
 }
 
@@ -450,6 +493,58 @@ static void take_touched(tree_kind* kind, const bp_state* state, bool bulk) {
     kind->touched_count = 0;
 }
 
+typedef struct bulk_batch {
+    tree_kind* kind;
+    const bp_state* state;
+} bulk_batch;
+
+/* Task t of a parallel bulk traversal: entries t, t + tasks, ... into its
+ * own pair list (the broad phase sorts the pairs: the split changes nothing
+ * that is reported). */
+static void bulk_task_run(void* context, int t) {
+    const bulk_batch* batch = context;
+    tree_kind* kind = batch->kind;
+    bulk_task* task = &kind->tasks[t];
+    bulk_context c = {batch->state, &task->pairs, kind, false};
+    for (size_t i = (size_t)t; i < kind->entry_count && !c.out_of_memory; i += (size_t)kind->task_count)
+        dtree_pairs_below(kind->tree, kind->entries[2 * i], kind->entries[2 * i + 1], task->stack, report_pair, &c);
+    task->out_of_memory = c.out_of_memory;
+    if (!c.out_of_memory) proxies_to_ids(kind, &task->pairs, 0);
+}
+
+static prox_result bulk_pairs_on_threads(tree_kind* kind, const bp_state* state, bp_output* out, int threads) {
+    const prox_allocator* allocator = state->allocator;
+    kind->task_count = PROX_MIN(threads * TASKS_PER_THREAD, MAX_BULK_TASKS);
+    const size_t wanted = dtree_stack_entries(kind->tree);
+    for (int t = 0; t < kind->task_count; t++) {
+        bulk_task* task = &kind->tasks[t];
+        task->pairs.count = 0;
+        task->out_of_memory = false;
+        if (task->stack_capacity >= wanted) continue;
+        int32_t* stack = prox_alloc(allocator, wanted * sizeof *stack);
+        if (!stack) return PROX_ERROR_OUT_OF_MEMORY;
+        prox_free(allocator, task->stack, task->stack_capacity * sizeof *stack);
+        task->stack = stack;
+        task->stack_capacity = wanted;
+    }
+    kind->entry_count = dtree_split_self_pairs(kind->tree, kind->entries, SPLIT_ENTRIES);
+    bulk_batch batch = {kind, state};
+    thread_pool_run(kind->pool, bulk_task_run, &batch, kind->task_count);
+    size_t total = 0;
+    for (int t = 0; t < kind->task_count; t++) {
+        if (kind->tasks[t].out_of_memory) return PROX_ERROR_OUT_OF_MEMORY;
+        total += kind->tasks[t].pairs.count;
+    }
+    if (!bp_pair_list_reserve(out->pairs, total, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
+    for (int t = 0; t < kind->task_count; t++) {
+        const bp_pair_list* list = &kind->tasks[t].pairs;
+        if (!list->count) continue; // (items may be NULL: no memcpy from it)
+        memcpy(out->pairs->items + out->pairs->count, list->items, list->count * sizeof *list->items);
+        out->pairs->count += list->count;
+    }
+    return PROX_OK;
+}
+
 /* Many objects left their fat boxes: each leaf takes its new box in place,
  * one refit, one traversal of the tree against itself (dynamic_tree.c).
  * The fat pair set is left stale (emptied by the next incremental update's
@@ -466,9 +561,14 @@ static prox_result bulk_update(tree_kind* kind, const bp_state* state, bp_output
     if (!dtree_rebuild_morton(kind->tree)) dtree_refit_tight(kind->tree, kind->stack);
     kind->leaves_tight = true;
     if (!reserve_stack(kind)) return PROX_ERROR_OUT_OF_MEMORY;
+    const int threads = thread_pool_size(kind->pool);
+    if (threads > 1 && state->id_limit >= PARALLEL_MIN) return bulk_pairs_on_threads(kind, state, out, threads);
     bulk_context c = {state, out->pairs, kind, false};
+    const size_t from = out->pairs->count;
     dtree_self_pairs(kind->tree, kind->stack, report_pair, &c);
-    return c.out_of_memory ? PROX_ERROR_OUT_OF_MEMORY : PROX_OK;
+    if (c.out_of_memory) return PROX_ERROR_OUT_OF_MEMORY;
+    proxies_to_ids(kind, out->pairs, from);
+    return PROX_OK;
 }
 
 /* After bulk updates: the fat pair set from scratch (one traversal), which

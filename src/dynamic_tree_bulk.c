@@ -40,6 +40,8 @@ bool dtree_leaves_fat_box(const prox_dynamic_tree* tree, int32_t proxy, const pr
 
 int32_t dtree_proxy_count(const prox_dynamic_tree* tree) { return tree->proxy_count; }
 
+uint64_t dtree_user_data(const prox_dynamic_tree* tree, int32_t proxy) { return tree->proxies[proxy].user_data; }
+
 size_t dtree_stack_entries(const prox_dynamic_tree* tree) {
     const int32_t height = tree->root == NULL_NODE ? 0 : tree->nodes[tree->root].height;
     return 4 * (size_t)height + 8;
@@ -73,17 +75,16 @@ void dtree_refit_tight(prox_dynamic_tree* tree, int32_t* stack) {
     }
 }
 
-bool dtree_self_pairs(const prox_dynamic_tree* tree, int32_t* stack, dtree_pair_callback* callback, void* user) {
-    if (tree->root == NULL_NODE) return true;
+bool dtree_pairs_below(const prox_dynamic_tree* tree, int32_t a0, int32_t b0, int32_t* stack,
+                       dtree_pair_callback* callback, void* user) {
     const tree_node* nodes = tree->nodes;
-    const tree_proxy* proxies = tree->proxies;
     /* entries are node pairs; (n, n) stands for every pair inside n's
      * subtree. Pending: at most two self entries a level, and a pair's
      * descent adds one a level of either side: 4 height + 3 entries
      * (dtree_stack_entries) */
     size_t top = 0;
-    stack[top++] = tree->root;
-    stack[top++] = tree->root;
+    stack[top++] = a0;
+    stack[top++] = b0;
     while (top > 0) {
         top -= 2;
         int32_t a = stack[top], b = stack[top + 1];
@@ -98,22 +99,67 @@ bool dtree_self_pairs(const prox_dynamic_tree* tree, int32_t* stack, dtree_pair_
         if (!overlap(&nodes[a].box, &nodes[b].box)) continue;
         const bool leaf_a = is_leaf(&nodes[a]), leaf_b = is_leaf(&nodes[b]);
         if (leaf_a && leaf_b) {
-            if (!callback(proxies[nodes[a].child2].user_data, proxies[nodes[b].child2].user_data, user)) return false;
+            if (!callback(nodes[a].child2, nodes[b].child2, user)) return false;
             continue;
         }
-        /* descend the taller side (keeps the descent's depth within both
-         * heights) */
+        /* descend the taller side (descending the larger box instead tested
+         * 2.6% fewer boxes at 100,000: not worth the extra loads) */
         if (leaf_a || (!leaf_b && nodes[b].height > nodes[a].height)) {
             const int32_t t = a;
             a = b;
             b = t;
         }
-        stack[top++] = nodes[a].child1, stack[top++] = b;
+        /* the second child is far in memory (the first follows its parent):
+         * ask for it now, it is tested after the first's subtree */
+        __builtin_prefetch(&nodes[nodes[a].child2]);
         stack[top++] = nodes[a].child2, stack[top++] = b;
+        stack[top++] = nodes[a].child1, stack[top++] = b;
     }
     return true;
 }
 
+bool dtree_self_pairs(const prox_dynamic_tree* tree, int32_t* stack, dtree_pair_callback* callback, void* user) {
+    return tree->root == NULL_NODE || dtree_pairs_below(tree, tree->root, tree->root, stack, callback, user);
+}
+
+size_t dtree_split_self_pairs(const prox_dynamic_tree* tree, int32_t* entries, size_t want) {
+    if (tree->root == NULL_NODE || want == 0) return 0;
+    const tree_node* nodes = tree->nodes;
+    /* breadth first from (root, root): each step replaces the oldest entry by
+     * what dtree_pairs_below would push for it, dropping pairs whose boxes
+     * are apart; pairs of two leaves cannot be split and are kept as they
+     * are. A step adds at most two entries, so the result stays within
+     * want + 2. */
+    enum { QUEUE = 2048 };
+    int32_t queue[2 * QUEUE];
+    size_t head = 0, tail = 0, kept = 0;
+    queue[0] = queue[1] = tree->root;
+    tail = 1;
+    while (head < tail && tail - head + kept < want && tail + 3 <= QUEUE) {
+        const int32_t a = queue[2 * head], b = queue[2 * head + 1];
+        head++;
+        if (a == b) {
+            if (is_leaf(&nodes[a])) continue;
+            const int32_t c1 = nodes[a].child1, c2 = nodes[a].child2;
+            queue[2 * tail] = c1, queue[2 * tail + 1] = c1, tail++;
+            queue[2 * tail] = c2, queue[2 * tail + 1] = c2, tail++;
+            queue[2 * tail] = c1, queue[2 * tail + 1] = c2, tail++;
+            continue;
+        }
+        if (!overlap(&nodes[a].box, &nodes[b].box)) continue;
+        const bool leaf_a = is_leaf(&nodes[a]), leaf_b = is_leaf(&nodes[b]);
+        if (leaf_a && leaf_b) {
+            entries[2 * kept] = a, entries[2 * kept + 1] = b, kept++;
+            continue;
+        }
+        int32_t x = a, y = b;
+        if (leaf_a || (!leaf_b && nodes[b].height > nodes[a].height)) x = b, y = a;
+        queue[2 * tail] = nodes[x].child1, queue[2 * tail + 1] = y, tail++;
+        queue[2 * tail] = nodes[x].child2, queue[2 * tail + 1] = y, tail++;
+    }
+    for (size_t i = head; i < tail; i++) entries[2 * kept] = queue[2 * i], entries[2 * kept + 1] = queue[2 * i + 1], kept++;
+    return kept;
+}
 
 /* ------------------------------------------------------------------------ */
 /* The Morton rebuild                                                       */
@@ -166,7 +212,7 @@ static uint32_t cell_of(double c, double lo, double scale) {
 }
 
 /* Sorts keys[0, n) by their top 30 bits (the code; the low 32 bits hold the
- * leaf), three 10-bit passes through tmp; the result ends in keys. */
+ * proxy), three 10-bit passes through tmp; the result ends in keys. */
 static void sort_by_code(uint64_t* keys, uint64_t* tmp, int32_t n) {
     uint32_t counts[1024];
     uint64_t* from = keys;
@@ -217,13 +263,13 @@ bool dtree_rebuild_morton(prox_dynamic_tree* tree) {
     if (n < 3 || !reserve_scratch(tree)) return false;
     tree_node* old = tree->nodes;
     tree_proxy* proxies = tree->proxies;
-    /* the leaves in node order: after a bulk rebuild that is the last
-     * frame's Morton order, so these reads, and the emission's below, go
-     * through memory nearly in order (by proxy they would jump) */
+    /* the proxies' tight boxes, read in proxy order (sequentially; a
+     * proxy is a cache line, half what the leaves and their internal nodes
+     * take): the centres' bounds, finite ones only, then the codes */
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int32_t i = 0; i < tree->node_capacity; i++) {
-        if (old[i].height != 0) continue;
-        const prox_box* b = &old[i].box;
+    for (int32_t p = 0; p < tree->proxy_capacity; p++) {
+        if (proxies[p].node == NULL_NODE) continue;
+        const prox_box* b = &proxies[p].box;
         const double c[3] = {b->min.x * 0.5 + b->max.x * 0.5, b->min.y * 0.5 + b->max.y * 0.5,
                              b->min.z * 0.5 + b->max.z * 0.5};
         for (int k = 0; k < 3; k++)
@@ -235,16 +281,16 @@ bool dtree_rebuild_morton(prox_dynamic_tree* tree) {
         scale[k] = span > 0 && span < DBL_MAX ? 512.0 / span : 0;
         if (!(lo[k] <= hi[k])) lo[k] = 0;
     }
-    /* key: the code above, the leaf's node below */
+    /* key: the code above, the proxy below */
     uint64_t* keys = tree->keys;
     int32_t count = 0;
-    for (int32_t i = 0; i < tree->node_capacity; i++) {
-        if (old[i].height != 0) continue;
-        const prox_box* b = &old[i].box;
+    for (int32_t p = 0; p < tree->proxy_capacity; p++) {
+        if (proxies[p].node == NULL_NODE) continue;
+        const prox_box* b = &proxies[p].box;
         const uint32_t code = spread_bits(cell_of(b->min.x * 0.5 + b->max.x * 0.5, lo[0], scale[0])) << 2 |
                               spread_bits(cell_of(b->min.y * 0.5 + b->max.y * 0.5, lo[1], scale[1])) << 1 |
                               spread_bits(cell_of(b->min.z * 0.5 + b->max.z * 0.5, lo[2], scale[2]));
-        keys[count++] = (uint64_t)code << 32 | (uint32_t)i;
+        keys[count++] = (uint64_t)code << 32 | (uint32_t)p;
     }
     sort_by_code(keys, keys + tree->key_capacity, count);
     /* emit depth first: a task's node takes the next index when it comes
@@ -265,8 +311,8 @@ bool dtree_rebuild_morton(prox_dynamic_tree* tree) {
                 nodes[t.parent].child1 = node;
         }
         if (t.end - t.begin == 1) {
-            /* the proxy's tight box: the leaf's write touches its line anyway */
-            const int32_t p = old[(uint32_t)keys[t.begin]].child2;
+            /* the proxy's tight box: its node's write touches the line anyway */
+            const int32_t p = (int32_t)(uint32_t)keys[t.begin];
             nodes[node] = (tree_node){proxies[p].box, t.parent, NULL_NODE, p, 0};
             proxies[p].node = node;
             continue;

@@ -348,14 +348,17 @@ PROX_TEST(broadphase, degenerate_layouts) {
     check_layout("wide slabs among cubes", boxes, n);
 }
 
-PROX_TEST(broadphase, parallel_sweep_equals_serial) {
-    // Enough boxes that the sweep splits across threads: the same pairs, in
-    // the same order, as one thread and as the brute-force kind.
-    int objects = (int)(2000 * test_scale()) + 4500; // above the sweep's 4,096-box threshold for threads
+/* Enough boxes that the kind splits its work across threads (the sweep's
+ * cells, the tree's bulk traversal): the same pairs, in the same order, as
+ * one thread and as the brute-force kind. */
+static void parallel_equals_serial(prox_broadphase_kind kind) {
+    const char* name = prox_broadphase_kind_name(kind);
+    int objects = (int)(2000 * test_scale()) + 4500; // above the 4,096-box threshold for threads
     prox_broadphase* bps[3];
     int threads[3] = {1, 2, 4};
     for (int t = 0; t < 3; t++) {
         prox_broadphase_def def = prox_default_broadphase_def();
+        def.kind = kind;
         def.threads = threads[t];
         REQUIRE(prox_broadphase_create(&def, &bps[t]) == PROX_OK);
     }
@@ -372,14 +375,14 @@ PROX_TEST(broadphase, parallel_sweep_equals_serial) {
         }
     }
     checker c = checker_make((size_t)objects * 64);
-    for (int frame = 0; frame < 4; frame++) {
+    for (int frame = 0; frame < 5; frame++) {
         prox_pair_events ev[3];
         for (int t = 0; t < 3; t++) REQUIRE(prox_broadphase_update(bps[t], &ev[t]) == PROX_OK);
-        check_events(&c, &s, &ev[0], "sweep x1", frame);
+        check_events(&c, &s, &ev[0], name, frame);
         for (int t = 1; t < 3; t++) {
             bool same = ev[t].pair_count == ev[0].pair_count &&
                         memcmp(ev[t].pairs, ev[0].pairs, ev[0].pair_count * sizeof *ev[0].pairs) == 0;
-            CHECK_MSG(same, "sweep x%d differs from x1 in frame %d", threads[t], frame);
+            CHECK_MSG(same, "%s x%d differs from x1 in frame %d", name, threads[t], frame);
         }
         for (uint32_t id = 0; id < s.limit; id++) {
             s.boxes[id] = moved_box(&s, s.boxes[id]);
@@ -389,6 +392,11 @@ PROX_TEST(broadphase, parallel_sweep_equals_serial) {
     CHECK(c.previous_count > (size_t)objects / 4); // the scene is dense enough to mean something
     checker_free(&c);
     for (int t = 0; t < 3; t++) prox_broadphase_destroy(bps[t]);
+}
+
+PROX_TEST(broadphase, parallel_equals_serial) {
+    parallel_equals_serial(PROX_BROADPHASE_SWEEP);
+    parallel_equals_serial(PROX_BROADPHASE_TREE); /* frames 1-4 go in bulk: every box moves */
 }
 
 PROX_TEST(broadphase, bad_input_is_refused) {
