@@ -62,6 +62,17 @@ typedef struct bp_kind_ops {
 /* Bulk frames of a dynamic tree (dynamic_tree.c), for the tree kind's
  * updates where most proxies moved. */
 
+/// A new proxy whose leaf is not in the tree yet (it exists, with its fat
+/// box, and counts as live): dtree_link places it, dtree_rebuild_morton
+/// places it with every other, dtree_remove_unlinked takes it back. Until
+/// then the tree must not be queried, moved in or removed from.
+prox_result dtree_insert_unlinked(prox_dynamic_tree* tree, const prox_box* box, uint64_t user_data,
+                                  int32_t* out_proxy);
+/// Inserts an unlinked proxy's leaf (needs no memory: dtree_insert_unlinked
+/// reserved it).
+void dtree_link(prox_dynamic_tree* tree, int32_t proxy);
+/// Frees an unlinked proxy.
+void dtree_remove_unlinked(prox_dynamic_tree* tree, int32_t proxy);
 /// Stores proxy's new tight box and leaves the tree alone: its leaf and
 /// ancestors are stale until dtree_rebuild_morton or dtree_refit_tight. The
 /// proxy must be live and the box valid.
@@ -70,12 +81,12 @@ void dtree_set_box_in_bulk(prox_dynamic_tree* tree, int32_t proxy, const prox_bo
 bool dtree_leaves_fat_box(const prox_dynamic_tree* tree, int32_t proxy, const prox_box* box);
 /// Live proxies.
 int32_t dtree_proxy_count(const prox_dynamic_tree* tree);
-/// Stack entries (int32) that dtree_refit_tight and dtree_self_pairs need.
+/// Stack entries (int32) that dtree_self_pairs and dtree_pairs_below need.
 size_t dtree_stack_entries(const prox_dynamic_tree* tree);
 /// Every leaf takes its proxy's tight box, then every internal box is
-/// recomputed from its children, bottom up (the fallback when
-/// dtree_rebuild_morton has no memory).
-void dtree_refit_tight(prox_dynamic_tree* tree, int32_t* stack);
+/// recomputed from its children, bottom up; needs no memory (the fallback
+/// when dtree_rebuild_morton has none).
+void dtree_refit_tight(prox_dynamic_tree* tree);
 /// Rebuilds the tree over the leaves in Morton order, laid out depth first,
 /// each leaf's box the proxy's tight box (dynamic_tree_bulk.c). False, the
 /// tree unchanged, for fewer than three proxies or without memory for its

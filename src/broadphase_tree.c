@@ -89,6 +89,11 @@ typedef struct tree_kind {
     uint8_t* touched_flag;
     uint32_t* touched;
     uint32_t touched_count;
+    // Objects added since the last update: their leaves wait outside the
+    // tree, to be inserted one by one or placed by a bulk rebuild.
+    uint8_t* unlinked_flag;
+    uint32_t* unlinked;
+    uint32_t unlinked_count;
     // After a bulk update the fat pair set is empty, to be rebuilt by the
     // next incremental update.
     bool pairs_stale;
@@ -230,7 +235,11 @@ static bool reserve_id(tree_kind* kind, uint32_t id) {
     uint32_t* moved = copy_grown(allocator, kind->moved, kind->moved_count, capacity, sizeof *moved);
     uint8_t* touched_flag = copy_grown(allocator, kind->touched_flag, old, capacity, sizeof *touched_flag);
     uint32_t* touched = copy_grown(allocator, kind->touched, kind->touched_count, capacity, sizeof *touched);
-    if (!proxy_of || !moved_flag || !moved || !touched_flag || !touched) {
+    uint8_t* unlinked_flag = copy_grown(allocator, kind->unlinked_flag, old, capacity, sizeof *unlinked_flag);
+    uint32_t* unlinked = copy_grown(allocator, kind->unlinked, kind->unlinked_count, capacity, sizeof *unlinked);
+    if (!proxy_of || !moved_flag || !moved || !touched_flag || !touched || !unlinked_flag || !unlinked) {
+        prox_free(allocator, unlinked_flag, capacity * sizeof *unlinked_flag);
+        prox_free(allocator, unlinked, capacity * sizeof *unlinked);
         prox_free(allocator, proxy_of, capacity * sizeof *proxy_of);
         prox_free(allocator, moved_flag, capacity * sizeof *moved_flag);
         prox_free(allocator, moved, capacity * sizeof *moved);
@@ -241,11 +250,16 @@ static bool reserve_id(tree_kind* kind, uint32_t id) {
     for (uint32_t i = old; i < capacity; i++) proxy_of[i] = -1;
     memset(moved_flag + old, 0, capacity - old);
     memset(touched_flag + old, 0, capacity - old);
+    memset(unlinked_flag + old, 0, capacity - old);
     prox_free(allocator, kind->proxy_of, old * sizeof *proxy_of);
     prox_free(allocator, kind->moved_flag, old * sizeof *moved_flag);
     prox_free(allocator, kind->moved, old * sizeof *moved);
     prox_free(allocator, kind->touched_flag, old * sizeof *touched_flag);
     prox_free(allocator, kind->touched, old * sizeof *touched);
+    prox_free(allocator, kind->unlinked_flag, old * sizeof *unlinked_flag);
+    prox_free(allocator, kind->unlinked, old * sizeof *unlinked);
+    kind->unlinked_flag = unlinked_flag;
+    kind->unlinked = unlinked;
     kind->proxy_of = proxy_of;
     kind->moved_flag = moved_flag;
     kind->moved = moved;
@@ -303,6 +317,8 @@ static void tree_destroy(void* impl, const prox_allocator* allocator) {
     prox_free(allocator, kind->found, kind->found_capacity * sizeof *kind->found);
     prox_free(allocator, kind->touched_flag, kind->id_capacity * sizeof *kind->touched_flag);
     prox_free(allocator, kind->touched, kind->id_capacity * sizeof *kind->touched);
+    prox_free(allocator, kind->unlinked_flag, kind->id_capacity * sizeof *kind->unlinked_flag);
+    prox_free(allocator, kind->unlinked, kind->id_capacity * sizeof *kind->unlinked);
     prox_free(allocator, kind->stack, kind->stack_capacity * sizeof *kind->stack);
     thread_pool_destroy(kind->pool, allocator);
     for (int t = 0; t < MAX_BULK_TASKS; t++) {
@@ -312,14 +328,31 @@ static void tree_destroy(void* impl, const prox_allocator* allocator) {
     prox_free(allocator, kind, sizeof *kind);
 }
 
+/* Takes a live id's proxy out of the tree (or from the waiting leaves). */
+static void drop_proxy(tree_kind* kind, uint32_t id) {
+    if (kind->unlinked_flag[id]) {
+        dtree_remove_unlinked(kind->tree, kind->proxy_of[id]);
+        kind->unlinked_flag[id] = 0;
+    } else {
+        prox_dynamic_tree_remove(kind->tree, kind->proxy_of[id]);
+    }
+    kind->proxy_of[id] = -1;
+}
+
+/* The new object's leaf waits outside the tree until the update, which
+ * inserts it, or places it with the others in a bulk rebuild when many came
+ * (a million objects added one by one into a tree take 20 s; a bulk build
+ * of them takes a fraction of one). */
 static prox_result tree_add(void* impl, const bp_state* state, uint32_t id) {
     tree_kind* kind = impl;
     if (!reserve_id(kind, id)) return PROX_ERROR_OUT_OF_MEMORY;
     int32_t proxy;
-    prox_result result = prox_dynamic_tree_insert(kind->tree, &state->boxes[id], id, &proxy);
+    prox_result result = dtree_insert_unlinked(kind->tree, &state->boxes[id], id, &proxy);
     if (result != PROX_OK) return result;
-    if (kind->proxy_of[id] >= 0) prox_dynamic_tree_remove(kind->tree, kind->proxy_of[id]); // not expected: id was live
+    if (kind->proxy_of[id] >= 0) drop_proxy(kind, id); // not expected: id was live
     kind->proxy_of[id] = proxy;
+    kind->unlinked_flag[id] = 1;
+    kind->unlinked[kind->unlinked_count++] = id;
     kind->leaves_tight = false; // the new leaf's box is fat
     mark_moved(kind, id);
     return PROX_OK;
@@ -329,9 +362,25 @@ static void tree_remove(void* impl, const bp_state* state, uint32_t id) {
     (void)state;
     tree_kind* kind = impl;
     if (id >= kind->id_capacity || kind->proxy_of[id] < 0) return;
-    prox_dynamic_tree_remove(kind->tree, kind->proxy_of[id]);
-    kind->proxy_of[id] = -1;
+    drop_proxy(kind, id);
     // Its fat pairs go in the next update's pass (the id is dead by then).
+}
+
+/* Inserts the waiting leaves one by one (no memory needed). */
+static void link_waiting(tree_kind* kind) {
+    for (uint32_t i = 0; i < kind->unlinked_count; i++) {
+        const uint32_t id = kind->unlinked[i];
+        if (!kind->unlinked_flag[id]) continue; // removed since
+        kind->unlinked_flag[id] = 0;
+        dtree_link(kind->tree, kind->proxy_of[id]);
+    }
+    kind->unlinked_count = 0;
+}
+
+/* After a bulk rebuild placed them. */
+static void forget_waiting(tree_kind* kind) {
+    for (uint32_t i = 0; i < kind->unlinked_count; i++) kind->unlinked_flag[kind->unlinked[i]] = 0;
+    kind->unlinked_count = 0;
 }
 
 /* new centre - old centre on one axis; 0 when either side is not finite. */
@@ -552,13 +601,17 @@ static prox_result bulk_pairs_on_threads(tree_kind* kind, const bp_state* state,
  * memory leaves the tree holding the new boxes and the set stale, so the
  * retry (bulk or not) answers from the tree alone. */
 static prox_result bulk_update(tree_kind* kind, const bp_state* state, bp_output* out) {
-    if (!reserve_stack(kind)) return PROX_ERROR_OUT_OF_MEMORY;
     kind->pairs_stale = true;
     clear_moved(kind);
     take_touched(kind, state, true);
-    /* the refit needs the stack reserved above (same tree); after a rebuild
-     * the tree is whole, and a failure to grow the stack loses nothing */
-    if (!dtree_rebuild_morton(kind->tree)) dtree_refit_tight(kind->tree, kind->stack);
+    /* the fallback needs no memory; after either the tree is whole, and a
+     * failure to grow the stack below loses nothing */
+    if (dtree_rebuild_morton(kind->tree)) {
+        forget_waiting(kind);
+    } else {
+        link_waiting(kind);
+        dtree_refit_tight(kind->tree);
+    }
     kind->leaves_tight = true;
     if (!reserve_stack(kind)) return PROX_ERROR_OUT_OF_MEMORY;
     const int threads = thread_pool_size(kind->pool);
@@ -593,11 +646,11 @@ static prox_result tree_update(void* impl, const bp_state* state, bp_output* out
     tree_kind* kind = impl;
     out->has_events = false;
     // 0. The boxes the caller moved: count those that left their fat boxes
-    //    (with tight leaves, every one).
+    //    (with tight leaves, every one), and the added objects.
     const uint32_t live = (uint32_t)dtree_proxy_count(kind->tree);
     uint32_t leavers = kind->touched_count;
     if (!kind->leaves_tight) {
-        leavers = 0;
+        leavers = kind->unlinked_count;
         for (uint32_t i = 0; i < kind->touched_count; i++) {
             const uint32_t id = kind->touched[i];
             if (is_live(state, kind, id) && dtree_leaves_fat_box(kind->tree, kind->proxy_of[id], &state->boxes[id]))
@@ -608,6 +661,7 @@ static prox_result tree_update(void* impl, const bp_state* state, bp_output* out
     // Few: each moves in the tree; those re-inserted are marked moved (and
     // get fat boxes).
     kind->leaves_tight = false;
+    link_waiting(kind);
     take_touched(kind, state, false);
     if (kind->pairs_stale) {
         prox_result result = rebuild_pair_set(kind, state);

@@ -57,6 +57,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "broadphase_internal.h"
 #include "dynamic_tree_internal.h"
 
 enum {
@@ -504,6 +505,39 @@ prox_result prox_dynamic_tree_insert(prox_dynamic_tree* tree, const prox_box* bo
     insert_leaf(tree, leaf);
     *out_proxy = proxy;
     return PROX_OK;
+}
+
+/* Deferred insertion (the broad phase's tree kind, when many objects are
+ * added between updates): the proxy and its leaf exist, the leaf is not in
+ * the tree until dtree_link or dtree_rebuild_morton places it. */
+prox_result dtree_insert_unlinked(prox_dynamic_tree* tree, const prox_box* box, uint64_t user_data,
+                                  int32_t* out_proxy) {
+    /* the leaf, and the parent dtree_link takes: for this one and for every
+     * leaf still waiting (their parents are owed too) */
+    if (!reserve(tree, 2 + tree->unlinked_count, 1)) return PROX_ERROR_OUT_OF_MEMORY;
+    tree->unlinked_count++;
+    int32_t proxy = tree->free_proxy;
+    tree->free_proxy = tree->proxies[proxy].next_free;
+    tree->proxy_count++;
+    int32_t leaf = take_node(tree);
+    tree->nodes[leaf].box = fat_box_of(&tree->def, box, NULL);
+    tree->nodes[leaf].child2 = proxy;
+    tree->proxies[proxy] = (tree_proxy){*box, user_data, leaf, NULL_NODE};
+    *out_proxy = proxy;
+    return PROX_OK;
+}
+
+void dtree_link(prox_dynamic_tree* tree, int32_t proxy) {
+    tree->unlinked_count--;
+    insert_leaf(tree, tree->proxies[proxy].node);
+}
+
+void dtree_remove_unlinked(prox_dynamic_tree* tree, int32_t proxy) {
+    tree->unlinked_count--;
+    release_node(tree, tree->proxies[proxy].node);
+    tree->proxies[proxy] = (tree_proxy){empty_box(), 0, NULL_NODE, tree->free_proxy};
+    tree->free_proxy = proxy;
+    tree->proxy_count--;
 }
 
 prox_result prox_dynamic_tree_remove(prox_dynamic_tree* tree, int32_t proxy) {

@@ -47,32 +47,17 @@ size_t dtree_stack_entries(const prox_dynamic_tree* tree) {
     return 4 * (size_t)height + 8;
 }
 
-void dtree_refit_tight(prox_dynamic_tree* tree, int32_t* stack) {
+void dtree_refit_tight(prox_dynamic_tree* tree) {
     if (tree->root == NULL_NODE) return;
     tree_node* nodes = tree->nodes;
     for (int32_t p = 0; p < tree->proxy_capacity; p++)
         if (tree->proxies[p].node != NULL_NODE) nodes[tree->proxies[p].node].box = tree->proxies[p].box;
-    size_t top = 0;
-    stack[top++] = tree->root;
-    /* post-order: a node is pushed back as ~node (negative) under its
-     * children and refreshed when it comes up again; at most two entries a
-     * level are pending */
-    while (top > 0) {
-        const int32_t n = stack[top - 1];
-        if (n < 0) {
-            --top;
-            const int32_t m = ~n;
-            nodes[m].box = box_union(&nodes[nodes[m].child1].box, &nodes[nodes[m].child2].box);
-            continue;
-        }
-        if (is_leaf(&nodes[n])) {
-            --top;
-            continue;
-        }
-        stack[top - 1] = ~n;
-        stack[top++] = nodes[n].child1;
-        stack[top++] = nodes[n].child2;
-    }
+    /* level by level from the leaves up: one pass per height, no memory
+     * (this is the fallback when memory ran out) */
+    const int32_t top = nodes[tree->root].height;
+    for (int32_t h = 1; h <= top; h++)
+        for (int32_t i = 0; i < tree->node_capacity; i++)
+            if (nodes[i].height == h) nodes[i].box = box_union(&nodes[nodes[i].child1].box, &nodes[nodes[i].child2].box);
 }
 
 bool dtree_pairs_below(const prox_dynamic_tree* tree, int32_t a0, int32_t b0, int32_t* stack,
@@ -336,6 +321,7 @@ bool dtree_rebuild_morton(prox_dynamic_tree* tree) {
     tree->free_node = next < tree->node_capacity ? next : NULL_NODE;
     tree->root = 0;
     tree->node_count = next;
+    tree->unlinked_count = 0; /* every leaf placed */
     tree->spare_nodes = old;
     tree->nodes = nodes;
     return true;

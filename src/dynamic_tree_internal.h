@@ -39,6 +39,7 @@ struct prox_dynamic_tree {
     int32_t proxy_capacity;
     int32_t proxy_count;
     int32_t free_proxy;
+    int32_t unlinked_count; ///< proxies whose leaves wait outside the tree (dtree_insert_unlinked)
     // Scratch of the bulk rebuild (dynamic_tree_bulk.c), kept between frames.
     tree_node* spare_nodes; ///< node_capacity nodes when not NULL
     int32_t spare_capacity;

@@ -199,6 +199,14 @@ static void run_scene(const prox_broadphase_def* def, uint64_t seed, int objects
             s.live[id] = true;
             s.boxes[id] = box;
             if (id >= s.limit) s.limit = id + 1;
+            if (prox_rng_next(&s.rng) % 8 == 0) { /* moved, or removed, before any update saw it */
+                s.boxes[id] = moved_box(&s, s.boxes[id]);
+                CHECK(prox_broadphase_move(bp, id, &s.boxes[id]) == PROX_OK);
+            } else if (prox_rng_next(&s.rng) % 8 == 0) {
+                CHECK(prox_broadphase_remove(bp, id) == PROX_OK);
+                s.live[id] = false;
+                removed_since_update[id] = true;
+            }
         }
         prox_pair_events ev;
         REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
