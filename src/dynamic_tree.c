@@ -490,11 +490,9 @@ void prox_dynamic_tree_destroy(prox_dynamic_tree* tree) {
     prox_free(&allocator, tree, sizeof *tree);
 }
 
-prox_result prox_dynamic_tree_insert(prox_dynamic_tree* tree, const prox_box* box, uint64_t user_data,
-                                     int32_t* out_proxy) {
-    if (out_proxy) *out_proxy = -1;
-    if (!tree || !box || !out_proxy || !prox_box_is_valid(box)) return PROX_ERROR_INVALID_ARGUMENT;
-    if (!reserve(tree, 2, 1)) return PROX_ERROR_OUT_OF_MEMORY;
+/* A new proxy and its leaf (fat box), not yet in the tree; reserve made
+ * room for them. */
+static int32_t new_proxy(prox_dynamic_tree* tree, const prox_box* box, uint64_t user_data) {
     int32_t proxy = tree->free_proxy;
     tree->free_proxy = tree->proxies[proxy].next_free;
     tree->proxy_count++;
@@ -502,7 +500,20 @@ prox_result prox_dynamic_tree_insert(prox_dynamic_tree* tree, const prox_box* bo
     tree->nodes[leaf].box = fat_box_of(&tree->def, box, NULL);
     tree->nodes[leaf].child2 = proxy;
     tree->proxies[proxy] = (tree_proxy){*box, user_data, leaf, NULL_NODE};
-    insert_leaf(tree, leaf);
+    return proxy;
+}
+
+/* The leaf and its future parent, for this proxy and for every leaf still
+ * waiting outside the tree (their parents are owed too). */
+static bool reserve_for_insert(prox_dynamic_tree* tree) { return reserve(tree, 2 + tree->unlinked_count, 1); }
+
+prox_result prox_dynamic_tree_insert(prox_dynamic_tree* tree, const prox_box* box, uint64_t user_data,
+                                     int32_t* out_proxy) {
+    if (out_proxy) *out_proxy = -1;
+    if (!tree || !box || !out_proxy || !prox_box_is_valid(box)) return PROX_ERROR_INVALID_ARGUMENT;
+    if (!reserve_for_insert(tree)) return PROX_ERROR_OUT_OF_MEMORY;
+    const int32_t proxy = new_proxy(tree, box, user_data);
+    insert_leaf(tree, tree->proxies[proxy].node);
     *out_proxy = proxy;
     return PROX_OK;
 }
@@ -512,18 +523,9 @@ prox_result prox_dynamic_tree_insert(prox_dynamic_tree* tree, const prox_box* bo
  * the tree until dtree_link or dtree_rebuild_morton places it. */
 prox_result dtree_insert_unlinked(prox_dynamic_tree* tree, const prox_box* box, uint64_t user_data,
                                   int32_t* out_proxy) {
-    /* the leaf, and the parent dtree_link takes: for this one and for every
-     * leaf still waiting (their parents are owed too) */
-    if (!reserve(tree, 2 + tree->unlinked_count, 1)) return PROX_ERROR_OUT_OF_MEMORY;
+    if (!reserve_for_insert(tree)) return PROX_ERROR_OUT_OF_MEMORY;
     tree->unlinked_count++;
-    int32_t proxy = tree->free_proxy;
-    tree->free_proxy = tree->proxies[proxy].next_free;
-    tree->proxy_count++;
-    int32_t leaf = take_node(tree);
-    tree->nodes[leaf].box = fat_box_of(&tree->def, box, NULL);
-    tree->nodes[leaf].child2 = proxy;
-    tree->proxies[proxy] = (tree_proxy){*box, user_data, leaf, NULL_NODE};
-    *out_proxy = proxy;
+    *out_proxy = new_proxy(tree, box, user_data);
     return PROX_OK;
 }
 
