@@ -228,7 +228,7 @@ PROX_TEST(collide, oracle_agrees_with_quadratic_reference) {
     model_close(&b);
 }
 
-PROX_TEST(collide, torus_random) { random_placements("torus", 4000, false, PROX_SPLIT_MEDIAN, 1); }
+PROX_TEST(collide, torus_random) { random_placements("torus", 4500, false, PROX_SPLIT_MEDIAN, 1); }
 PROX_TEST(collide, torus_scaled) { random_placements("torus", 1500, true, PROX_SPLIT_MEDIAN, 1); }
 PROX_TEST(collide, torus_sah_leaf4) { random_placements("torus", 1000, false, PROX_SPLIT_SAH, 4); }
 PROX_TEST(collide, teapot_random) { random_placements("teapot", 3000, false, PROX_SPLIT_MEDIAN, 1); }
@@ -236,13 +236,13 @@ PROX_TEST(collide, teapot_scaled) { random_placements("teapot", 1500, true, PROX
 PROX_TEST(collide, sphere_random) { random_placements("sphere", 2000, true, PROX_SPLIT_MEDIAN, 3); }
 PROX_TEST(collide, xwing_random) { random_placements("xwing", 3000, false, PROX_SPLIT_MEDIAN, 1); }
 PROX_TEST(collide, teapot_obj_random) { random_placements("teapot-obj", 1500, false, PROX_SPLIT_MEDIAN, 1); }
-PROX_TEST(collide, bunny_random) { random_placements("bunny", 800, false, PROX_SPLIT_MEDIAN, 1); }
+PROX_TEST(collide, bunny_random) { random_placements("bunny", 400, false, PROX_SPLIT_MEDIAN, 1); }
 PROX_TEST(collide, bunny_scaled) { random_placements("bunny", 300, true, PROX_SPLIT_SAH, 4); }
-PROX_TEST(collide, buddha_random) { random_placements("buddha", 800, false, PROX_SPLIT_MEDIAN, 1); }
+PROX_TEST(collide, buddha_random) { random_placements("buddha", 500, false, PROX_SPLIT_MEDIAN, 1); }
 PROX_TEST(collide, torus_touching) { touching_placements("torus", 150, false); }
 PROX_TEST(collide, teapot_touching) { touching_placements("teapot", 150, true); }
 PROX_TEST(collide, xwing_touching) { touching_placements("xwing", 100, false); }
-PROX_TEST(collide, bunny_touching) { touching_placements("bunny", 40, true); }
+PROX_TEST(collide, bunny_touching) { touching_placements("bunny", 15, true); }
 
 /* Boxes placed with exact arithmetic (identity rotations, dyadic offsets):
  * face, edge and vertex contact exactly at the boundary, and one ulp apart. */

@@ -256,9 +256,9 @@ PROX_TEST(distance, sphere_random) { random_placements("sphere", 5000, false, 1,
 PROX_TEST(distance, sphere_scaled_leaf3) { random_placements("sphere", 1500, true, 3, 3.0); }
 PROX_TEST(distance, box_random) { random_placements("box", 9500, true, 1, 3.5); }
 PROX_TEST(distance, torus_random) { random_placements("torus", 1500, false, 1, 2.6); }
-PROX_TEST(distance, torus_scaled_leaf4) { random_placements("torus", 40, true, 4, 2.6); }
+PROX_TEST(distance, torus_scaled_leaf4) { random_placements("torus", 20, true, 4, 2.6); }
 PROX_TEST(distance, teapot_random) { random_placements("teapot", 1200, false, 1, 2.6); }
-PROX_TEST(distance, teapot_scaled) { random_placements("teapot", 100, true, 2, 2.6); }
+PROX_TEST(distance, teapot_scaled) { random_placements("teapot", 25, true, 2, 2.6); }
 PROX_TEST(distance, xwing_random) { random_placements("xwing", 500, false, 1, 2.6); }
 PROX_TEST(distance, teapot_obj_random) { random_placements("teapot-obj", 600, false, 1, 2.6); }
 PROX_TEST(distance, bunny_random) { random_placements("bunny", 100, false, 1, 2.2); }
