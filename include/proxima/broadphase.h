@@ -63,9 +63,10 @@ typedef enum prox_broadphase_kind {
 
 typedef struct prox_broadphase_def {
     prox_broadphase_kind kind;
-    /// Worker threads for PROX_BROADPHASE_SWEEP (1 = the calling thread only).
-    /// Results do not depend on it; the workers compute in the floating-point
-    /// environment of the thread that calls the update.
+    /// Worker threads for PROX_BROADPHASE_SWEEP and for the bulk updates of
+    /// PROX_BROADPHASE_TREE (1 = the calling thread only). Results do not
+    /// depend on it; the workers compute in the floating-point environment of
+    /// the thread that calls the update.
     int threads;
     /// PROX_BROADPHASE_TREE: each stored box is grown by margin (absolute, in
     /// your length unit) plus margin_fraction times its largest extent.
