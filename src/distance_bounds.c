@@ -32,6 +32,25 @@ void prox_distance_frame_make(const prox_transform* rel, const prox_mat3* rel_in
     f->stretch_min = (1 - 0x1p-40) / prox_stretch_bound(rel_inv);
     f->rigid = is_orthogonal(&rel->basis);
     f->to_world = (1 - 0x1p-40) / prox_stretch_bound(x_basis_inv);
+    /* across X's axis slab k the world distance is the X distance over
+     * |row k of X's inverse basis| (axis_gaps_to_world) */
+    double row[3][3], len[3];
+    for (int k = 0; k < 3; ++k) {
+        for (int j = 0; j < 3; ++j) row[k][j] = x_basis_inv->m[k][j];
+        len[k] = sqrt(row[k][0] * row[k][0] + row[k][1] * row[k][1] + row[k][2] * row[k][2]);
+        f->axis_to_world[k] = len[k] > 0 && len[k] < INFINITY ? (1 - 0x1p-40) / len[k] : 0;
+        if (!(f->axis_to_world[k] >= f->to_world)) f->axis_to_world[k] = f->to_world;
+    }
+    f->axes_orthogonal = true;
+    for (int i = 0; i < 3; ++i)
+        for (int j = i + 1; j < 3; ++j) {
+            const double dot = row[i][0] * row[j][0] + row[i][1] * row[j][1] + row[i][2] * row[j][2];
+            if (!(fabs(dot) <= 0x1p-40 * len[i] * len[j])) f->axes_orthogonal = false;
+        }
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) f->x_inv[i][j] = x_basis_inv->m[i][j];
+    f->x_conformal = f->axes_orthogonal && fabs(len[0] - len[1]) <= 0x1p-40 * len[0] &&
+                     fabs(len[0] - len[2]) <= 0x1p-40 * len[0];
     double g = max_abs_vec(rel->origin) + f->stretch_max * radius_y + radius_x;
     f->slack = 0x1p-40 * g;
 }
@@ -59,6 +78,7 @@ void prox_fixed_volume_make(const distance_frame* f, const double center[3], dou
         x->rn[j] = r;
     }
     x->sweep = f->stretch_max * sweep;
+    x->sweep_in_y = sweep;
     x->edges = extent[2] > 0 ? 3 : 2;
 }
 
@@ -120,14 +140,35 @@ void prox_fixed_rss_make(const distance_frame* f, const prox_rss_lanes* r, int l
  * a lane axis 3e-6 too large on a box of extent 100 while they were left
  * out). A direction whose length underflows (parallel factors, coincident
  * centres) gives no gap. */
+/* The world gap along X's direction v, kept if larger: g the volumes' gap
+ * in X's frame, less the lane's swept radius (a ball of X) and Y's (an
+ * ellipsoid of X: its half width along v), then to the world along v. */
+static inline void consider_world(const distance_frame* f, const distance_obb* x, double* wbest, double g,
+                                  double lane_sweep, double v0, double v1, double v2) {
+    g -= lane_sweep;
+    if (!(g > 0)) return;
+    g -= y_ball_along(f, x->sweep_in_y, v0, v1, v2);
+    if (!(g > 0)) return;
+    const double w = world_per_x(f, v0, v1, v2) * g;
+    *wbest = w > *wbest ? w : *wbest;
+}
+
 static inline __attribute__((always_inline)) void oriented_bounds(const distance_frame* f, const prox_node* node,
                                                                   const float* center, const float* axis,
                                                                   double e[3][PROX_LANES],
-                                                                  const double sweep[PROX_LANES], int edges,
+                                                                  const double sweep[PROX_LANES],
+                                                                  const double lane_sweep[PROX_LANES], int edges,
                                                                   const distance_obb* x, double limit,
-                                                                  double out[PROX_LANES]) {
+                                                                  const bool track, double out[PROX_LANES]) {
     enum { L = PROX_LANES };
     double d[3][L], a[3][3][L], t[3][L], best[L];
+    /* track: X's placement stretches directions unequally, so each
+     * direction's gap goes to the world with its own factor (world_per_x),
+     * not through the least stretch, and the largest world gap wins (the
+     * largest gap in X's frame can be along a direction the placement
+     * shrinks); wbest holds it, swept radii taken off (a ball of X's frame
+     * projects onto a world direction with the slab's factor) */
+    double wbest[L];
     for (int k = 0; k < 3; ++k)
         for (int l = 0; l < L; ++l) d[k][l] = x->p[k] - (double)center[k * L + l];
     for (int i = 0; i < 3; ++i)
@@ -162,7 +203,31 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
         const double bx = gap_norm(gx[0][l], gx[1][l], gx[2][l]);
         const double by = f->rigid ? gap_norm(gy[0][l], gy[1][l], gy[2][l]) : gap_max(gy[0][l], gy[1][l], gy[2][l]);
         best[l] = bx > by ? bx : by;
-        out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]);
+        if (!track) {
+            out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]);
+            any |= out[l] < limit;
+            continue;
+        }
+        /* each axis alone, and the axes together: the difference of the
+         * volumes lies beyond g_i along each orthonormal a_i, so along
+         * v = sum sign_i g_i a_i it lies beyond |g| */
+        double v[3] = {0, 0, 0}, vn[3] = {0, 0, 0};
+        wbest[l] = 0;
+        for (int i = 0; i < 3; ++i) {
+            if (!(gx[i][l] > 0)) continue;
+            const double g = t[i][l] > 0 ? gx[i][l] : -gx[i][l];
+            for (int k = 0; k < 3; ++k) v[k] += g * a[i][k][l];
+            consider_world(f, x, &wbest[l], gx[i][l], lane_sweep[l], a[i][0][l], a[i][1][l], a[i][2][l]);
+        }
+        consider_world(f, x, &wbest[l], bx, lane_sweep[l], v[0], v[1], v[2]);
+        for (int j = 0; j < 3; ++j) {
+            if (!(gy[j][l] > 0)) continue;
+            const double sd = x->n[j][0] * d[0][l] + x->n[j][1] * d[1][l] + x->n[j][2] * d[2][l];
+            for (int k = 0; k < 3; ++k) vn[k] += (sd > 0 ? gy[j][l] : -gy[j][l]) * x->n[j][k];
+            consider_world(f, x, &wbest[l], gy[j][l], lane_sweep[l], x->n[j][0], x->n[j][1], x->n[j][2]);
+        }
+        if (f->rigid) consider_world(f, x, &wbest[l], by, lane_sweep[l], vn[0], vn[1], vn[2]);
+        out[l] = finish_world_bound(f, wbest[l], node->count[l]);
         any |= out[l] < limit;
     }
     if (!any) return; /* the face gaps prune every lane already */
@@ -173,6 +238,7 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
         for (int j = 0; j < 3; ++j)
             r += fabs(x->u[j][0] * d[0][l] + x->u[j][1] * d[1][l] + x->u[j][2] * d[2][l]);
         const double g = dd > 0x1p-900 ? (dd - r) / sqrt(dd) : 0;
+        if (track) consider_world(f, x, &wbest[l], g, lane_sweep[l], d[0][l], d[1][l], d[2][l]);
         best[l] = g > best[l] ? g : best[l];
     }
     /* one support step from the centre line (as Gilbert, Johnson and Keerthi
@@ -193,6 +259,7 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
         for (int i = 0; i < 3; ++i) r += e[i][l] * fabs(a[i][0][l] * v[0] + a[i][1][l] * v[1] + a[i][2][l] * v[2]);
         for (int j = 0; j < 3; ++j) r += fabs(x->u[j][0] * v[0] + x->u[j][1] * v[1] + x->u[j][2] * v[2]);
         const double g = (fabs(v[0] * d[0][l] + v[1] * d[1][l] + v[2] * d[2][l]) - r) / sqrt(vv);
+        if (track && vv > 0x1p-900) consider_world(f, x, &wbest[l], g, lane_sweep[l], v[0], v[1], v[2]);
         best[l] = vv > 0x1p-900 && g > best[l] ? g : best[l];
     }
     /* the cross axes v = a_i x w_j, with every volume's every term: the
@@ -213,11 +280,16 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
                     r += fabs(v0 * x->u[k][0] + v1 * x->u[k][1] + v2 * x->u[k][2]);
                 }
                 const double g = (fabs(v0 * d[0][l] + v1 * d[1][l] + v2 * d[2][l]) - r) / sqrt(vv);
+                if (track && vv > 0x1p-900) consider_world(f, x, &wbest[l], g, lane_sweep[l], v0, v1, v2);
                 best[l] = vv > 0x1p-900 && g > best[l] ? g : best[l];
             }
         }
     }
-    for (int l = 0; l < L; ++l) out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]);
+    if (!track) {
+        for (int l = 0; l < L; ++l) out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]);
+        return;
+    }
+    for (int l = 0; l < L; ++l) out[l] = finish_world_bound(f, wbest[l], node->count[l]);
 }
 
 void prox_obb_distance_bounds(const distance_frame* f, const prox_node* node, const prox_obb_lanes* o,
@@ -227,18 +299,25 @@ void prox_obb_distance_bounds(const distance_frame* f, const prox_node* node, co
         for (int k = 0; k < 3; ++k) e[k][l] = o->extent[k][l];
         sweep[l] = 0;
     }
-    oriented_bounds(f, node, &o->center[0][0], &o->axis[0][0][0], e, sweep, 3, x, limit, out);
+    if (f->x_conformal)
+        oriented_bounds(f, node, &o->center[0][0], &o->axis[0][0][0], e, sweep, sweep, 3, x, limit, false, out);
+    else
+        oriented_bounds(f, node, &o->center[0][0], &o->axis[0][0][0], e, sweep, sweep, 3, x, limit, true, out);
 }
 
 void prox_rss_distance_bounds(const distance_frame* f, const prox_node* node, const prox_rss_lanes* r,
                               const distance_obb* x, double limit, double out[PROX_LANES]) {
-    double e[3][PROX_LANES], sweep[PROX_LANES];
+    double e[3][PROX_LANES], sweep[PROX_LANES], lane_sweep[PROX_LANES];
     for (int l = 0; l < PROX_LANES; ++l) {
         e[0][l] = r->half[0][l];
         e[1][l] = r->half[1][l];
         e[2][l] = 0;
+        lane_sweep[l] = r->radius[l];
         sweep[l] = (double)r->radius[l] + x->sweep;
     }
-    oriented_bounds(f, node, &r->center[0][0], &r->axis[0][0][0], e, sweep, 2, x, limit, out);
+    if (f->x_conformal)
+        oriented_bounds(f, node, &r->center[0][0], &r->axis[0][0][0], e, sweep, lane_sweep, 2, x, limit, false, out);
+    else
+        oriented_bounds(f, node, &r->center[0][0], &r->axis[0][0][0], e, sweep, lane_sweep, 2, x, limit, true, out);
 }
 

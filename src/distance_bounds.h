@@ -21,6 +21,10 @@ typedef struct distance_frame {
     double stretch_min; /* <= the least singular value of m: |m v| >= stretch_min |v| */
     bool rigid;         /* m is orthogonal (to 2^-40): Y's unit face normals are orthonormal in X */
     double to_world;    /* <= the least singular value of X's placement: world distance per X distance */
+    double axis_to_world[3]; /* world distance per X distance across X's axis slab k (>= to_world) */
+    bool axes_orthogonal;    /* X's axis slabs are orthogonal in the world (a rotation times a scaling) */
+    bool x_conformal;        /* X's placement is a rotation times a uniform scale: to_world along every direction */
+    double x_inv[3][3];      /* X's inverse basis: a gap along v in X is one along x_inv^T v in the world */
     double slack;       /* subtracted from every bound, in X's units */
 } distance_frame;
 
@@ -65,6 +69,59 @@ static inline double finish_bound(const distance_frame* f, double bound, int32_t
     return count < 0 ? INFINITY : lb;
 }
 
+/* A bound in world units already (axis_gaps_to_world): finish_bound's
+ * rounding and slack without its to_world. */
+static inline double finish_world_bound(const distance_frame* f, double world, int32_t count) {
+    double lb = BOUND_FACTOR * world - f->to_world * f->slack;
+    lb = lb > 0 ? lb : 0;
+    return count < 0 ? INFINITY : lb;
+}
+
+/* Gaps g[k] (X's units) across X's three axis slabs, as a world distance.
+ * A slab of X's frame between planes e_k . x = c is, in the world, a slab of
+ * width g / |A^-T e_k| (A X's basis): axis_to_world[k] per unit, exact for a
+ * scaling where the least stretch of A (to_world) can be several times too
+ * small. The three world slabs are orthogonal when A is a rotation times a
+ * scaling, and then their gaps add in squares; otherwise the largest one
+ * alone, or the gaps' norm through the least stretch, bounds the distance. */
+static inline double axis_gaps_to_world(const distance_frame* f, const double g[3]) {
+    const double w0 = g[0] > 0 ? g[0] * f->axis_to_world[0] : 0, w1 = g[1] > 0 ? g[1] * f->axis_to_world[1] : 0,
+                 w2 = g[2] > 0 ? g[2] * f->axis_to_world[2] : 0;
+    if (f->axes_orthogonal) return gap_norm(w0, w1, w2);
+    const double single = gap_max(w0, w1, w2), through = f->to_world * gap_norm(g[0], g[1], g[2]);
+    return single > through ? single : through;
+}
+
+/* World distance per X distance along X's direction v: |v| / |x_inv^T v|
+ * (at least the least stretch of X's placement), rounded down. */
+static inline double world_per_x(const distance_frame* f, double v0, double v1, double v2) {
+    const double vv = v0 * v0 + v1 * v1 + v2 * v2;
+    double ww = 0;
+    for (int i = 0; i < 3; ++i) {
+        const double c = f->x_inv[0][i] * v0 + f->x_inv[1][i] * v1 + f->x_inv[2][i] * v2;
+        ww += c * c;
+    }
+    if (!(vv > 0x1p-900 && ww > 0x1p-900 && vv < 0x1p900 && ww < 0x1p900)) return f->to_world;
+    const double w = (1 - 0x1p-40) * sqrt(vv / ww);
+    return w > f->to_world ? w : f->to_world;
+}
+
+/* The half width along X's direction v of a ball of Y of radius r (an
+ * ellipsoid in X): r |m^T v| / |v|, rounded up; the largest stretch of m
+ * when v is degenerate. */
+static inline double y_ball_along(const distance_frame* f, double r, double v0, double v1, double v2) {
+    if (!(r > 0)) return 0;
+    const double vv = v0 * v0 + v1 * v1 + v2 * v2;
+    double mm = 0;
+    for (int j = 0; j < 3; ++j) {
+        const double c = f->m[0][j] * v0 + f->m[1][j] * v1 + f->m[2][j] * v2;
+        mm += c * c;
+    }
+    if (!(vv > 0x1p-900 && mm < 0x1p900 && vv < 0x1p900)) return f->stretch_max * r;
+    const double h = (1 + 0x1p-40) * r * sqrt(mm / vv);
+    return h < f->stretch_max * r ? h : f->stretch_max * r;
+}
+
 /* The fixed oriented volume of Y placed in X's frame: a box, or the
  * rectangle of a swept sphere (its third extent zero). Centre, half edges
  * u_j = e_j m a_j, edge directions w_j = m a_j (u_j without the extent,
@@ -73,7 +130,8 @@ static inline double finish_bound(const distance_frame* f, double bound, int32_t
  * radius, which m stretches by at most stretch_max. */
 typedef struct distance_obb {
     double p[3], u[3][3], w[3][3], n[3][3], rn[3];
-    double sweep;
+    double sweep;      /* the swept radius in X: Y's, times the largest stretch of m */
+    double sweep_in_y; /* Y's swept radius in Y's units */
     int edges; /* edge directions: 3, or 2 for a rectangle (no extent along its third axis) */
 } distance_obb;
 

@@ -52,8 +52,9 @@ static bool make_distance_frames(const prox_bvh* a, const prox_transform* xa, co
  * fixed box's bounding box along X's axes, and those between the fixed box
  * and the lane box's bounding box along Y's axes (in Y's units, then times
  * the least stretch of m). */
-static void box_bounds(const distance_frame* f, const prox_node* node, const double fc[3], const double fe[3],
-                       double out[PROX_LANES]) {
+static inline __attribute__((always_inline)) void box_bounds_as(const distance_frame* f, const prox_node* node,
+                                                                const double fc[3], const double fe[3],
+                                                                const bool world_axes, double out[PROX_LANES]) {
     double p[3], rb[3];
     for (int i = 0; i < 3; ++i) {
         p[i] = f->m[i][0] * fc[0] + f->m[i][1] * fc[1] + f->m[i][2] * fc[2] + f->t[i];
@@ -75,10 +76,31 @@ static void box_bounds(const distance_frame* f, const prox_node* node, const dou
             double ra = f->minv_abs[j][0] * e[0] + f->minv_abs[j][1] * e[1] + f->minv_abs[j][2] * e[2];
             gy[j] = fabs(u - ft[j]) - fe[j] - ra;
         }
-        double bx = gap_norm(gx[0], gx[1], gx[2]);
         double by = f->stretch_min * gap_norm(gy[0], gy[1], gy[2]);
-        out[l] = finish_bound(f, bx > by ? bx : by, node->count[l]);
+        if (world_axes) {
+            /* X's axis slabs, each to the world with its own factor */
+            double bx = finish_world_bound(f, axis_gaps_to_world(f, gx), node->count[l]);
+            by = finish_bound(f, by, node->count[l]);
+            out[l] = bx > by ? bx : by;
+        } else {
+            double bx = gap_norm(gx[0], gx[1], gx[2]);
+            out[l] = finish_bound(f, bx > by ? bx : by, node->count[l]);
+        }
     }
+}
+
+static void box_bounds(const distance_frame* f, const prox_node* node, const double fc[3], const double fe[3],
+                       double out[PROX_LANES]) {
+    box_bounds_as(f, node, fc, fe, false, out);
+}
+
+/* The same when X's placement is not conformal (a rotation times a
+ * uniform scale): X's axis slabs go to the world each with its own factor
+ * (axis_gaps_to_world), not through the least stretch. Its own function:
+ * a branch in the lanes' loop would keep it from being vectorised. */
+static void box_bounds_scaled(const distance_frame* f, const prox_node* node, const double fc[3], const double fe[3],
+                              double out[PROX_LANES]) {
+    box_bounds_as(f, node, fc, fe, true, out);
 }
 
 /* Spheres: centre distance minus the radii (Y's scaled by the largest stretch). */
@@ -89,8 +111,16 @@ static void sphere_bounds(const distance_frame* f, const prox_node* node, const 
     double r = f->stretch_max * fs->radius[lane];
     for (int l = 0; l < PROX_LANES; ++l) {
         double d0 = p[0] - s->center[0][l], d1 = p[1] - s->center[1][l], d2 = p[2] - s->center[2][l];
-        double g = sqrt(d0 * d0 + d1 * d1 + d2 * d2) - r - s->radius[l];
-        out[l] = finish_bound(f, g, node->count[l]);
+        double g = sqrt(d0 * d0 + d1 * d1 + d2 * d2) - s->radius[l];
+        if (f->x_conformal) {
+            out[l] = finish_bound(f, g - r, node->count[l]);
+            continue;
+        }
+        /* along the centre line, in the world: Y's ball is an ellipsoid in
+         * X (its half width along the line), X's ball projects onto the
+         * world direction with the slab's factor (world_per_x) */
+        g -= y_ball_along(f, fs->radius[lane], d0, d1, d2);
+        out[l] = finish_world_bound(f, g > 0 ? world_per_x(f, d0, d1, d2) * g : 0, node->count[l]);
     }
 }
 
@@ -114,8 +144,14 @@ static void kdop_bounds_lanes(const distance_frame* f, const kdop_frame* kf, con
         double g[3];
         for (int s = 0; s < 3; ++s)
             g[s] = fmax((double)x->lo[s] - (double)k->hi[s][l], (double)k->lo[s][l] - (double)x->hi[s]);
-        double axes = gap_norm(g[0], g[1], g[2]);
-        out[l] = finish_bound(f, axes > diagonal[l] ? axes : diagonal[l], node->count[l]);
+        if (f->x_conformal) {
+            double axes = gap_norm(g[0], g[1], g[2]);
+            out[l] = finish_bound(f, axes > diagonal[l] ? axes : diagonal[l], node->count[l]);
+            continue;
+        }
+        double axes = finish_world_bound(f, axis_gaps_to_world(f, g), node->count[l]);
+        double diag = finish_bound(f, diagonal[l], node->count[l]);
+        out[l] = axes > diag ? axes : diag;
     }
 }
 
@@ -282,7 +318,10 @@ static inline __attribute__((always_inline)) void traverse(distance_state* st, c
                 fc[k] = 0.5 * (l + h);
                 fe[k] = 0.5 * (h - l);
             }
-            box_bounds(frame, node, fc, fe, bound);
+            if (frame->x_conformal)
+                box_bounds(frame, node, fc, fe, bound);
+            else
+                box_bounds_scaled(frame, node, fc, fe, bound);
         } else if (kind == TEST_SPHERE) {
             const prox_sphere_lanes* fs = sphere_block(closed, fixed_slot, &lane);
             sphere_bounds(frame, node, &open->spheres[child], fs, lane, bound);

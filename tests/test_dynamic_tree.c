@@ -1293,7 +1293,7 @@ static bool world_update_and_check(bp_world* w, scene_totals* totals, const char
     memcpy(w->free_ids + w->free_count, w->pending, w->pending_count * sizeof *w->pending);
     w->free_count += w->pending_count;
     w->pending_count = 0;
-    qsort(w->pairs.items, w->pairs.count, sizeof *w->pairs.items, compare_pairs);
+    if (w->pairs.count) qsort(w->pairs.items, w->pairs.count, sizeof *w->pairs.items, compare_pairs); /* (items may be NULL) */
     size_t k = 0;
     bool ok = true;
     for (uint32_t i = 0; i < w->id_limit && ok; i++) {
