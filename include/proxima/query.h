@@ -148,6 +148,12 @@ PROX_API prox_collide_result prox_self_collide(const prox_bvh* bvh, const prox_t
  * computed in double from the float volumes and rounded down, so pruning never
  * loses the closest pair: with zero error bounds the result is the all-pairs
  * triangle distance (each pair by prox_tri_tri_distance in world coordinates).
+ * Under a nonuniform scale each bound is taken to the world along its own
+ * direction, so pruning stays close to that of the same shape scaled in its
+ * vertices (within 1.3-3.7x the triangle tests on a teapot scaled by 1.6, 0.4
+ * and 1.1); the swept-sphere kind stays further off (13x there: its spheres
+ * become ellipsoids). For a mesh that keeps a strong nonuniform scale, a tree
+ * built over the scaled vertices prunes best.
  * ------------------------------------------------------------------------- */
 
 /// Warm start for repeated distance queries between the same two models
