@@ -4,15 +4,17 @@
  *
  * Moving them one by one re-inserts each object that left its fat box (a
  * branch-and-bound search and rotations apiece) and then queries the tree
- * once per such object: about 9 us an object at 100,000 objects. In bulk,
- * every moved leaf takes its tight box in place, the tree is rebuilt over the
- * leaves in Morton order with every leaf's box tight (nothing is re-inserted,
- * so a margin would only make the traversal test more boxes; the first update
- * that finds few movers re-inserts them with fat boxes again), and one
- * traversal of the
- * tree against itself finds every overlapping pair: the scheme of FCL's and
- * Bullet's managers under wholesale motion, with a fresh tree each frame
- * instead of a refit one whose topology goes stale as objects drift.
+ * once per such object: several microseconds an object at 100,000 objects.
+ * In bulk, the moved proxies take their new boxes (dtree_set_box_in_bulk),
+ * the tree is rebuilt over all proxies in Morton order with every leaf's box
+ * tight (nothing is re-inserted, so a margin would only make the traversal
+ * test more boxes; the first update that finds few movers re-inserts them
+ * with fat boxes again), and one traversal of the tree against itself finds
+ * every overlapping pair (dtree_self_pairs, or its parts on threads): the
+ * scheme of FCL's and Bullet's managers under wholesale motion, with a fresh
+ * tree each frame instead of a refit one whose topology goes stale as objects
+ * drift (measured: 0.9 million box tests at first, 2 million forty frames
+ * later, at 100,000 boxes).
  *
  * The Morton rebuild (the linear BVH of Lauterbach et al., "Fast BVH
  * Construction on GPUs", EG 2009, split at the highest differing bit as in
