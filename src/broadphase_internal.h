@@ -7,6 +7,8 @@
 
 #include <proxima/broadphase.h>
 
+#include <string.h>
+
 /// A growable array of pairs owned by the broad phase.
 typedef struct bp_pair_list {
     prox_pair* items;
@@ -22,6 +24,12 @@ static inline bool bp_pair_list_push(bp_pair_list* list, uint32_t a, uint32_t b,
     if (list->count == list->capacity && !bp_pair_list_reserve(list, 1, allocator)) return false;
     list->items[list->count++] = a < b ? (prox_pair){a, b} : (prox_pair){b, a};
     return true;
+}
+/// Appends every pair of src; room for them must be reserved.
+static inline void bp_pair_list_append(bp_pair_list* list, const bp_pair_list* src) {
+    if (!src->count) return; // (items may be NULL: no memcpy from it)
+    memcpy(list->items + list->count, src->items, src->count * sizeof *src->items);
+    list->count += src->count;
 }
 void bp_pair_list_free(bp_pair_list* list, const prox_allocator* allocator);
 

@@ -852,12 +852,7 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
         total += s->tasks[t].pairs.count;
     }
     if (!bp_pair_list_reserve(out->pairs, total, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
-    for (int t = 0; t < s->task_count; t++) {
-        if (!s->tasks[t].pairs.count) continue; // (items may be NULL: no memcpy from it)
-        memcpy(out->pairs->items + out->pairs->count, s->tasks[t].pairs.items,
-               s->tasks[t].pairs.count * sizeof *out->pairs->items);
-        out->pairs->count += s->tasks[t].pairs.count;
-    }
+    for (int t = 0; t < s->task_count; t++) bp_pair_list_append(out->pairs, &s->tasks[t].pairs);
     return PROX_OK;
 }
 

@@ -408,6 +408,18 @@ static prox_vec3 displacement_of(const tree_kind* kind, const prox_box* now, int
                        centre_shift(before.min.z, before.max.z, now->min.z, now->max.z)};
 }
 
+/* Room for one more pair in found. */
+static bool grow_found(tree_kind* kind) {
+    if (kind->found_count < kind->found_capacity) return true;
+    size_t capacity = kind->found_capacity ? 2 * kind->found_capacity : 256;
+    uint64_t* found = copy_grown(&kind->allocator, kind->found, kind->found_count, capacity, sizeof *found);
+    if (!found) return false;
+    prox_free(&kind->allocator, kind->found, kind->found_capacity * sizeof *found);
+    kind->found = found;
+    kind->found_capacity = capacity;
+    return true;
+}
+
 typedef struct collect_context {
     tree_kind* kind;
     uint32_t id;
@@ -423,16 +435,9 @@ static bool collect_pair(int32_t proxy, void* user) {
     if (other == c->id || (other < c->id && kind->moved_flag[other])) return true;
     uint64_t key = pair_key(c->id, other);
     if (pair_set_contains(kind, key)) return true;
-    if (kind->found_count == kind->found_capacity) {
-        size_t capacity = kind->found_capacity ? 2 * kind->found_capacity : 256;
-        uint64_t* found = copy_grown(&kind->allocator, kind->found, kind->found_count, capacity, sizeof *found);
-        if (!found) {
-            c->out_of_memory = true;
-            return false;
-        }
-        prox_free(&kind->allocator, kind->found, kind->found_capacity * sizeof *found);
-        kind->found = found;
-        kind->found_capacity = capacity;
+    if (!grow_found(kind)) {
+        c->out_of_memory = true;
+        return false;
     }
     kind->found[kind->found_count++] = key;
     return true;
@@ -450,32 +455,26 @@ static bool is_live(const bp_state* state, const tree_kind* kind, uint32_t id) {
 
 /* An update goes in bulk when at least 1/BULK_SHARE of the live objects
  * (and BULK_MIN of them) left their fat boxes: re-inserting and querying
- * each costs about 9 us at 100,000 objects, a bulk update about 0.2 us per
- * object whatever moved (measured with bench/broadphase). */
+ * each costs several microseconds at 100,000 objects, a bulk update about
+ * 0.3 us per object whatever moved (measured with bench/broadphase). */
 #define BULK_SHARE 8
 #define BULK_MIN 256
 
-static bool reserve_stack(tree_kind* kind) {
-    const size_t wanted = dtree_stack_entries(kind->tree);
-    if (wanted <= kind->stack_capacity) return true;
-    int32_t* stack = prox_alloc(&kind->allocator, wanted * sizeof *stack);
-    if (!stack) return false;
-    prox_free(&kind->allocator, kind->stack, kind->stack_capacity * sizeof *stack);
-    kind->stack = stack;
-    kind->stack_capacity = wanted;
+/* A traversal stack of at least the entries the tree needs now. */
+static bool reserve_ints(const prox_allocator* allocator, size_t wanted, int32_t** stack, size_t* capacity) {
+    if (wanted <= *capacity) return true;
+    int32_t* grown = prox_alloc(allocator, wanted * sizeof *grown);
+    if (!grown) return false;
+    prox_free(allocator, *stack, *capacity * sizeof *grown);
+    *stack = grown;
+    *capacity = wanted;
     return true;
 }
 
-static bool grow_found(tree_kind* kind) {
-    if (kind->found_count < kind->found_capacity) return true;
-    size_t capacity = kind->found_capacity ? 2 * kind->found_capacity : 256;
-    uint64_t* found = copy_grown(&kind->allocator, kind->found, kind->found_count, capacity, sizeof *found);
-    if (!found) return false;
-    prox_free(&kind->allocator, kind->found, kind->found_capacity * sizeof *found);
-    kind->found = found;
-    kind->found_capacity = capacity;
-    return true;
+static bool reserve_stack(tree_kind* kind) {
+    return reserve_ints(&kind->allocator, dtree_stack_entries(kind->tree), &kind->stack, &kind->stack_capacity);
 }
+
 
 typedef struct bulk_context {
     const bp_state* state;
@@ -569,12 +568,7 @@ static prox_result bulk_pairs_on_threads(tree_kind* kind, const bp_state* state,
         bulk_task* task = &kind->tasks[t];
         task->pairs.count = 0;
         task->out_of_memory = false;
-        if (task->stack_capacity >= wanted) continue;
-        int32_t* stack = prox_alloc(allocator, wanted * sizeof *stack);
-        if (!stack) return PROX_ERROR_OUT_OF_MEMORY;
-        prox_free(allocator, task->stack, task->stack_capacity * sizeof *stack);
-        task->stack = stack;
-        task->stack_capacity = wanted;
+        if (!reserve_ints(allocator, wanted, &task->stack, &task->stack_capacity)) return PROX_ERROR_OUT_OF_MEMORY;
     }
     kind->entry_count = dtree_split_self_pairs(kind->tree, kind->entries, SPLIT_ENTRIES);
     bulk_batch batch = {kind, state};
@@ -585,17 +579,14 @@ static prox_result bulk_pairs_on_threads(tree_kind* kind, const bp_state* state,
         total += kind->tasks[t].pairs.count;
     }
     if (!bp_pair_list_reserve(out->pairs, total, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
-    for (int t = 0; t < kind->task_count; t++) {
-        const bp_pair_list* list = &kind->tasks[t].pairs;
-        if (!list->count) continue; // (items may be NULL: no memcpy from it)
-        memcpy(out->pairs->items + out->pairs->count, list->items, list->count * sizeof *list->items);
-        out->pairs->count += list->count;
-    }
+    for (int t = 0; t < kind->task_count; t++) bp_pair_list_append(out->pairs, &kind->tasks[t].pairs);
     return PROX_OK;
 }
 
-/* Many objects left their fat boxes: each leaf takes its new box in place,
- * one refit, one traversal of the tree against itself (dynamic_tree.c).
+/* Many objects left their fat boxes: the moved proxies take their new
+ * boxes, the tree is rebuilt in Morton order over all of them (refit in
+ * place when that has no memory), and one traversal of the tree against
+ * itself, or its parts on threads, reports the pairs (dynamic_tree_bulk.c).
  * The fat pair set is left stale (emptied by the next incremental update's
  * rebuild): a run of bulk updates never maintains it. A failure for lack of
  * memory leaves the tree holding the new boxes and the set stale, so the
@@ -613,9 +604,9 @@ static prox_result bulk_update(tree_kind* kind, const bp_state* state, bp_output
         dtree_refit_tight(kind->tree);
     }
     kind->leaves_tight = true;
-    if (!reserve_stack(kind)) return PROX_ERROR_OUT_OF_MEMORY;
     const int threads = thread_pool_size(kind->pool);
     if (threads > 1 && state->id_limit >= PARALLEL_MIN) return bulk_pairs_on_threads(kind, state, out, threads);
+    if (!reserve_stack(kind)) return PROX_ERROR_OUT_OF_MEMORY;
     bulk_context c = {state, out->pairs, kind, false};
     const size_t from = out->pairs->count;
     dtree_self_pairs(kind->tree, kind->stack, report_pair, &c);
