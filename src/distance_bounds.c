@@ -32,9 +32,9 @@ void prox_distance_frame_make(const prox_transform* rel, const prox_mat3* rel_in
     f->stretch_min = (1 - 0x1p-40) / prox_stretch_bound(rel_inv);
     f->rigid = is_orthogonal(&rel->basis);
     f->to_world = (1 - 0x1p-40) / prox_stretch_bound(x_basis_inv);
-    /* across X's axis slab k the world distance is the X distance over
-     * |row k of X's inverse basis| (axis_gaps_to_world) */
-    double row[3][3], len[3];
+    /* X's inverse basis (world_per_x); across X's axis slab k the world
+     * distance is the X distance over |row k| of it (axis_gaps_to_world) */
+    double(*row)[3] = f->x_inv, len[3];
     for (int k = 0; k < 3; ++k) {
         for (int j = 0; j < 3; ++j) row[k][j] = x_basis_inv->m[k][j];
         len[k] = sqrt(row[k][0] * row[k][0] + row[k][1] * row[k][1] + row[k][2] * row[k][2]);
@@ -47,8 +47,6 @@ void prox_distance_frame_make(const prox_transform* rel, const prox_mat3* rel_in
             const double dot = row[i][0] * row[j][0] + row[i][1] * row[j][1] + row[i][2] * row[j][2];
             if (!(fabs(dot) <= 0x1p-40 * len[i] * len[j])) f->axes_orthogonal = false;
         }
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) f->x_inv[i][j] = x_basis_inv->m[i][j];
     f->x_conformal = f->axes_orthogonal && fabs(len[0] - len[1]) <= 0x1p-40 * len[0] &&
                      fabs(len[0] - len[2]) <= 0x1p-40 * len[0];
     double g = max_abs_vec(rel->origin) + f->stretch_max * radius_y + radius_x;

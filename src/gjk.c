@@ -484,6 +484,16 @@ static bool separated_by_plane(const cvx_pair* pair, double threshold, prox_vec3
     return true;
 }
 
+/* v.w / |v| as the best lower bound when it is positive and beats the best
+ * so far, best_vw / sqrt(best_vv) (compared by cross-multiplying: no
+ * division). True when it did. */
+static inline bool keep_larger_bound(prox_vec3 v, double vv, double vw, prox_vec3* best_v, double* best_vv,
+                                     double* best_vw) {
+    if (!(vw > 0.0 && vw * vw * *best_vv > *best_vw * *best_vw * vv)) return false;
+    *best_vw = vw, *best_vv = vv, *best_v = v;
+    return true;
+}
+
 /* The GJK loop of cvx_gjk_run, started from the cache, else from the
  * support along `start` when given, else cold; *out_stalled tells whether
  * it ended on a stall (bounds apart, whatever it concluded). */
@@ -552,7 +562,7 @@ static void gjk_loop(const cvx_pair* pair, const prox_gjk_cache* cache, const pr
         const double vw = prox_vec3_dot(v, w.w);
         /* every point x of the difference has v.x >= v.w: the cores are at
          * least v.w / |v| apart */
-        if (!boolean && vw > 0.0 && vw * vw * best_vv > best_vw * best_vw * vv) best_vw = vw, best_vv = vv, best_v = v;
+        if (!boolean) keep_larger_bound(v, vv, vw, &best_v, &best_vv, &best_vw);
         if (boolean && vw > 0.0 && vw * vw > radius2 * vv) {
             state = CVX_GJK_SEPARATING_AXIS;
             break;
@@ -603,8 +613,7 @@ static void gjk_loop(const cvx_pair* pair, const prox_gjk_cache* cache, const pr
                     state = CVX_GJK_SEPARATING_AXIS;
                     break;
                 }
-                if (!boolean && tvw > 0.0 && tvw * tvw * best_vv > best_vw * best_vw * tvv) {
-                    best_vw = tvw, best_vv = tvv, best_v = turned_v;
+                if (!boolean && keep_larger_bound(turned_v, tvv, tvw, &best_v, &best_vv, &best_vw)) {
                     const double gap2 = vv - tvw;
                     if (gap2 <= GJK_REL * vv + abs_term * sqrt(vv)) {
                         state = CVX_GJK_SEPARATED;
@@ -635,15 +644,13 @@ static void gjk_loop(const cvx_pair* pair, const prox_gjk_cache* cache, const pr
                 state = CVX_GJK_CONTACT;
                 if (cvx_gjk_boolean(pair, threshold, max_iterations, &sv, &svw) == 0) {
                     state = boolean ? CVX_GJK_SEPARATING_AXIS : CVX_GJK_SEPARATED;
-                    const double svv = prox_vec3_dot(sv, sv);
-                    if (svw * svw * best_vv > best_vw * best_vw * svv) best_vw = svw, best_vv = svv, best_v = sv;
+                    keep_larger_bound(sv, prox_vec3_dot(sv, sv), svw, &best_v, &best_vv, &best_vw);
                 }
                 /* the distance wants the better bound of the two (and the
                  * retry in cvx_gjk_run starts along its direction) */
                 if ((state == CVX_GJK_CONTACT || !boolean) && separated_by_plane(pair, threshold, &sv, &svw)) {
                     state = boolean ? CVX_GJK_SEPARATING_AXIS : CVX_GJK_SEPARATED;
-                    const double svv = prox_vec3_dot(sv, sv);
-                    if (svw * svw * best_vv > best_vw * best_vw * svv) best_vw = svw, best_vv = svv, best_v = sv;
+                    keep_larger_bound(sv, prox_vec3_dot(sv, sv), svw, &best_v, &best_vv, &best_vw);
                 }
             }
             break;

@@ -148,6 +148,19 @@ static int simplex_step(cvx_vertex* s, int* count, prox_vec3* d) {
     }
 }
 
+/* 0 when the support w along d proves the cores more than r apart (d.w < 0
+ * and (d.w)^2 > r^2 d.d), with the proof written as cvx_gjk_run's lower
+ * bound (v = -d, v.w); -1 otherwise (apart by r or less, or not shown). */
+static int certificate(prox_vec3 d, const cvx_vertex* w, double r2, prox_vec3* out_v, double* out_vw) {
+    const double dw = prox_vec3_dot(d, w->w);
+    if (!(dw < 0.0 && dw * dw > r2 * prox_vec3_dot(d, d))) return -1;
+    if (out_v) {
+        *out_v = prox_vec3_scale(d, -1.0);
+        *out_vw = -dw;
+    }
+    return 0;
+}
+
 int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations, prox_vec3* out_v, double* out_vw) {
     const double r2 = radius * radius;
     const prox_vec3 o = pair->b.origin;
@@ -159,15 +172,7 @@ int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations, pro
     const int cap = PROX_MIN(max_iterations, FAST_STEPS);
     cvx_vertex w = s[0]; /* the newest support, kept out of the simplex array's reloads */
     for (int steps = 0;; ++steps) {
-        const double dw = prox_vec3_dot(d, w.w);
-        if (dw < 0.0) { /* apart, or within r */
-            if (!(dw * dw > r2 * prox_vec3_dot(d, d))) return -1;
-            if (out_v) {
-                *out_v = prox_vec3_scale(d, -1.0);
-                *out_vw = -dw;
-            }
-            return 0;
-        }
+        if (prox_vec3_dot(d, w.w) < 0.0) return certificate(d, &w, r2, out_v, out_vw); /* apart, or within r */
         const int step = simplex_step(s, &count, &d);
         if (step != 0) return step;
         const double dd = prox_vec3_dot(d, d);
@@ -175,20 +180,10 @@ int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations, pro
         w = cvx_support(pair, d);
         bool repeated = false;
         for (int x = 0; x < count; ++x) repeated |= same_pair(&s[x], &w);
-        if (repeated) {
-            /* a stall, but the direction may still be a certificate: the
-             * support along the segment's perpendicular can be one of its own
-             * ends (a point 2 from the origin on a segment 6e8 long) */
-            const double rw = prox_vec3_dot(d, w.w);
-            if (rw < 0.0 && rw * rw > r2 * dd) {
-                if (out_v) {
-                    *out_v = prox_vec3_scale(d, -1.0);
-                    *out_vw = -rw;
-                }
-                return 0;
-            }
-            return -1;
-        }
+        /* a stall, but the direction may still be a certificate: the support
+         * along the segment's perpendicular can be one of its own ends (a
+         * point 2 from the origin on a segment 6e8 long) */
+        if (repeated) return certificate(d, &w, r2, out_v, out_vw);
         s[count++] = w;
     }
 }
