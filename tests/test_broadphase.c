@@ -473,6 +473,25 @@ static void failing_free(void* p, size_t size, void* user) {
     free(p);
 }
 
+/* Adds a random box; out of memory is an allowed answer (nothing added). */
+static void add_allowing_failure(prox_broadphase* bp, scene* s) {
+    prox_box box = random_box(s);
+    uint32_t id;
+    prox_result r = prox_broadphase_add(bp, &box, &id);
+    CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
+    if (r == PROX_OK) s->boxes[id] = box, s->live[id] = true, s->limit = s->limit > id + 1 ? s->limit : id + 1;
+}
+
+/* An update that may run out of memory; then memory comes back and the
+ * retry must succeed (false when it did not; the caller checks the answer). */
+static bool update_or_retry(prox_broadphase* bp, failing* f, prox_pair_events* ev) {
+    prox_result r = prox_broadphase_update(bp, ev);
+    CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
+    if (r == PROX_OK) return true;
+    f->countdown = -1; // memory is back: the retry must give the right answer
+    return prox_broadphase_update(bp, ev) == PROX_OK;
+}
+
 PROX_TEST(broadphase, out_of_memory_loses_nothing) {
     // For every kind and every allocation k: run a small scene where the k-th
     // allocation and all after it fail until the next frame; every refused
@@ -494,25 +513,14 @@ PROX_TEST(broadphase, out_of_memory_loses_nothing) {
             checker c = checker_make(4096);
             f.countdown = fail_at;
             for (int frame = 0; frame < 6; frame++) {
-                for (int i = 0; i < 40; i++) {
-                    prox_box box = random_box(&s);
-                    uint32_t id;
-                    prox_result r = prox_broadphase_add(bp, &box, &id);
-                    CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
-                    if (r == PROX_OK) s.boxes[id] = box, s.live[id] = true, s.limit = s.limit > id + 1 ? s.limit : id + 1;
-                }
+                for (int i = 0; i < 40; i++) add_allowing_failure(bp, &s);
                 for (uint32_t id = 0; id < s.limit; id++)
                     if (s.live[id]) {
                         s.boxes[id] = moved_box(&s, s.boxes[id]);
                         CHECK(prox_broadphase_move(bp, id, &s.boxes[id]) == PROX_OK);
                     }
                 prox_pair_events ev;
-                prox_result r = prox_broadphase_update(bp, &ev);
-                CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
-                if (r != PROX_OK) {
-                    f.countdown = -1; // memory is back: the retry must give the right answer
-                    REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
-                }
+                REQUIRE(update_or_retry(bp, &f, &ev));
                 check_events(&c, &s, &ev, prox_broadphase_kind_name(def.kind), frame);
                 f.countdown = fail_at % 7;
             }
@@ -545,13 +553,7 @@ PROX_TEST(broadphase, tree_bulk_out_of_memory_loses_nothing) {
         for (int frame = 0; frame < 9; frame++) {
             f.countdown = frame == 0 ? -1 : fail_at;
             const int adds = frame == 0 ? 700 : 5;
-            for (int i = 0; i < adds; i++) {
-                prox_box box = random_box(&s);
-                uint32_t id;
-                prox_result r = prox_broadphase_add(bp, &box, &id);
-                CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
-                if (r == PROX_OK) s.boxes[id] = box, s.live[id] = true, s.limit = s.limit > id + 1 ? s.limit : id + 1;
-            }
+            for (int i = 0; i < adds; i++) add_allowing_failure(bp, &s);
             const double fraction = frame % 4 == 0 ? 0.01 : 1.0; /* bulk, then incremental */
             for (uint32_t id = 0; id < s.limit; id++)
                 if (s.live[id] && prox_rng_uniform(&s.rng) < fraction) {
@@ -565,12 +567,7 @@ PROX_TEST(broadphase, tree_bulk_out_of_memory_loses_nothing) {
                         s.live[id] = false;
                     }
             prox_pair_events ev;
-            prox_result r = prox_broadphase_update(bp, &ev);
-            CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
-            if (r != PROX_OK) {
-                f.countdown = -1;
-                REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
-            }
+            REQUIRE(update_or_retry(bp, &f, &ev));
             check_events(&c, &s, &ev, "tree (bulk)", frame);
         }
         checker_free(&c);
