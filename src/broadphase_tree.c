@@ -60,6 +60,29 @@ typedef struct bulk_task {
     bool out_of_memory;
 } bulk_task;
 
+/* A set of object ids below the kind's id_capacity: a flag per id and the
+ * members in the order they came, each once. A member can be dropped by
+ * its flag alone (id_set_drop); the list then keeps it until the next
+ * clear, and walks over the list skip it. */
+typedef struct id_set {
+    uint8_t* flag;
+    uint32_t* list;
+    uint32_t count; ///< entries in list, dropped ones included
+} id_set;
+
+static void id_set_add(id_set* set, uint32_t id) {
+    if (set->flag[id]) return;
+    set->flag[id] = 1;
+    set->list[set->count++] = id;
+}
+
+static void id_set_drop(id_set* set, uint32_t id) { set->flag[id] = 0; }
+
+static void id_set_clear(id_set* set) {
+    for (uint32_t i = 0; i < set->count; i++) set->flag[set->list[i]] = 0;
+    set->count = 0;
+}
+
 typedef struct tree_kind {
     prox_allocator allocator;
     prox_dynamic_tree* tree;
@@ -67,9 +90,7 @@ typedef struct tree_kind {
     // Per object id, below id_capacity.
     uint32_t id_capacity;
     int32_t* proxy_of; ///< the tree proxy, -1 when none
-    uint8_t* moved_flag;
-    uint32_t* moved; ///< ids marked moved since the last update, each once
-    uint32_t moved_count;
+    id_set moved;      ///< objects whose fat box changed since the last update (or new)
 
     // The fat pairs.
     uint64_t* pairs;
@@ -84,16 +105,12 @@ typedef struct tree_kind {
     size_t found_count;
     size_t found_capacity;
 
-    // Objects whose box changed since the last update, each once; the tree
-    // takes their boxes at the update (one by one, or in bulk).
-    uint8_t* touched_flag;
-    uint32_t* touched;
-    uint32_t touched_count;
+    // Objects whose box changed since the last update; the tree takes
+    // their boxes at the update (one by one, or in bulk).
+    id_set touched;
     // Objects added since the last update: their leaves wait outside the
     // tree, to be inserted one by one or placed by a bulk rebuild.
-    uint8_t* unlinked_flag;
-    uint32_t* unlinked;
-    uint32_t unlinked_count;
+    id_set unlinked;
     // After a bulk update the fat pair set is empty, to be rebuilt by the
     // next incremental update.
     bool pairs_stale;
@@ -223,7 +240,19 @@ static void pair_set_remove_at(tree_kind* kind, size_t i) {
 /* Per-id arrays                                                            */
 /* ------------------------------------------------------------------------ */
 
-/* Grows proxy_of, moved_flag and moved together to hold id. */
+enum { ID_SETS = 3 };
+
+static id_set* id_sets(tree_kind* kind, int i) {
+    id_set* sets[ID_SETS] = {&kind->moved, &kind->touched, &kind->unlinked};
+    return sets[i];
+}
+
+static void id_set_free(id_set* set, uint32_t capacity, const prox_allocator* allocator) {
+    prox_free(allocator, set->flag, capacity * sizeof *set->flag);
+    prox_free(allocator, set->list, capacity * sizeof *set->list);
+}
+
+/* Grows proxy_of and the id sets together to hold id; all or nothing. */
 static bool reserve_id(tree_kind* kind, uint32_t id) {
     if (id < kind->id_capacity) return true;
     if (id >= UINT32_MAX / 2) return false;
@@ -231,49 +260,29 @@ static bool reserve_id(tree_kind* kind, uint32_t id) {
     uint32_t old = kind->id_capacity, capacity = old ? old : 64;
     while (capacity <= id) capacity *= 2;
     int32_t* proxy_of = copy_grown(allocator, kind->proxy_of, old, capacity, sizeof *proxy_of);
-    uint8_t* moved_flag = copy_grown(allocator, kind->moved_flag, old, capacity, sizeof *moved_flag);
-    uint32_t* moved = copy_grown(allocator, kind->moved, kind->moved_count, capacity, sizeof *moved);
-    uint8_t* touched_flag = copy_grown(allocator, kind->touched_flag, old, capacity, sizeof *touched_flag);
-    uint32_t* touched = copy_grown(allocator, kind->touched, kind->touched_count, capacity, sizeof *touched);
-    uint8_t* unlinked_flag = copy_grown(allocator, kind->unlinked_flag, old, capacity, sizeof *unlinked_flag);
-    uint32_t* unlinked = copy_grown(allocator, kind->unlinked, kind->unlinked_count, capacity, sizeof *unlinked);
-    if (!proxy_of || !moved_flag || !moved || !touched_flag || !touched || !unlinked_flag || !unlinked) {
-        prox_free(allocator, unlinked_flag, capacity * sizeof *unlinked_flag);
-        prox_free(allocator, unlinked, capacity * sizeof *unlinked);
+    id_set grown[ID_SETS];
+    bool ok = proxy_of != NULL;
+    for (int i = 0; i < ID_SETS; i++) {
+        const id_set* set = id_sets(kind, i);
+        grown[i] = (id_set){copy_grown(allocator, set->flag, old, capacity, sizeof *set->flag),
+                            copy_grown(allocator, set->list, set->count, capacity, sizeof *set->list), set->count};
+        ok = ok && grown[i].flag && grown[i].list;
+    }
+    if (!ok) {
         prox_free(allocator, proxy_of, capacity * sizeof *proxy_of);
-        prox_free(allocator, moved_flag, capacity * sizeof *moved_flag);
-        prox_free(allocator, moved, capacity * sizeof *moved);
-        prox_free(allocator, touched_flag, capacity * sizeof *touched_flag);
-        prox_free(allocator, touched, capacity * sizeof *touched);
+        for (int i = 0; i < ID_SETS; i++) id_set_free(&grown[i], capacity, allocator);
         return false;
     }
     for (uint32_t i = old; i < capacity; i++) proxy_of[i] = -1;
-    memset(moved_flag + old, 0, capacity - old);
-    memset(touched_flag + old, 0, capacity - old);
-    memset(unlinked_flag + old, 0, capacity - old);
     prox_free(allocator, kind->proxy_of, old * sizeof *proxy_of);
-    prox_free(allocator, kind->moved_flag, old * sizeof *moved_flag);
-    prox_free(allocator, kind->moved, old * sizeof *moved);
-    prox_free(allocator, kind->touched_flag, old * sizeof *touched_flag);
-    prox_free(allocator, kind->touched, old * sizeof *touched);
-    prox_free(allocator, kind->unlinked_flag, old * sizeof *unlinked_flag);
-    prox_free(allocator, kind->unlinked, old * sizeof *unlinked);
-    kind->unlinked_flag = unlinked_flag;
-    kind->unlinked = unlinked;
     kind->proxy_of = proxy_of;
-    kind->moved_flag = moved_flag;
-    kind->moved = moved;
-    kind->touched_flag = touched_flag;
-    kind->touched = touched;
+    for (int i = 0; i < ID_SETS; i++) {
+        memset(grown[i].flag + old, 0, capacity - old);
+        id_set_free(id_sets(kind, i), old, allocator);
+        *id_sets(kind, i) = grown[i];
+    }
     kind->id_capacity = capacity;
     return true;
-}
-
-/* The moved list holds each id at most once, so id_capacity entries suffice. */
-static void mark_moved(tree_kind* kind, uint32_t id) {
-    if (kind->moved_flag[id]) return;
-    kind->moved_flag[id] = 1;
-    kind->moved[kind->moved_count++] = id;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -310,15 +319,10 @@ static void tree_destroy(void* impl, const prox_allocator* allocator) {
     if (!kind) return;
     prox_dynamic_tree_destroy(kind->tree);
     prox_free(allocator, kind->proxy_of, kind->id_capacity * sizeof *kind->proxy_of);
-    prox_free(allocator, kind->moved_flag, kind->id_capacity * sizeof *kind->moved_flag);
-    prox_free(allocator, kind->moved, kind->id_capacity * sizeof *kind->moved);
+    for (int i = 0; i < ID_SETS; i++) id_set_free(id_sets(kind, i), kind->id_capacity, allocator);
     prox_free(allocator, kind->pairs, kind->pair_capacity * sizeof *kind->pairs);
     prox_free(allocator, kind->slots, kind->slot_capacity * sizeof *kind->slots);
     prox_free(allocator, kind->found, kind->found_capacity * sizeof *kind->found);
-    prox_free(allocator, kind->touched_flag, kind->id_capacity * sizeof *kind->touched_flag);
-    prox_free(allocator, kind->touched, kind->id_capacity * sizeof *kind->touched);
-    prox_free(allocator, kind->unlinked_flag, kind->id_capacity * sizeof *kind->unlinked_flag);
-    prox_free(allocator, kind->unlinked, kind->id_capacity * sizeof *kind->unlinked);
     prox_free(allocator, kind->stack, kind->stack_capacity * sizeof *kind->stack);
     thread_pool_destroy(kind->pool, allocator);
     for (int t = 0; t < MAX_BULK_TASKS; t++) {
@@ -330,9 +334,9 @@ static void tree_destroy(void* impl, const prox_allocator* allocator) {
 
 /* Takes a live id's proxy out of the tree (or from the waiting leaves). */
 static void drop_proxy(tree_kind* kind, uint32_t id) {
-    if (kind->unlinked_flag[id]) {
+    if (kind->unlinked.flag[id]) {
         dtree_remove_unlinked(kind->tree, kind->proxy_of[id]);
-        kind->unlinked_flag[id] = 0;
+        id_set_drop(&kind->unlinked, id);
     } else {
         prox_dynamic_tree_remove(kind->tree, kind->proxy_of[id]);
     }
@@ -351,10 +355,9 @@ static prox_result tree_add(void* impl, const bp_state* state, uint32_t id) {
     if (result != PROX_OK) return result;
     if (kind->proxy_of[id] >= 0) drop_proxy(kind, id); // not expected: id was live
     kind->proxy_of[id] = proxy;
-    kind->unlinked_flag[id] = 1;
-    kind->unlinked[kind->unlinked_count++] = id;
+    id_set_add(&kind->unlinked, id);
     kind->leaves_tight = false; // the new leaf's box is fat
-    mark_moved(kind, id);
+    id_set_add(&kind->moved, id);
     return PROX_OK;
 }
 
@@ -368,19 +371,11 @@ static void tree_remove(void* impl, const bp_state* state, uint32_t id) {
 
 /* Inserts the waiting leaves one by one (no memory needed). */
 static void link_waiting(tree_kind* kind) {
-    for (uint32_t i = 0; i < kind->unlinked_count; i++) {
-        const uint32_t id = kind->unlinked[i];
-        if (!kind->unlinked_flag[id]) continue; // removed since
-        kind->unlinked_flag[id] = 0;
-        dtree_link(kind->tree, kind->proxy_of[id]);
+    for (uint32_t i = 0; i < kind->unlinked.count; i++) {
+        const uint32_t id = kind->unlinked.list[i];
+        if (kind->unlinked.flag[id]) dtree_link(kind->tree, kind->proxy_of[id]); // (not removed since)
     }
-    kind->unlinked_count = 0;
-}
-
-/* After a bulk rebuild placed them. */
-static void forget_waiting(tree_kind* kind) {
-    for (uint32_t i = 0; i < kind->unlinked_count; i++) kind->unlinked_flag[kind->unlinked[i]] = 0;
-    kind->unlinked_count = 0;
+    id_set_clear(&kind->unlinked);
 }
 
 /* new centre - old centre on one axis; 0 when either side is not finite. */
@@ -394,9 +389,8 @@ static double centre_shift(double old_lo, double old_hi, double new_lo, double n
 static void tree_move(void* impl, const bp_state* state, uint32_t id) {
     (void)state;
     tree_kind* kind = impl;
-    if (id >= kind->id_capacity || kind->proxy_of[id] < 0 || kind->touched_flag[id]) return;
-    kind->touched_flag[id] = 1;
-    kind->touched[kind->touched_count++] = id;
+    if (id >= kind->id_capacity || kind->proxy_of[id] < 0) return;
+    id_set_add(&kind->touched, id);
 }
 
 /* How far the object's box moved since the tree last took it: the fat
@@ -432,7 +426,7 @@ static bool collect_pair(int32_t proxy, void* user) {
     collect_context* c = user;
     tree_kind* kind = c->kind;
     uint32_t other = (uint32_t)prox_dynamic_tree_user_data(kind->tree, proxy);
-    if (other == c->id || (other < c->id && kind->moved_flag[other])) return true;
+    if (other == c->id || (other < c->id && kind->moved.flag[other])) return true;
     uint64_t key = pair_key(c->id, other);
     if (pair_set_contains(kind, key)) return true;
     if (!grow_found(kind)) {
@@ -515,17 +509,11 @@ static bool collect_fat(int32_t a, int32_t b, void* user) {
     return true;
 }
 
-static void clear_moved(tree_kind* kind) {
-    for (uint32_t k = 0; k < kind->moved_count; k++) kind->moved_flag[kind->moved[k]] = 0;
-    kind->moved_count = 0;
-}
-
 /* The tree takes the touched objects' boxes: in place (bulk: the caller
  * refits), or each moved in the tree, those re-inserted marked moved. */
 static void take_touched(tree_kind* kind, const bp_state* state, bool bulk) {
-    for (uint32_t i = 0; i < kind->touched_count; i++) {
-        const uint32_t id = kind->touched[i];
-        kind->touched_flag[id] = 0;
+    for (uint32_t i = 0; i < kind->touched.count; i++) {
+        const uint32_t id = kind->touched.list[i];
         if (!is_live(state, kind, id)) continue;
         const int32_t proxy = kind->proxy_of[id];
         const prox_box* box = &state->boxes[id];
@@ -536,9 +524,9 @@ static void take_touched(tree_kind* kind, const bp_state* state, bool bulk) {
         const prox_vec3 displacement = displacement_of(kind, box, proxy);
         bool reinserted = false;
         if (prox_dynamic_tree_move(kind->tree, proxy, box, &displacement, &reinserted) == PROX_OK && reinserted)
-            mark_moved(kind, id);
+            id_set_add(&kind->moved, id);
     }
-    kind->touched_count = 0;
+    id_set_clear(&kind->touched);
 }
 
 typedef struct bulk_batch {
@@ -593,12 +581,12 @@ static prox_result bulk_pairs_on_threads(tree_kind* kind, const bp_state* state,
  * retry (bulk or not) answers from the tree alone. */
 static prox_result bulk_update(tree_kind* kind, const bp_state* state, bp_output* out) {
     kind->pairs_stale = true;
-    clear_moved(kind);
+    id_set_clear(&kind->moved);
     take_touched(kind, state, true);
     /* the fallback needs no memory; after either the tree is whole, and a
      * failure to grow the stack below loses nothing */
     if (dtree_rebuild_morton(kind->tree)) {
-        forget_waiting(kind);
+        id_set_clear(&kind->unlinked); /* placed by the rebuild */
     } else {
         link_waiting(kind);
         dtree_refit_tight(kind->tree);
@@ -629,7 +617,7 @@ static prox_result rebuild_pair_set(tree_kind* kind, const bp_state* state) {
     for (size_t i = 0; i < kind->found_count; i++) pair_set_add(kind, kind->found[i]);
     kind->found_count = 0;
     kind->pairs_stale = false;
-    clear_moved(kind);
+    id_set_clear(&kind->moved);
     return PROX_OK;
 }
 
@@ -639,11 +627,11 @@ static prox_result tree_update(void* impl, const bp_state* state, bp_output* out
     // 0. The boxes the caller moved: count those that left their fat boxes
     //    (with tight leaves, every one), and the added objects.
     const uint32_t live = (uint32_t)dtree_proxy_count(kind->tree);
-    uint32_t leavers = kind->touched_count;
+    uint32_t leavers = kind->touched.count;
     if (!kind->leaves_tight) {
-        leavers = kind->unlinked_count;
-        for (uint32_t i = 0; i < kind->touched_count; i++) {
-            const uint32_t id = kind->touched[i];
+        leavers = kind->unlinked.count;
+        for (uint32_t i = 0; i < kind->touched.count; i++) {
+            const uint32_t id = kind->touched.list[i];
             if (is_live(state, kind, id) && dtree_leaves_fat_box(kind->tree, kind->proxy_of[id], &state->boxes[id]))
                 leavers++;
         }
@@ -660,8 +648,8 @@ static prox_result tree_update(void* impl, const bp_state* state, bp_output* out
     }
     // 1. New fat pairs of the moved objects, into scratch (nothing changes yet).
     kind->found_count = 0;
-    for (uint32_t i = 0; i < kind->moved_count; i++) {
-        uint32_t id = kind->moved[i];
+    for (uint32_t i = 0; i < kind->moved.count; i++) {
+        uint32_t id = kind->moved.list[i];
         if (!is_live(state, kind, id)) continue;
         prox_box fat = prox_dynamic_tree_fat_box(kind->tree, kind->proxy_of[id]);
         collect_context c = {kind, id, false};
@@ -680,7 +668,7 @@ static prox_result tree_update(void* impl, const bp_state* state, bp_output* out
     while (i < kind->pair_count) {
         uint32_t a = (uint32_t)(kind->pairs[i] >> 32), b = (uint32_t)kind->pairs[i];
         bool keep = is_live(state, kind, a) && is_live(state, kind, b) &&
-                    (!(kind->moved_flag[a] || kind->moved_flag[b]) || fat_overlap(kind, a, b));
+                    (!(kind->moved.flag[a] || kind->moved.flag[b]) || fat_overlap(kind, a, b));
         if (!keep) {
             pair_set_remove_at(kind, i);
             continue;
@@ -689,7 +677,7 @@ static prox_result tree_update(void* impl, const bp_state* state, bp_output* out
             out->pairs->items[out->pairs->count++] = (prox_pair){a, b};
         i++;
     }
-    clear_moved(kind);
+    id_set_clear(&kind->moved);
     return PROX_OK;
 }
 
