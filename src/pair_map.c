@@ -66,6 +66,20 @@ void pair_map_remove(pair_map* map, uint64_t key) {
     map->count--;
 }
 
+void pair_map_remove_id(pair_map* map, uint32_t id) {
+    /* A removal pulls later members of the probe run back into the freed
+     * slot, never before it (a run that wraps around the table's end
+     * brings members from its start, which this pass saw already and kept):
+     * so the slot is looked at again, and nothing holding id is passed. */
+    for (size_t i = 0; i < map->capacity && map->count > 0;) {
+        const uint64_t key = map->slots[i].key;
+        if (key != PAIR_MAP_EMPTY && ((uint32_t)(key >> 32) == id || (uint32_t)key == id))
+            pair_map_remove(map, key);
+        else
+            i++;
+    }
+}
+
 void pair_map_free(pair_map* map, const prox_allocator* allocator) {
     prox_free(allocator, map->slots, map->capacity * sizeof *map->slots);
     *map = (pair_map){0};

@@ -38,6 +38,8 @@ pair_map_value* pair_map_find(const pair_map* map, uint64_t key);
 bool pair_map_put(pair_map* map, uint64_t key, pair_map_value value, const prox_allocator* allocator);
 /// Removes key if present.
 void pair_map_remove(pair_map* map, uint64_t key);
+/// Removes every pair that holds id (a pass over the table).
+void pair_map_remove_id(pair_map* map, uint32_t id);
 void pair_map_free(pair_map* map, const prox_allocator* allocator);
 
 #endif

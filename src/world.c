@@ -337,6 +337,9 @@ prox_result prox_world_remove(prox_world* world, uint32_t object) {
     if (result != PROX_OK) return result;
     world->objects[object].live = false;
     world->objects[object].epoch++;
+    /* the id comes back for a new object after the next step, which must
+     * not find its pairs disabled */
+    pair_map_remove_id(&world->disabled, object);
     return PROX_OK;
 }
 

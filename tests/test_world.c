@@ -257,6 +257,46 @@ PROX_TEST(world, filters_and_disabled_pairs) {
     shapes_free(&sh);
 }
 
+PROX_TEST(world, disabled_pairs_end_with_their_objects) {
+    // A disabled pair (0, 1); 1 removed and its id reused by a new ball at
+    // the same place after a step: the new pair collides (the fuzzer found
+    // the old setting inherited by the id).
+    shapes sh;
+    REQUIRE(shapes_make(&sh, PROX_VOLUME_AABB));
+    prox_world_def wdef = prox_default_world_def();
+    prox_world* world;
+    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    prox_object_def def = prox_default_object_def();
+    def.shape = prox_shape_convex(sh.ball);
+    uint32_t id[3];
+    for (int i = 0; i < 2; i++) REQUIRE(prox_world_add(world, &def, &id[i]) == PROX_OK);
+    REQUIRE(prox_world_set_pair_enabled(world, id[0], id[1], false) == PROX_OK);
+    static reported r;
+    r.count = 0;
+    REQUIRE(prox_world_step(world, 0, collect, &r, NULL) == PROX_OK);
+    CHECK(r.count == 0);
+    REQUIRE(prox_world_remove(world, id[1]) == PROX_OK);
+    REQUIRE(prox_world_step(world, 1, collect, &r, NULL) == PROX_OK);
+    REQUIRE(prox_world_add(world, &def, &id[2]) == PROX_OK);
+    CHECK_MSG(id[2] == id[1], "the id was not reused (%u, %u): the test shows nothing", id[2], id[1]);
+    r.count = 0;
+    REQUIRE(prox_world_step(world, 2, collect, &r, NULL) == PROX_OK);
+    CHECK(r.count == 1 && r.pairs[0].a == id[0] && r.pairs[0].b == id[2]);
+    // and one disabled pair among many survives the others' removal
+    uint32_t more[6];
+    for (int i = 0; i < 6; i++) REQUIRE(prox_world_add(world, &def, &more[i]) == PROX_OK);
+    for (int i = 0; i < 6; i++) REQUIRE(prox_world_set_pair_enabled(world, id[0], more[i], false) == PROX_OK);
+    REQUIRE(prox_world_set_pair_enabled(world, more[4], more[5], false) == PROX_OK);
+    for (int i = 0; i < 4; i++) REQUIRE(prox_world_remove(world, more[i]) == PROX_OK);
+    r.count = 0;
+    prox_world_stats stats;
+    REQUIRE(prox_world_step(world, 3, collect, &r, &stats) == PROX_OK);
+    CHECK_MSG(stats.filtered_pairs == 3, "%zu filtered, expected (0, 4), (0, 5), (4, 5)", stats.filtered_pairs);
+    CHECK(r.count == 3); // (0, 2), (2, 4), (2, 5)
+    prox_world_destroy(world);
+    shapes_free(&sh);
+}
+
 static bool stop_at_first(const prox_world_pair* pair, void* context) {
     (void)pair;
     ++*(int*)context;

@@ -108,7 +108,9 @@ PROX_API prox_result prox_world_set_pose(prox_world* world, uint32_t object, con
 PROX_API prox_result prox_world_set_motion(prox_world* world, uint32_t object, double speed,
                                            double max_acceleration);
 PROX_API prox_result prox_world_set_filter(prox_world* world, uint32_t object, uint32_t group, uint32_t mask);
-/// Never test (enabled false) or test again (true) one pair of objects.
+/// Never test (enabled false) or test again (true) one pair of objects. The
+/// setting goes with the objects: removing either forgets it, and an object
+/// that later gets a removed object's id starts with every pair enabled.
 PROX_API prox_result prox_world_set_pair_enabled(prox_world* world, uint32_t a, uint32_t b, bool enabled);
 /// A deforming mesh object: refits its hierarchy to the new vertex
 /// positions (same count and triangles, see prox_bvh_refit). Objects that
