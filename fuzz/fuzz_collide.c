@@ -17,7 +17,14 @@
  *   - for every kind, the separation distance equals the least triangle
  *     pair distance over all pairs (the same kernel on the same placed
  *     triangles, so exactly: a distance bound that pruned the closest pair
- *     shows as a larger answer);
+ *     shows as a larger answer), and the tolerance query answers within
+ *     exactly when that distance is at most the tolerance (at the distance,
+ *     just below it, half and twice it);
+ *   - for every kind, prox_contacts finds as many contacting pairs as the
+ *     brute force, each contact point within rounding of both triangles;
+ *   - for every kind, the self-collision of the mesh under either placement
+ *     finds exactly the non-adjacent contacting pairs (no shared vertex
+ *     index), and prox_self_contacts as many;
  *   - the convex hull of the vertices contains every vertex (exact test). */
 #include <proxima/geometry.h>
 #include <proxima/hull.h>
@@ -57,6 +64,39 @@ static int brute_force(const prox_mesh* m, const prox_transform* xa, const prox_
         }
     }
     return pairs;
+}
+
+/* Non-adjacent contacting pairs of the placed mesh (prox_self_collide's set). */
+static int brute_force_self(const prox_mesh* m, const prox_transform* x) {
+    int pairs = 0;
+    for (int i = 0; i < m->triangle_count; ++i)
+        for (int j = i + 1; j < m->triangle_count; ++j) {
+            bool adjacent = false;
+            for (int c = 0; c < 3; ++c)
+                for (int d = 0; d < 3; ++d) adjacent |= m->indices[3 * i + c] == m->indices[3 * j + d];
+            if (adjacent) continue;
+            prox_vec3 a[3], b[3];
+            for (int c = 0; c < 3; ++c) {
+                a[c] = prox_transform_point(x, m->vertices[m->indices[3 * i + c]]);
+                b[c] = prox_transform_point(x, m->vertices[m->indices[3 * j + c]]);
+            }
+            pairs += prox_tri_tri_overlap(a, b);
+        }
+    return pairs;
+}
+
+/* Whether p lies on the placed triangle t of the mesh, to a tolerance
+ * relative to the triangle's size and place. */
+static bool on_triangle(const prox_mesh* m, const prox_transform* x, int t, prox_vec3 p) {
+    prox_vec3 c[3];
+    double size = fabs(p.x) + fabs(p.y) + fabs(p.z);
+    for (int k = 0; k < 3; ++k) {
+        c[k] = prox_transform_point(x, m->vertices[m->indices[3 * t + k]]);
+        size = fmax(size, fabs(c[k].x) + fabs(c[k].y) + fabs(c[k].z));
+    }
+    const prox_vec3 q = prox_closest_point_triangle(p, c);
+    const double gap = fabs(q.x - p.x) + fabs(q.y - p.y) + fabs(q.z - p.z);
+    return gap <= 1e-9 * size;
 }
 
 static double brute_force_distance(const prox_mesh* m, const prox_transform* xa, const prox_transform* xb) {
@@ -117,6 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
     int expected = brute_force(&mesh, &x[0], &x[1]);
     const double expected_distance = brute_force_distance(&mesh, &x[0], &x[1]);
+    const int expected_self[2] = {brute_force_self(&mesh, &x[0]), brute_force_self(&mesh, &x[1])};
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
         prox_bvh_def def = prox_default_bvh_def();
         def.volume = (prox_volume)kind;
@@ -137,6 +178,34 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         prox_distance_result d = prox_distance(bvh, &x[0], bvh, &x[1], NULL);
         check(d.invalid_transform || d.distance == expected_distance);
+        if (!d.invalid_transform && isfinite(expected_distance)) {
+            const double tolerances[4] = {expected_distance, nextafter(expected_distance, -1.0), 0.5 * expected_distance,
+                                          2 * expected_distance};
+            for (int t = 0; t < 4; ++t) {
+                prox_tolerance_result w = prox_within_distance(bvh, &x[0], bvh, &x[1], tolerances[t]);
+                check(w.invalid_transform || w.within == (expected_distance <= tolerances[t]));
+            }
+        }
+        prox_contact contacts[MAX_TRIANGLES * MAX_TRIANGLES];
+        prox_contacts_def ctd = prox_default_contacts_def();
+        ctd.contacts = contacts;
+        ctd.capacity = MAX_TRIANGLES * MAX_TRIANGLES;
+        prox_contacts_result cr = prox_contacts(bvh, &x[0], bvh, &x[1], &ctd);
+        if (!cr.invalid_transform) {
+            check(cr.contact_count == expected);
+            for (int64_t c = 0; c < cr.contact_count; ++c) {
+                check(on_triangle(&mesh, &x[0], contacts[c].pair.triangle_a, contacts[c].point));
+                check(on_triangle(&mesh, &x[1], contacts[c].pair.triangle_b, contacts[c].point));
+            }
+        }
+        for (int k = 0; k < 2; ++k) {
+            prox_collide_def sd = prox_default_collide_def();
+            sd.all_pairs = true;
+            prox_collide_result self = prox_self_collide(bvh, &x[k], &sd);
+            if (self.invalid_transform) continue;
+            check(self.pair_count == expected_self[k]);
+            check(prox_self_contacts(bvh, &x[k], NULL).contact_count == expected_self[k]);
+        }
         prox_bvh_destroy(bvh);
     }
     return 0;
