@@ -17,7 +17,10 @@ static bool make_model(const char* program, const char* name, prox_mesh_data* ou
     } files[] = {{"xwing", "xwing/xwing.obj"},
                  {"bunny", "stanford_bunny/stanford-bunny.obj"},
                  {"buddha", "happy_buddha/buddha.obj"},
-                 {"teapot-obj", "utah_teapot/teapot.obj"}};
+                 {"teapot-obj", "utah_teapot/teapot.obj"},
+                 /* long round robot links (the line swept spheres' case) */
+                 {"ur5-upperarm", "robots/ur5/collision/upperarm.stl"},
+                 {"ur5-forearm", "robots/ur5/collision/forearm.stl"}};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
         if (strcmp(name, files[i].name) != 0) continue;
         char path[1024];

@@ -9,7 +9,8 @@
 #include <proxima/mesh.h>
 
 /// "torus" (the paper's 5,000 triangles) and "teapot" (Newell's patches, 4,032
-/// triangles) are built in; "xwing", "bunny", "buddha" and "teapot-obj" are read
+/// triangles) are built in; "xwing", "bunny", "buddha", "teapot-obj" and the UR5
+/// links "ur5-upperarm" and "ur5-forearm" are read
 /// from ../shared/data/meshes or $PROXIMA_DATA. Every model is centred on its
 /// bounding box, so random rotations spin it in place. Returns false, with a
 /// message on stderr naming `program`, when a file is absent or unreadable.

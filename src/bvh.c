@@ -18,7 +18,7 @@ prox_bvh_def prox_default_bvh_def(void) {
 }
 
 static const char* const volume_names[PROX_VOLUME_COUNT] = {"aabb",   "obb",    "obb-sphere", "sphere",
-                                                             "kdop14", "kdop18", "kdop26",     "rss"};
+                                                             "kdop14", "kdop18", "kdop26",     "rss", "lss"};
 static const char* const split_names[PROX_SPLIT_COUNT] = {"default", "median", "sah", "mean"};
 
 const char* prox_volume_name(prox_volume volume) {

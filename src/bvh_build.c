@@ -445,7 +445,7 @@ prox_result prox_bvh_build_tree(prox_bvh* bvh) {
     size_t obb_bytes = prox_volume_has_obb(kind) ? sizeof(prox_obb_lanes) * (size_t)wide_count : 0;
     size_t sphere_bytes = prox_volume_has_sphere(kind) ? sizeof(prox_sphere_lanes) * (size_t)wide_count : 0;
     size_t kdop_bytes = prox_volume_is_kdop(kind) ? sizeof(prox_kdop_lanes) * (size_t)wide_count : 0;
-    size_t rss_bytes = kind == PROX_VOLUME_RSS ? sizeof(prox_rss_lanes) * (size_t)wide_count : 0;
+    size_t rss_bytes = prox_volume_is_swept(kind) ? sizeof(prox_rss_lanes) * (size_t)wide_count : 0;
     size_t lane_slot_bytes = kind != PROX_VOLUME_AABB ? 2 * sizeof(int32_t) * PROX_LANES * (size_t)wide_count : 0;
     prox_kdop_lanes* kdops = kdop_bytes ? prox_alloc(alloc, kdop_bytes) : NULL;
     prox_obb_lanes* obbs = obb_bytes ? prox_alloc(alloc, obb_bytes) : NULL;

@@ -85,7 +85,7 @@ struct prox_bvh {
     prox_obb_lanes* obbs;       /* one per node for OBB kinds, else NULL */
     prox_sphere_lanes* spheres; /* one per node for sphere kinds, else NULL */
     prox_kdop_lanes* kdops;     /* one per node for k-DOP kinds, else NULL */
-    prox_rss_lanes* rss;        /* one per node for PROX_VOLUME_RSS, else NULL */
+    prox_rss_lanes* rss;        /* one per node for PROX_VOLUME_RSS and _LSS, else NULL */
     prox_obb_lanes root_obb;    /* the root's volumes, in lane 0 */
     prox_sphere_lanes root_sphere;
     prox_kdop_lanes root_kdop;
@@ -181,13 +181,17 @@ void prox_bvh_free_volumes(prox_bvh* bvh);
 /* Checks that every volume contains its lane's vertices. */
 bool prox_bvh_validate_volumes(const prox_bvh* bvh, char* message, size_t message_size);
 size_t prox_bvh_volume_bytes(const prox_bvh* bvh);
-/* Rectangle swept spheres of every lane and the root, in the frames of the
- * lanes' oriented boxes (fitted first); grows volume_radius to cover them. */
+/* Rectangle (or line) swept spheres of every lane and the root, in the
+ * frames of the lanes' oriented boxes (fitted first); grows volume_radius
+ * to cover them. */
 void prox_bvh_fit_rss(prox_bvh* bvh);
 bool prox_bvh_validate_rss(const prox_bvh* bvh, char* message, size_t message_size);
 
+/* Swept-sphere kinds keep their volumes in `rss` (a segment is a
+ * rectangle of zero width) and the oriented boxes they were fitted in. */
+static inline bool prox_volume_is_swept(prox_volume v) { return v == PROX_VOLUME_RSS || v == PROX_VOLUME_LSS; }
 static inline bool prox_volume_has_obb(prox_volume v) {
-    return v == PROX_VOLUME_OBB || v == PROX_VOLUME_OBB_SPHERE || v == PROX_VOLUME_RSS;
+    return v == PROX_VOLUME_OBB || v == PROX_VOLUME_OBB_SPHERE || prox_volume_is_swept(v);
 }
 static inline bool prox_volume_has_sphere(prox_volume v) {
     return v == PROX_VOLUME_SPHERE || v == PROX_VOLUME_OBB_SPHERE;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Rectangle swept spheres (Larsen, Gottschalk, Lin, Manocha 1999, "Fast
+/* Rectangle swept spheres (and line swept spheres, fit_lane_lss below) (Larsen, Gottschalk, Lin, Manocha 1999, "Fast
  * proximity queries with swept sphere volumes", sec. 3): per lane, the
  * points within a radius of a rectangle, fitted in the frame of the lane's
  * oriented box (already fitted, bvh_fit.c) over the lane's vertices.
@@ -46,13 +46,38 @@ static inline double sweep_reach(double radius, double dz) {
     return h2 > 0 ? sqrt(h2) : 0;
 }
 
-static void fit_lane(const prox_bvh* bvh, const prox_obb_lanes* o, int obb_lane, int first, int end,
-                     prox_rss_lanes* r, int lane) {
+static rss_frame frame_of(const prox_obb_lanes* o, int obb_lane) {
     rss_frame f;
     for (int k = 0; k < 3; ++k) {
         f.origin[k] = o->center[k][obb_lane];
         for (int j = 0; j < 3; ++j) f.axis[k][j] = o->axis[k][j][obb_lane];
     }
+    return f;
+}
+
+/* Stores the swept volume with centre s (frame coordinates), the frame's
+ * axes, half extents and radius. `reach` bounds the vertices' frame
+ * coordinates: the float centre moves by 2^-24 sqrt 3 |centre|, float axes
+ * 2^-24 off orthonormal move a reconstructed vertex by about 2^-22 of its
+ * offset, and the radius is grown by more than both. */
+static void store_lane(const rss_frame* f, const double s[3], double half0, double half1, double radius,
+                       double reach, prox_rss_lanes* r, int lane) {
+    double size = 0;
+    for (int k = 0; k < 3; ++k) {
+        const double c = f->origin[k] + f->axis[0][k] * s[0] + f->axis[1][k] * s[1] + f->axis[2][k] * s[2];
+        r->center[k][lane] = (float)c;
+        size = fabs(c) > size ? fabs(c) : size;
+        for (int j = 0; j < 3; ++j) r->axis[k][j][lane] = (float)f->axis[k][j];
+    }
+    const double slack = 0x1p-20 * (size + reach);
+    r->half[0][lane] = half0 == 0 ? 0 : prox_float_up(half0); /* (exactly 0 stays 0: a segment's width) */
+    r->half[1][lane] = half1 == 0 ? 0 : prox_float_up(half1);
+    r->radius[lane] = prox_float_up(radius + slack);
+}
+
+static void fit_lane(const prox_bvh* bvh, const prox_obb_lanes* o, int obb_lane, int first, int end,
+                     prox_rss_lanes* r, int lane) {
+    const rss_frame f = frame_of(o, obb_lane);
     const uint32_t* ids = bvh->slot_indices + 3 * (size_t)first;
     const int count = 3 * (end - first);
     double zlo = INFINITY, zhi = -INFINITY, reach = 0;
@@ -91,19 +116,49 @@ static void fit_lane(const prox_bvh* bvh, const prox_obb_lanes* o, int obb_lane,
         else lo[0] = fmin(lo[0], c[0] + allowed);
     }
     const double s[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), mid};
-    double size = 0;
-    for (int k = 0; k < 3; ++k) {
-        const double c = f.origin[k] + f.axis[0][k] * s[0] + f.axis[1][k] * s[1] + f.axis[2][k] * s[2];
-        r->center[k][lane] = (float)c;
-        size = fabs(c) > size ? fabs(c) : size;
-        for (int j = 0; j < 3; ++j) r->axis[k][j][lane] = o->axis[k][j][obb_lane];
+    store_lane(&f, s, 0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), radius, reach, r, lane);
+}
+
+/* Line swept spheres (Larsen et al. 1999, sec. 3), the same one dimension
+ * down: in the box's frame (x along the longest axis) the segment lies on
+ * the line through the middle of the vertices' y-z range, the radius is
+ * the largest distance of a vertex from that line, and a vertex at distance
+ * d from it is covered when its x is within h = sqrt(r^2 - d^2) of the
+ * segment: the x range reaches from below min(x + h) to above max(x - h),
+ * or is their middle when that comes out empty (every vertex within h of
+ * one cross-section). Stored as a rectangle of zero width. */
+static void fit_lane_lss(const prox_bvh* bvh, const prox_obb_lanes* o, int obb_lane, int first, int end,
+                         prox_rss_lanes* r, int lane) {
+    const rss_frame f = frame_of(o, obb_lane);
+    const uint32_t* ids = bvh->slot_indices + 3 * (size_t)first;
+    const int count = 3 * (end - first);
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, reach = 0;
+    for (int i = 0; i < count; ++i) {
+        double c[3];
+        frame_coordinates(&f, bvh->vertices[ids[i]], c);
+        for (int k = 0; k < 3; ++k) lo[k] = c[k] < lo[k] ? c[k] : lo[k], hi[k] = c[k] > hi[k] ? c[k] : hi[k];
+        const double len = fabs(c[0]) + fabs(c[1]) + fabs(c[2]);
+        reach = len > reach ? len : reach;
     }
-    /* the float centre moves by 2^-24 sqrt 3 |centre|, float axes 2^-24 off
-     * orthonormal move a reconstructed vertex by about 2^-22 of its offset */
-    const double slack = 0x1p-20 * (size + reach);
-    r->half[0][lane] = prox_float_up(0.5 * (hi[0] - lo[0]));
-    r->half[1][lane] = prox_float_up(0.5 * (hi[1] - lo[1]));
-    r->radius[lane] = prox_float_up(radius + slack);
+    const double ymid = 0.5 * (lo[1] + hi[1]), zmid = 0.5 * (lo[2] + hi[2]);
+    double radius = 0;
+    for (int i = 0; i < count; ++i) {
+        double c[3];
+        frame_coordinates(&f, bvh->vertices[ids[i]], c);
+        const double d = sqrt((c[1] - ymid) * (c[1] - ymid) + (c[2] - zmid) * (c[2] - zmid));
+        radius = d > radius ? d : radius;
+    }
+    double xlo = INFINITY, xhi = -INFINITY;
+    for (int i = 0; i < count; ++i) {
+        double c[3];
+        frame_coordinates(&f, bvh->vertices[ids[i]], c);
+        const double h = sweep_reach(radius, sqrt((c[1] - ymid) * (c[1] - ymid) + (c[2] - zmid) * (c[2] - zmid)));
+        xlo = c[0] + h < xlo ? c[0] + h : xlo;
+        xhi = c[0] - h > xhi ? c[0] - h : xhi;
+    }
+    if (xlo > xhi) xlo = xhi = 0.5 * (xlo + xhi);
+    const double s[3] = {0.5 * (xlo + xhi), ymid, zmid};
+    store_lane(&f, s, 0.5 * (xhi - xlo), 0, radius, reach, r, lane);
 }
 
 static void clear_lane(prox_rss_lanes* r, int lane) {
@@ -122,6 +177,8 @@ static double lane_reach(const prox_rss_lanes* r, int lane) {
 }
 
 void prox_bvh_fit_rss(prox_bvh* bvh) {
+    void (*fit)(const prox_bvh*, const prox_obb_lanes*, int, int, int, prox_rss_lanes*, int) =
+        bvh->def.volume == PROX_VOLUME_LSS ? fit_lane_lss : fit_lane;
     double reach = bvh->volume_radius;
     for (int i = 0; i < bvh->node_count * PROX_LANES; ++i) {
         const int node = i / PROX_LANES, lane = i % PROX_LANES;
@@ -129,12 +186,11 @@ void prox_bvh_fit_rss(prox_bvh* bvh) {
             clear_lane(&bvh->rss[node], lane);
             continue;
         }
-        fit_lane(bvh, &bvh->obbs[node], lane, bvh->lane_slots[2 * i], bvh->lane_slots[2 * i + 1], &bvh->rss[node],
-                 lane);
+        fit(bvh, &bvh->obbs[node], lane, bvh->lane_slots[2 * i], bvh->lane_slots[2 * i + 1], &bvh->rss[node], lane);
         reach = fmax(reach, lane_reach(&bvh->rss[node], lane));
     }
     for (int lane = 1; lane < PROX_LANES; ++lane) clear_lane(&bvh->root_rss, lane);
-    fit_lane(bvh, &bvh->root_obb, 0, 0, bvh->triangle_count, &bvh->root_rss, 0);
+    fit(bvh, &bvh->root_obb, 0, 0, bvh->triangle_count, &bvh->root_rss, 0);
     bvh->volume_radius = fmax(reach, lane_reach(&bvh->root_rss, 0));
 }
 
@@ -160,7 +216,7 @@ static bool check_lane(const prox_bvh* bvh, const prox_rss_lanes* r, int lane, i
         for (int c = 0; c < 3; ++c) {
             const uint32_t v = bvh->slot_indices[3 * (size_t)s + (size_t)c];
             if (!holds(r, lane, bvh->vertices[v])) {
-                prox_message(message, message_size, "rss node %d lane %d does not contain vertex %u of triangle %d",
+                prox_message(message, message_size, "swept sphere of node %d lane %d does not contain vertex %u of triangle %d",
                              node, lane, v, bvh->slot_triangle[s]);
                 return false;
             }

@@ -106,7 +106,8 @@ static inline test_kind choose_test(const prox_bvh* a, const prox_bvh* b, const 
     if (a->def.volume != b->def.volume || !f->float_range_ok) return TEST_AABB;
     switch (a->def.volume) {
     case PROX_VOLUME_OBB:
-    case PROX_VOLUME_RSS: return TEST_OBB;
+    case PROX_VOLUME_RSS:
+    case PROX_VOLUME_LSS: return TEST_OBB;
     case PROX_VOLUME_OBB_SPHERE: return TEST_OBB_SPHERE;
     case PROX_VOLUME_SPHERE: return TEST_SPHERE;
     case PROX_VOLUME_KDOP14:

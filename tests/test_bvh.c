@@ -65,8 +65,9 @@ PROX_TEST(bvh, builds_valid_trees_for_every_split_and_leaf_size) {
                 CHECK(s.volume == volume);
                 CHECK(s.split == (split != PROX_SPLIT_DEFAULT                   ? split
                                   : volume == PROX_VOLUME_OBB || volume == PROX_VOLUME_OBB_SPHERE ||
-                                          volume == PROX_VOLUME_RSS ? PROX_SPLIT_MEAN
-                                                                    : PROX_SPLIT_MEDIAN));
+                                          volume == PROX_VOLUME_RSS || volume == PROX_VOLUME_LSS
+                                      ? PROX_SPLIT_MEAN
+                                      : PROX_SPLIT_MEDIAN));
                 /* the root box holds every vertex */
                 prox_vec3 lo, hi;
                 prox_bvh_bounds(bvh, &lo, &hi);
@@ -486,6 +487,48 @@ PROX_TEST(bvh, float_rounding_is_directed_and_tight) {
  * corners are at the faces, where the sweep adds nothing); on a sphere every
  * rectangle lies within its box's middle section (the sweep reaches past
  * the box by at most the radius) and the swept volume holds every vertex. */
+PROX_TEST(bvh, lss_fit_is_tight) {
+    /* a rod: the root segment runs its length, the radius reaches the
+     * corners of its cross-section */
+    prox_mesh_data data;
+    REQUIRE(prox_mesh_box(prox_vec3_make(1.0, 0.05, 0.05), &data) == PROX_OK);
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh_def def = prox_default_bvh_def();
+    def.volume = PROX_VOLUME_LSS;
+    prox_bvh* bvh = NULL;
+    REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+    const prox_rss_lanes* r = &bvh->root_rss;
+    CHECK_NEAR(r->radius[0], 0.05 * sqrt(2.0), 1e-5);
+    CHECK_NEAR(r->half[0][0], 1.0, 1e-5);
+    CHECK(r->half[1][0] == 0);
+    CHECK(prox_bvh_validate(bvh, NULL, 0));
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+
+    /* every lane of a sphere: a segment within its box's long axis, a
+     * radius within the box's cross-section */
+    REQUIRE(prox_mesh_sphere(1.0, 24, 32, &data) == PROX_OK);
+    mesh = prox_mesh_data_view(&data);
+    REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+    int lanes = 0;
+    for (int i = 0; i < bvh->node_count * PROX_LANES; ++i) {
+        const int node = i / PROX_LANES, lane = i % PROX_LANES;
+        if (bvh->nodes[node].count[lane] < 0) continue;
+        const prox_obb_lanes* o = &bvh->obbs[node];
+        const prox_rss_lanes* s = &bvh->rss[node];
+        ++lanes;
+        CHECK(s->half[1][lane] == 0);
+        CHECK_MSG(s->half[0][lane] <= o->extent[0][lane] * (1 + 1e-6), "node %d lane %d: %g > %g", node, lane,
+                  s->half[0][lane], o->extent[0][lane]);
+        const double cross = hypot(o->extent[1][lane], o->extent[2][lane]);
+        CHECK_MSG(s->radius[lane] <= cross + 2e-6, "node %d lane %d: radius %g > %g", node, lane, s->radius[lane], cross);
+    }
+    CHECK(lanes > 0);
+    CHECK(prox_bvh_validate(bvh, NULL, 0));
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+}
+
 PROX_TEST(bvh, rss_fit_is_tight) {
     prox_mesh_data data;
     REQUIRE(prox_mesh_box(prox_vec3_make(1.0, 0.5, 0.05), &data) == PROX_OK);

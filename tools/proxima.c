@@ -46,7 +46,7 @@ static void usage(FILE* f) {
           "\n"
           "MODEL is a mesh file (.obj .stl .ply .off) or builtin:torus, builtin:teapot,\n"
           "builtin:sphere, builtin:box. KIND is the bounding volume: aabb (default; rss for\n"
-          "distance), obb, obb-sphere, sphere, kdop14, kdop18, kdop26, rss; info without --bv\n"
+          "distance), obb, obb-sphere, sphere, kdop14, kdop18, kdop26, rss, lss; info without --bv\n"
           "shows every kind.\n"
           "RULE is the split: default (the kind's own), median, sah, mean. --fit: oriented\n"
           "boxes from the covariance of each node's convex hull (default) or of its\n"
@@ -172,7 +172,7 @@ static int parse_options(int argc, char** argv, int first, options* o) {
             ++i;
             if (strcmp(a, "--bv") == 0) {
                 if (!prox_volume_from_name(value, &o->bvh.volume))
-                    return fail("unknown volume '%s' (aabb, obb, obb-sphere, sphere, kdop14, kdop18, kdop26, rss)", value);
+                    return fail("unknown volume '%s' (aabb, obb, obb-sphere, sphere, kdop14, kdop18, kdop26, rss, lss)", value);
                 o->have_volume = true;
             } else if (strcmp(a, "--sat") == 0) {
                 if (strcmp(value, "full") == 0) o->sat = PROX_SAT_FULL;

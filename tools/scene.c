@@ -26,7 +26,7 @@
  *       relative path is relative to the scene file's directory; no spaces)
  *       or builtin:torus, builtin:sphere, builtin:teapot, builtin:box. KIND
  *       is the hierarchy's volume (aabb, obb, obb-sphere, sphere, kdop14,
- *       kdop18, kdop26, rss; default aabb). detail N (built-in models only, 1..100)
+ *       kdop18, kdop26, rss, lss; default aabb). detail N (built-in models only, 1..100)
  *       picks the tessellation: torus 2N x N quads, sphere N+1 stacks x 2N
  *       slices, teapot N x N quads per patch, box unchanged. scale is baked
  *       into the vertices.
@@ -442,7 +442,7 @@ static bool parse_mesh(parser* p) {
             const char* kind = next_word(p, "volume kind after bv");
             if (!kind) return false;
             if (!prox_volume_from_name(kind, &def.volume))
-                return bad(p, "unknown volume '%s' (aabb, obb, obb-sphere, sphere, kdop14, kdop18, kdop26, rss)", kind);
+                return bad(p, "unknown volume '%s' (aabb, obb, obb-sphere, sphere, kdop14, kdop18, kdop26, rss, lss)", kind);
         } else if (strcmp(word, "detail") == 0) {
             if (!read_count(p, "detail", 1, MAX_DETAIL, &detail)) return false;
         } else if (strcmp(word, "scale") == 0) {

@@ -48,6 +48,15 @@ typedef enum prox_volume {
     /// oriented boxes they were fitted in are kept, and collision tests those
     /// (as FCL's OBBRSS).
     PROX_VOLUME_RSS,
+    /// Line swept spheres (Larsen et al. 1999, PQP): each volume is the set of
+    /// points within a radius of a segment, fitted in the frame of the node's
+    /// oriented box (segment along its longest axis, through the middle of
+    /// its cross-section; radius the farthest vertex from that line). Tight
+    /// around long round parts (links, rods, capsules), loose around flat
+    /// ones. Queried as PROX_VOLUME_RSS: distance by the swept segments,
+    /// collision by the kept boxes. (Point swept spheres are
+    /// PROX_VOLUME_SPHERE.)
+    PROX_VOLUME_LSS,
     PROX_VOLUME_COUNT
 } prox_volume;
 
