@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* libFuzzer target: a world of small meshes (every volume kind) and convex
- * shapes (boxes, tetrahedra, spheres, capsules) under fuzzed poses, filters,
+/* libFuzzer target: a world of small meshes (a box and a coarse sphere
+ * under four volume kinds, a deforming box under any) and convex shapes
+ * (boxes, tetrahedra, spheres, capsules) under fuzzed poses, filters,
  * deformations and motions, stepped in lockstep with a reference world.
  *
  * The world under test takes the fuzzed settings (broad phase kind,
- * contacts, time-to-contact schedule); the reference has the all-pairs
- * broad phase, no contacts and no schedule. Objects with known motion
- * bounds only translate, each step by at most speed * dt, so the bounds
- * hold and the schedule must not change any answer; objects of unknown
- * motion jump to any pose (rotated, scaled, mirrored). One mesh object has
- * a hierarchy of its own and is refitted to fuzzed vertices.
+ * contacts, time-to-contact schedule, one or two narrow-phase threads);
+ * the reference has the all-pairs broad phase, no contacts, no schedule
+ * and one thread. Objects with known motion bounds only translate, each
+ * step by at most speed * dt, so the bounds hold and the schedule must not
+ * change any answer; objects of unknown motion jump to any pose (rotated,
+ * scaled, mirrored). The deforming box has a hierarchy of its own and is
+ * refitted to fuzzed vertices.
  * Checked at every step, abort() on failure: both worlds report the same
  * pairs in the same order, and the reference reports exactly the pairs
  * that the direct queries call touching (prox_overlap, prox_convex_overlap,
@@ -242,6 +244,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     def[0].broadphase.kind = kinds[settings % 4];
     def[0].contacts = settings & 4;
     def[0].schedule = settings & 8;
+    def[0].threads = settings & 16 ? 2 : 1;
     def[1].broadphase.kind = PROX_BROADPHASE_BRUTE;
     def[1].contacts = false;
     def[1].schedule = false;
