@@ -7,10 +7,12 @@
  * The world under test takes the fuzzed settings (broad phase kind,
  * contacts, time-to-contact schedule, one or two narrow-phase threads);
  * the reference has the all-pairs broad phase, no contacts, no schedule
- * and one thread. Objects with known motion bounds only translate, each
- * step by at most speed * dt, so the bounds hold and the schedule must not
- * change any answer; objects of unknown motion jump to any pose (rotated,
- * scaled, mirrored). The deforming box has a hierarchy of its own and is
+ * and one thread. Objects with known motion bounds translate and turn
+ * about a fixed axis, their points moving by at most speed * dt a step
+ * (|velocity| + angular speed * the shape's reach, with 5% to spare for
+ * rounding), so the bounds hold and the schedule must not change any
+ * answer; objects of unknown motion jump to any pose (rotated, scaled,
+ * mirrored). The deforming box has a hierarchy of its own and is
  * refitted to fuzzed vertices.
  * Checked at every step, abort() on failure: both worlds report the same
  * pairs in the same order, and the reference reports exactly the pairs
@@ -72,7 +74,9 @@ typedef struct object {
     bool live;
     int shape; /* < MESHES: a shared mesh; then the convexes; SHAPES - 1: the deforming mesh */
     prox_transform pose;
-    prox_vec3 velocity; /* known motion: |velocity| <= speed */
+    prox_vec3 velocity; /* known motion: |velocity| + spin * reach <= speed */
+    prox_vec3 axis;     /* unit: the axis it turns about, through its origin */
+    double spin;        /* radians per unit of time */
     double speed;       /* < 0: unknown */
     uint32_t group, mask;
     bool self;
@@ -134,6 +138,27 @@ static prox_shape shape_of(const scene* s, int shape) {
 }
 
 static bool is_mesh(int shape) { return shape < MESHES || shape == SHAPES - 1; }
+
+/* The largest distance of a shape's points from its origin (radius
+ * included): box corners sqrt 3, the sphere mesh 1, the tetrahedron's
+ * corners sqrt 3, the ball 1, the capsule 1 + 0.5. */
+static double reach_of(int shape) {
+    static const double reach[SHAPES] = {1.7320508075688773, 1, 1.7320508075688773, 1, 1.7320508075688773,
+                                         1.7320508075688773, 1, 1.5, INFINITY};
+    return reach[shape];
+}
+
+/* The rotation by angle about the unit axis u (Rodrigues), times m. */
+static prox_mat3 turned(prox_vec3 u, double angle, const prox_mat3* m) {
+    const double c = cos(angle), sn = sin(angle), t = 1 - c;
+    const double r[3][3] = {{c + t * u.x * u.x, t * u.x * u.y - sn * u.z, t * u.x * u.z + sn * u.y},
+                            {t * u.x * u.y + sn * u.z, c + t * u.y * u.y, t * u.y * u.z - sn * u.x},
+                            {t * u.x * u.z - sn * u.y, t * u.y * u.z + sn * u.x, c + t * u.z * u.z}};
+    prox_mat3 out;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) out.m[i][j] = r[i][0] * m->m[0][j] + r[i][1] * m->m[1][j] + r[i][2] * m->m[2][j];
+    return out;
+}
 
 static void add_object(scene* s, reader* r) {
     if (s->object_count == MAX_OBJECTS) return;
@@ -199,9 +224,10 @@ static void step(scene* s, double dt) {
     for (int i = 0; i < s->object_count; i++) {
         object* o = &s->objects[i];
         if (!o->live || o->speed < 0) continue;
-        const prox_vec3 before = o->pose.origin;
-        o->pose.origin = prox_vec3_add(before, prox_vec3_scale(o->velocity, dt));
-        if (memcmp(&before, &o->pose.origin, sizeof before) != 0) set_pose(s, o);
+        const prox_transform before = o->pose;
+        o->pose.origin = prox_vec3_add(before.origin, prox_vec3_scale(o->velocity, dt));
+        if (o->spin > 0) o->pose.basis = turned(o->axis, o->spin * dt, &before.basis);
+        if (memcmp(&before, &o->pose, sizeof before) != 0) set_pose(s, o);
     }
     static uint32_t found[2][1 + 2 * MAX_PAIRS];
     for (int w = 0; w < 2; w++) {
@@ -273,10 +299,15 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         case 3: /* a new velocity within the bound, or a jump for unknown motion */
             if (!any) break;
             if (o->speed >= 0) {
+                /* a share f of the bound to the translation, some of the rest to the turn */
+                const double f = (next_byte(&r) % 5) / 4.0, g = (next_byte(&r) % 5) / 4.0;
                 prox_vec3 v = prox_vec3_make(next_small_integer(&r), next_small_integer(&r), next_small_integer(&r));
                 const double len = prox_vec3_length(v);
-                /* a percent under the bound: the moves' rounding stays inside it */
-                o->velocity = len > 0 ? prox_vec3_scale(v, 0.99 * o->speed / len * (next_byte(&r) % 5) / 4.0) : v;
+                o->velocity = len > 0 ? prox_vec3_scale(v, 0.95 * o->speed * f / len) : prox_vec3_make(0, 0, 0);
+                prox_vec3 u = prox_vec3_make(next_small_integer(&r), next_small_integer(&r), next_small_integer(&r));
+                const double ulen = prox_vec3_length(u);
+                o->axis = ulen > 0 ? prox_vec3_scale(u, 1 / ulen) : prox_vec3_make(0, 0, 1);
+                o->spin = 0.95 * o->speed * (1 - f) * g / reach_of(o->shape);
             } else {
                 o->pose.basis = next_basis(&r, true);
                 o->pose.origin = prox_vec3_make(next_coordinate(&r, &s), next_coordinate(&r, &s), next_coordinate(&r, &s));
@@ -298,6 +329,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             if (any && o->speed >= 0) {
                 o->speed = ldexp(1.0, next_byte(&r) % 4 - 2) * ldexp(1.0, s.scale);
                 o->velocity = prox_vec3_make(0, 0, 0);
+                o->spin = 0;
                 for (int w = 0; w < 2; w++) check(prox_world_set_motion(s.world[w], o->id[w], o->speed, 0) == PROX_OK);
             }
             break;

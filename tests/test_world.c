@@ -224,12 +224,19 @@ PROX_TEST(world, colliding_pairs_equal_brute_force) {
     for (uint64_t seed = 1; seed <= 3; seed++) run_world_scene(seed, volumes[seed % 3], frames);
 }
 
+/* The shapes of `volume` and a world with the default definition. */
+static bool open_world(shapes* sh, prox_volume volume, prox_world** out_world) {
+    if (!shapes_make(sh, volume)) return false;
+    prox_world_def wdef = prox_default_world_def();
+    if (prox_world_create(&wdef, out_world) == PROX_OK) return true;
+    shapes_free(sh);
+    return false;
+}
+
 PROX_TEST(world, filters_and_disabled_pairs) {
     shapes sh;
-    REQUIRE(shapes_make(&sh, PROX_VOLUME_AABB));
-    prox_world_def wdef = prox_default_world_def();
     prox_world* world;
-    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    REQUIRE(open_world(&sh, PROX_VOLUME_AABB, &world));
     // Three balls at the same place: all three pairs collide.
     uint32_t id[3];
     for (int i = 0; i < 3; i++) {
@@ -262,10 +269,8 @@ PROX_TEST(world, disabled_pairs_end_with_their_objects) {
     // the same place after a step: the new pair collides (the fuzzer found
     // the old setting inherited by the id).
     shapes sh;
-    REQUIRE(shapes_make(&sh, PROX_VOLUME_AABB));
-    prox_world_def wdef = prox_default_world_def();
     prox_world* world;
-    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    REQUIRE(open_world(&sh, PROX_VOLUME_AABB, &world));
     prox_object_def def = prox_default_object_def();
     def.shape = prox_shape_convex(sh.ball);
     uint32_t id[3];
@@ -305,10 +310,8 @@ static bool stop_at_first(const prox_world_pair* pair, void* context) {
 
 PROX_TEST(world, callback_can_stop) {
     shapes sh;
-    REQUIRE(shapes_make(&sh, PROX_VOLUME_AABB));
-    prox_world_def wdef = prox_default_world_def();
     prox_world* world;
-    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    REQUIRE(open_world(&sh, PROX_VOLUME_AABB, &world));
     for (int i = 0; i < 4; i++) {
         prox_object_def def = prox_default_object_def();
         def.shape = prox_shape_convex(sh.ball);
@@ -327,10 +330,8 @@ PROX_TEST(world, deforming_mesh_is_refitted) {
     // A sphere mesh squashed into a thin disc stops touching a ball above it;
     // grown back, it touches again.
     shapes sh;
-    REQUIRE(shapes_make(&sh, PROX_VOLUME_OBB));
-    prox_world_def wdef = prox_default_world_def();
     prox_world* world;
-    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    REQUIRE(open_world(&sh, PROX_VOLUME_OBB, &world));
     prox_object_def def = prox_default_object_def();
     def.shape = prox_shape_mesh(sh.sphere_bvh);
     uint32_t mesh_id, ball_id;
@@ -550,10 +551,8 @@ PROX_TEST(world, refit_moves_every_object_sharing_the_hierarchy) {
     // first object, the second one's box must grow too, or its contact with
     // its ball would be lost in the broad phase.
     shapes sh;
-    REQUIRE(shapes_make(&sh, PROX_VOLUME_AABB));
-    prox_world_def wdef = prox_default_world_def();
     prox_world* world;
-    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    REQUIRE(open_world(&sh, PROX_VOLUME_AABB, &world));
     uint32_t first, second, ball;
     prox_object_def def = prox_default_object_def();
     def.shape = prox_shape_mesh(sh.sphere_bvh);
