@@ -17,7 +17,10 @@
  *   - for every kind, the separation distance equals the least triangle
  *     pair distance over all pairs (the same kernel on the same placed
  *     triangles, so exactly: a distance bound that pruned the closest pair
- *     shows as a larger answer), and the tolerance query answers within
+ *     shows as a larger answer); with a cache of any ids, an upper bound
+ *     and error bounds, the answer keeps PQP's contract (true <= d <=
+ *     (1 + rel) true + abs, beyond the upper bound exactly when the true
+ *     distance is), and the tolerance query answers within
  *     exactly when that distance is at most the tolerance (at the distance,
  *     just below it, half and twice it);
  *   - for every kind, prox_contacts finds as many contacting pairs as the
@@ -189,6 +192,27 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         prox_distance_result d = prox_distance(bvh, &x[0], bvh, &x[1], NULL);
         check(d.invalid_transform || d.distance == expected_distance);
         if (!d.invalid_transform && isfinite(expected_distance)) {
+            /* the options: a cache holding any ids (stale, out of range), an
+             * upper bound around the distance, the error bounds */
+            prox_distance_cache cache = {true, (int32_t)(int8_t)next_byte(&r), (int32_t)(int8_t)next_byte(&r)};
+            prox_distance_def dd = prox_default_distance_def();
+            dd.cache = &cache;
+            const double uppers[3] = {INFINITY, expected_distance, 0.5 * expected_distance};
+            dd.upper_bound = uppers[next_byte(&r) % 3];
+            const double rel = (next_byte(&r) % 3) * 0.25, abs_error = ldexp((double)(next_byte(&r) % 3), scale - 4);
+            dd.relative_error = rel;
+            dd.absolute_error = abs_error;
+            prox_distance_result o = prox_distance(bvh, &x[0], bvh, &x[1], &dd);
+            check(!o.invalid_transform);
+            check(o.beyond_upper_bound == (expected_distance > dd.upper_bound));
+            if (!o.beyond_upper_bound) {
+                check(o.distance >= expected_distance && o.distance <= (1 + rel) * expected_distance + abs_error);
+                check(o.triangle_a >= 0 && o.triangle_a < triangle_count && o.triangle_b >= 0 &&
+                      o.triangle_b < triangle_count);
+                check(cache.valid && cache.triangle_a == o.triangle_a && cache.triangle_b == o.triangle_b);
+            } else {
+                check(!(o.distance <= dd.upper_bound));
+            }
             const double tolerances[4] = {expected_distance, nextafter(expected_distance, -1.0), 0.5 * expected_distance,
                                           2 * expected_distance};
             for (int t = 0; t < 4; ++t) {

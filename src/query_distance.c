@@ -488,7 +488,14 @@ prox_distance_result prox_distance(const prox_bvh* a, const prox_transform* xa, 
     result.point_b = st.point_b;
     result.triangle_a = st.triangle_a;
     result.triangle_b = st.triangle_b;
-    result.beyond_upper_bound = !(st.best <= upper);
+    /* beyond the upper bound only when that is certain: with error bounds
+     * the pair found may lie beyond it while the models do not; every pair
+     * not measured is at least (best - abs) / (1 + rel) away (the limit it
+     * was pruned by) or was pruned for lying beyond the upper bound */
+    double certain = st.best;
+    if (st.relative_error > 0 || st.absolute_error > 0)
+        certain = (1 - 0x1p-50) * (st.best - st.absolute_error) / (1 + st.relative_error);
+    result.beyond_upper_bound = !(st.best <= upper) && !(certain <= upper);
     if (st.best > 0 && !result.beyond_upper_bound) result.containment = prox_find_containment(a, xa, b, xb);
     result.volume_tests = st.volume_tests;
     result.triangle_tests = st.triangle_tests;

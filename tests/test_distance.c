@@ -136,6 +136,14 @@ static void check_distance(const model* ma, const prox_bvh* a, const prox_transf
                   approx.distance <= 1.25 * expected + 0.01 * scale + 1e-12 * scale,
               "%s %s: approximate %.17g, true %.17g", what, kind, approx.distance, expected);
     CHECK(approx.triangle_tests <= r.triangle_tests + 1);
+    /* with an upper bound at the distance: the pair found may lie beyond
+     * it, but the models do not (fuzz_collide found the flag set) */
+    def.upper_bound = r.distance;
+    approx = prox_distance(a, xa, b, xb, &def);
+    CHECK_MSG(!approx.beyond_upper_bound && approx.distance >= r.distance &&
+                  approx.distance <= 1.25 * r.distance + 0.01 * scale,
+              "%s %s: approximate %.17g (beyond %d), true %.17g", what, kind, approx.distance,
+              approx.beyond_upper_bound, r.distance);
 
     /* an upper bound below the distance stops early, one above changes nothing */
     if (expected > 0) {

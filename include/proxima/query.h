@@ -193,7 +193,10 @@ typedef struct prox_distance_result {
     prox_vec3 point_b;  ///< on triangle_b of model b, world coordinates; |point_a - point_b| = distance
     int32_t triangle_a; ///< -1 when no pair was measured
     int32_t triangle_b;
-    bool beyond_upper_bound; ///< the models are farther apart than def.upper_bound
+    /// The models are certainly farther apart than def.upper_bound. With
+    /// error bounds the pair found may lie beyond it while the models might
+    /// not: then this is false and `distance` keeps its error bounds.
+    bool beyond_upper_bound;
     bool invalid_transform;  ///< a transform was singular or not finite; nothing was tested
     /// When the distance is positive: whether one model lies inside the
     /// other (closed meshes; one ray cast when a vertex of one lies in the
