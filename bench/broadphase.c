@@ -70,6 +70,8 @@ typedef struct options {
     double moving;
     int threads[MAX_THREADS];
     int thread_count;
+    int lookaheads[MAX_THREADS]; /* the sweep kind's def.lookahead_frames, one variant each */
+    int lookahead_count;         /* 0: the default only */
     bool kinds[4]; /* indexed by prox_broadphase_kind */
     bool peers;
     const char* peer_list; /* NULL: every peer */
@@ -82,6 +84,7 @@ typedef struct variant {
     bool proxima;
     prox_broadphase_kind kind;
     int threads;
+    int lookahead;
     int peer;
 } variant;
 
@@ -103,6 +106,7 @@ typedef struct outcome {
     int frames_done;  /* timed frames */
     bool cut;         /* stopped by --max-seconds */
     double median_ms, p10_ms, p90_ms, mean_ms;
+    uint64_t sweeps, updates; /* the sweep kind's updates that swept grown boxes, of all (build included) */
     double pairs_mean;       /* as the variant reports them */
     double extra_mean;       /* reported minus exact (Bullet) */
     int mismatch_frames;     /* frames whose pairs differ from the reference */
@@ -119,7 +123,8 @@ static int failures; /* proxima mismatches */
 static void usage(const char* program) {
     fprintf(stderr,
             "usage: %s [--sizes 1000,10000,100000] [--frames F] [--warmup W] [--seed S] [--moving F]\n"
-            "       [--threads 1,2] [--kinds sap,tree,sweep,brute] [--peers | --peers=NAME,... | --no-peers]\n"
+            "       [--threads 1,2] [--lookahead 0,4] [--kinds sap,tree,sweep,brute]\n"
+            "       [--peers | --peers=NAME,... | --no-peers]\n"
             "       [--max-seconds S]\n"
             "       [--csv FILE] [--quick]\n",
             program);
@@ -149,6 +154,19 @@ static bool parse_threads(const char* text, options* o) {
         if (*end && *end != ',') return false;
     }
     return o->thread_count > 0;
+}
+
+static bool parse_lookaheads(const char* text, options* o) {
+    o->lookahead_count = 0;
+    while (*text) {
+        char* end;
+        const long v = strtol(text, &end, 10);
+        if (end == text || v < 0 || v > PROX_MAX_LOOKAHEAD_FRAMES || o->lookahead_count == MAX_THREADS) return false;
+        o->lookaheads[o->lookahead_count++] = (int)v;
+        text = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return false;
+    }
+    return o->lookahead_count > 0;
 }
 
 static bool parse_kinds(const char* text, options* o) {
@@ -221,6 +239,8 @@ static bool parse_options(int argc, char** argv, options* o) {
             if (*end || !(o->moving >= 0 && o->moving <= 1)) return false;
         } else if (strcmp(a, "--threads") == 0) {
             if (!parse_threads(v, o)) return false;
+        } else if (strcmp(a, "--lookahead") == 0) {
+            if (!parse_lookaheads(v, o)) return false;
         } else if (strcmp(a, "--kinds") == 0) {
             if (!parse_kinds(v, o)) return false;
         } else if (strcmp(a, "--max-seconds") == 0) {
@@ -494,6 +514,7 @@ static bool run_variant(run* r) {
         prox_broadphase_def def = prox_default_broadphase_def();
         def.kind = r->v->kind;
         def.threads = r->v->threads;
+        if (r->v->lookahead >= 0) def.lookahead_frames = r->v->lookahead;
         id_of = malloc(n * sizeof *id_of);
         index_cap = n;
         index_of = malloc(index_cap * sizeof *index_of);
@@ -620,7 +641,12 @@ static bool run_variant(run* r) {
     summarise(r->ms, timed, out);
 
 done:
-    if (bp) prox_broadphase_destroy(bp);
+    if (bp) {
+        const prox_broadphase_stats st = prox_broadphase_get_stats(bp);
+        out->sweeps = st.sweeps;
+        out->updates = st.updates;
+        prox_broadphase_destroy(bp);
+    }
     if (world) prox_broadphase_peer_destroy(r->v->peer, world);
     free(id_of);
     free(index_of);
@@ -641,25 +667,28 @@ static void print_cell_ms(double ms) {
 static void print_row(size_t n, const variant* v, const outcome* u, int frames, double best) {
     printf("| %zu | %s |", n, v->name);
     if (u->skipped_after) {
-        printf(" | | | | | | | not run: stopped by the time limit at n = %zu |\n", u->skipped_after);
+        printf(" | | | | | | | | | not run: stopped by the time limit at n = %zu |\n", u->skipped_after);
         return;
     }
     if (!u->built) {
-        printf(" >%.0f (%zu of %zu added) | | | | | | | not built within the time limit |\n", u->build_ms, u->added,
-               n);
+        printf(" >%.0f (%zu of %zu added) | | | | | | | | | not built within the time limit |\n", u->build_ms,
+               u->added, n);
         return;
     }
     print_cell_ms(u->build_ms);
     if (u->frames_done == 0) {
-        printf(" | | | 0 of %d | | | time limit |\n", frames);
+        printf(" | | | | | 0 of %d | | | time limit |\n", frames);
         return;
     }
     const char* mark = u->cut ? "*" : "";
     if (u->median_ms >= 100) printf(" %.0f%s |", u->median_ms, mark);
     else if (u->median_ms >= 1) printf(" %.2f%s |", u->median_ms, mark);
     else printf(" %.3f%s |", u->median_ms, mark);
+    print_cell_ms(u->mean_ms);
     print_cell_ms(u->p10_ms);
     print_cell_ms(u->p90_ms);
+    if (u->sweeps) printf(" %llu / %llu |", (unsigned long long)u->sweeps, (unsigned long long)u->updates);
+    else printf(" |");
     printf(" %d%s |", u->frames_done, u->cut ? "*" : "");
     printf(" %.1f |", u->pairs_mean);
     if (isfinite(best) && best > 0) printf(" %.2f |", u->median_ms / best);
@@ -703,23 +732,29 @@ int main(int argc, char** argv) {
         if (!o.kinds[order[k]]) continue;
         const bool threaded = order[k] == PROX_BROADPHASE_SWEEP || order[k] == PROX_BROADPHASE_TREE;
         const int copies = threaded ? o.thread_count : 1;
-        for (int t = 0; t < copies && variant_count < MAX_VARIANTS; ++t) {
-            variant* v = &variants[variant_count++];
-            v->proxima = true;
-            v->kind = order[k];
-            v->threads = threaded ? o.threads[t] : 1;
-            v->peer = -1;
-            if (threaded)
-                snprintf(v->name, sizeof v->name, "proxima %s (%d thread%s)", prox_broadphase_kind_name(order[k]),
-                         v->threads, v->threads > 1 ? "s" : "");
-            else snprintf(v->name, sizeof v->name, "proxima %s", prox_broadphase_kind_name(order[k]));
-        }
+        const bool looks = order[k] == PROX_BROADPHASE_SWEEP && o.lookahead_count > 0;
+        for (int la = 0; la < (looks ? o.lookahead_count : 1); ++la)
+            for (int t = 0; t < copies && variant_count < MAX_VARIANTS; ++t) {
+                variant* v = &variants[variant_count++];
+                v->proxima = true;
+                v->kind = order[k];
+                v->threads = threaded ? o.threads[t] : 1;
+                v->lookahead = looks ? o.lookaheads[la] : -1;
+                v->peer = -1;
+                char ahead[24] = "";
+                if (looks) snprintf(ahead, sizeof ahead, " k=%d", v->lookahead);
+                if (threaded)
+                    snprintf(v->name, sizeof v->name, "proxima %s%s (%d thread%s)", prox_broadphase_kind_name(order[k]),
+                             ahead, v->threads, v->threads > 1 ? "s" : "");
+                else snprintf(v->name, sizeof v->name, "proxima %s", prox_broadphase_kind_name(order[k]));
+            }
     }
     const int peer_count = o.peers ? prox_broadphase_peer_count() : 0;
     for (int p = 0; p < peer_count && variant_count < MAX_VARIANTS; ++p) {
         if (o.peer_list && !bench_name_in_list(o.peer_list, prox_broadphase_peer_name(p))) continue;
         variant* v = &variants[variant_count++];
         v->proxima = false;
+        v->lookahead = -1;
         v->peer = p;
         v->threads = 1;
         snprintf(v->name, sizeof v->name, "%s", prox_broadphase_peer_name(p));
@@ -742,11 +777,14 @@ int main(int argc, char** argv) {
            "frames); a * marks a variant stopped by it, with the median of the frames it managed.\n",
            o.max_seconds);
     const prox_broadphase_def def = prox_default_broadphase_def();
-    printf("proxima: the default definition (the tree kind's margin %g + %g x the box's largest extent); the "
-           "sweep kind with",
-           def.margin, def.margin_fraction);
+    printf("proxima: the default definition (the tree kind's margin %g + %g x the box's largest extent; the sweep "
+           "kind's lookahead %d frames, k=N in a name: lookahead N); the sweep kind with",
+           def.margin, def.margin_fraction, def.lookahead_frames);
     for (int t = 0; t < o.thread_count; ++t) printf("%s %d", t ? "," : "", o.threads[t]);
     printf(" thread(s).\n");
+    printf("Sweeps / updates: for the sweep kind with a lookahead, the updates that swept grown boxes (the others "
+           "only tested the candidate pairs of the last sweep), of all updates including the build and warm-up; the "
+           "mean counts both, the median is the more common one.\n");
     printf("Checks (untimed, every frame): the pairs against all pairs tested (n <= %zu) or a uniform grid "
            "written in this file (larger n).\n",
            BRUTE_LIMIT);
@@ -768,7 +806,7 @@ int main(int argc, char** argv) {
         fprintf(csv, "# %s\n", command);
         fprintf(csv, "n,variant,seed,moving,warmup,frames_planned,built,build_ms,frames,cut,median_ms,p10_ms,p90_ms,"
                      "mean_ms,pairs_mean,extra_pairs_mean,ratio_to_best_proxima,mismatch_frames,"
-                     "missing_frames\n");
+                     "missing_frames,sweeps,updates\n");
     }
 
     int status = 0;
@@ -794,9 +832,9 @@ int main(int argc, char** argv) {
 
         printf("## n = %zu\n\n", n);
         printf("L = %.2f; %d timed frames.\n\n", side, frames);
-        printf("| n | variant | build ms | median ms/frame | p10 | p90 | frames | pairs/frame | median / best proxima "
-               "| check |\n");
-        printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        printf("| n | variant | build ms | median ms/frame | mean | p10 | p90 | sweeps / updates | frames | pairs/frame "
+               "| median / best proxima | check |\n");
+        printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         fflush(stdout);
         /* Rows are printed as soon as their ratio is known: proxima's once
          * every proxima kind has run, each peer's when it has run. */
@@ -831,11 +869,12 @@ int main(int argc, char** argv) {
                 if (!w->ran) continue;
                 print_row(n, &variants[printed], w, frames, best);
                 if (csv && !w->skipped_after)
-                    fprintf(csv, "%zu,\"%s\",%llu,%g,%d,%d,%d,%.4f,%d,%d,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.4f,%d,%d\n", n,
+                    fprintf(csv, "%zu,\"%s\",%llu,%g,%d,%d,%d,%.4f,%d,%d,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.4f,%d,%d,%llu,%llu\n", n,
                             variants[printed].name, (unsigned long long)o.seed, o.moving, o.warmup, frames, w->built,
                             w->build_ms, w->frames_done, w->cut, w->median_ms, w->p10_ms, w->p90_ms, w->mean_ms,
                             w->pairs_mean, variants[printed].proxima ? 0.0 : w->extra_mean,
-                            isfinite(best) ? w->median_ms / best : NAN, w->mismatch_frames, w->missing_frames);
+                            isfinite(best) ? w->median_ms / best : NAN, w->mismatch_frames, w->missing_frames,
+                            (unsigned long long)w->sweeps, (unsigned long long)w->updates);
             }
             fflush(stdout);
             if (csv) fflush(csv);

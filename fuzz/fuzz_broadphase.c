@@ -7,14 +7,16 @@
  * 2: small integers plus a few units in the 40th bit, closer than floats
  * resolve; 3: as 1 with some coordinates infinite, as a ground plane's box),
  * a power-of-two scale, a shared offset (raw double: large offsets put the
- * boxes where float copies round), and the tree kind's margins. Then up to
+ * boxes where float copies round), the tree kind's margins and the sweep
+ * kind's lookahead (0 to 64 frames). Then up to
  * 96 operations, each applied to every kind:
  *   add a box, which may be invalid (NaN, min > max: refused, nothing
  *   changes); remove or move an object, which may be dead or never was
  *   (refused); add a crowd of 64..319 boxes on an integer grid (so that the
  *   tree kind's bulk updates, the sweep's cells and boxes spanning several
- *   cells all happen); move every object or a share of them by grid steps;
- *   update.
+ *   cells all happen); move every object or a share of them by grid steps,
+ *   random or steady (the same step per object every time, so the sweep's
+ *   candidates serve several updates); update.
  * Checked after every update, abort() on failure: the pairs equal the
  * overlapping pairs of the live boxes by prox_box_overlap (sorted, a < b),
  * began and ended are exactly the differences from the previous update,
@@ -162,7 +164,10 @@ static void move_object(scene* s, int index, const prox_box* box) {
 
 /* Moves about share/8 of the live objects by whole grid steps (touching
  * boxes stay touching, overlaps come and go by whole cells). */
-static void move_crowd(scene* s, int share) {
+/* Moves a share (in eighths) of the objects by a grid step per axis: a
+ * random one, or (steady) the same one at every such move, so that objects
+ * keep their course and the sweep kind's grown boxes hold for a while. */
+static void move_crowd(scene* s, int share, bool steady) {
     for (int i = 0; i < s->object_count; ++i) {
         object* o = &s->objects[i];
         if (!o->live || (int)(next_random(s) % 8) >= share) continue;
@@ -170,7 +175,8 @@ static void move_crowd(scene* s, int share) {
         double* lo[3] = {&b.min.x, &b.min.y, &b.min.z};
         double* hi[3] = {&b.max.x, &b.max.y, &b.max.z};
         for (int k = 0; k < 3; ++k) {
-            const double step = ldexp((double)((int)(next_random(s) % 3) - 1), s->scale);
+            const int direction = steady ? (i * 7 + k * 5) % 3 - 1 : (int)(next_random(s) % 3) - 1;
+            const double step = ldexp((double)direction, s->scale);
             *lo[k] += step;
             *hi[k] += step;
         }
@@ -263,6 +269,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             def.margin = margins & 1 ? ldexp(1.0, s.scale) : 0.0;
             def.margin_fraction = margins & 2 ? 0.0 : 0.1;
         }
+        if (kinds[k] == PROX_BROADPHASE_SWEEP) {
+            static const int lookaheads[8] = {4, 0, 1, 2, 3, 8, 16, PROX_MAX_LOOKAHEAD_FRAMES};
+            def.lookahead_frames = lookaheads[(margins >> 2) & 7];
+        }
         check(prox_broadphase_create(&def, &s.bp[k]) == PROX_OK);
     }
     for (int op = 0; op < MAX_OPS && r.pos < r.size; ++op) {
@@ -295,7 +305,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             }
             break;
         }
-        case 7: move_crowd(&s, 1 + next_byte(&r) % 8); break;
+        case 7: {
+            const uint8_t how = next_byte(&r);
+            move_crowd(&s, 1 + how % 8, how & 8);
+            break;
+        }
         }
     }
     update_and_check(&s);

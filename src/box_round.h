@@ -48,12 +48,12 @@ static inline void round_box_scalar(const prox_box* b, float_box* out) {
                        round_up(b->max.y),   round_down(b->min.z), round_up(b->max.z)};
 }
 
+#if defined(__AVX512F__) && defined(__AVX512VL__)
 /// The same in a few instructions where the CPU converts with a rounding
 /// direction of its own (AVX-512's embedded rounding): the box's six doubles
 /// in one register, converted down and up, the mins of one and the maxes of
-/// the other interleaved into float_box order, stored under a mask.
-static inline void round_box(const prox_box* b, float_box* out) {
-#if defined(__AVX512F__) && defined(__AVX512VL__)
+/// the other interleaved into float_box order, in lanes 0-5 of the result.
+static inline __m256 round_box_lanes(const prox_box* b) {
     // Loaded as 32 + 16 bytes, the way a box is usually copied just before
     // (prox_broadphase_move): one wide load over two narrower fresh stores
     // cannot take their data from the store buffer and waits for the cache.
@@ -63,8 +63,14 @@ static inline void round_box(const prox_box* b, float_box* out) {
     __m256 down = _mm512_cvt_roundpd_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
     __m256 up = _mm512_cvt_roundpd_ps(v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
     __m256 both = _mm256_blend_ps(down, up, 0x38); // lanes 3-5 (the maxes) from up
-    __m256 ordered = _mm256_permutevar8x32_ps(both, _mm256_setr_epi32(0, 3, 1, 4, 2, 5, 6, 7));
-    _mm256_mask_storeu_ps((float*)out, 0x3f, ordered);
+    return _mm256_permutevar8x32_ps(both, _mm256_setr_epi32(0, 3, 1, 4, 2, 5, 6, 7));
+}
+#endif
+
+/// A box rounded outward (stored under a mask where AVX-512 is).
+static inline void round_box(const prox_box* b, float_box* out) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+    _mm256_mask_storeu_ps((float*)out, 0x3f, round_box_lanes(b));
 #else
     round_box_scalar(b, out);
 #endif

@@ -30,6 +30,7 @@ struct prox_broadphase {
     bp_pair_list ended;
     bool events_carried;   ///< an update failed after the kind ran: keep its events
     pair_sort_scratch scratch;
+    uint64_t updates;      ///< successful updates
 };
 
 /* ------------------------------------------------------------------------ */
@@ -126,7 +127,7 @@ static prox_result brute_update(void* impl, const bp_state* state, bp_output* ou
     return PROX_OK;
 }
 
-const bp_kind_ops bp_brute_ops = {brute_create, brute_destroy, brute_add, brute_change, brute_change, brute_update};
+const bp_kind_ops bp_brute_ops = {brute_create, brute_destroy, brute_add, brute_change, brute_change, brute_update, NULL};
 
 /* ------------------------------------------------------------------------ */
 /* Public API                                                               */
@@ -149,7 +150,8 @@ bool prox_broadphase_kind_from_name(const char* name, prox_broadphase_kind* out_
 }
 
 prox_broadphase_def prox_default_broadphase_def(void) {
-    return (prox_broadphase_def){.kind = PROX_BROADPHASE_SWEEP, .threads = 1, .margin = 0, .margin_fraction = 0.1};
+    return (prox_broadphase_def){
+        .kind = PROX_BROADPHASE_SWEEP, .threads = 1, .margin = 0, .margin_fraction = 0.1, .lookahead_frames = 4};
 }
 
 static const bp_kind_ops* kind_ops(prox_broadphase_kind kind) {
@@ -170,7 +172,8 @@ prox_result prox_broadphase_create(const prox_broadphase_def* def, prox_broadpha
     if (!out_broadphase) return PROX_ERROR_INVALID_ARGUMENT;
     *out_broadphase = NULL;
     if (!def || !kind_ops(def->kind) || def->threads < 1 || def->threads > 256 || !(def->margin >= 0) ||
-        !(def->margin_fraction >= 0) || def->margin > 1e300 || def->margin_fraction > 1e300)
+        !(def->margin_fraction >= 0) || def->margin > 1e300 || def->margin_fraction > 1e300 ||
+        def->lookahead_frames < 0 || def->lookahead_frames > PROX_MAX_LOOKAHEAD_FRAMES)
         return PROX_ERROR_INVALID_ARGUMENT;
     prox_broadphase* bp = prox_alloc(&def->allocator, sizeof *bp);
     if (!bp) return PROX_ERROR_OUT_OF_MEMORY;
@@ -293,7 +296,7 @@ prox_result prox_broadphase_update(prox_broadphase* bp, prox_pair_events* out_ev
     if (!bp->events_carried) bp->began.count = bp->ended.count = 0;
     size_t began_before = bp->began.count, ended_before = bp->ended.count;
     bp->next.count = 0;
-    bp_output out = {&bp->next, &bp->began, &bp->ended, false};
+    bp_output out = {&bp->next, &bp->began, &bp->ended, false, false};
     bp_state state = state_of(bp);
     prox_result result = bp->ops->update(bp->impl, &state, &out);
     if (result != PROX_OK) {
@@ -304,7 +307,8 @@ prox_result prox_broadphase_update(prox_broadphase* bp, prox_pair_events* out_ev
     // From here on the kind has moved on: a failure keeps what it reported
     // (events_carried) so that a retry loses nothing.
     bp->events_carried = out.has_events;
-    if (!prox_pair_sort(&bp->next, state.id_limit, &bp->scratch, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
+    if (!out.sorted && !prox_pair_sort(&bp->next, state.id_limit, &bp->scratch, allocator))
+        return PROX_ERROR_OUT_OF_MEMORY;
     if (out.has_events) {
         if (!prox_pair_sort(&bp->began, state.id_limit, &bp->scratch, allocator) ||
             !prox_pair_sort(&bp->ended, state.id_limit, &bp->scratch, allocator))
@@ -323,5 +327,14 @@ prox_result prox_broadphase_update(prox_broadphase* bp, prox_pair_events* out_ev
     bp->pending_count = 0;
     *out_events = (prox_pair_events){bp->current.items, bp->current.count, bp->began.items,
                                      bp->began.count,   bp->ended.items,   bp->ended.count};
+    bp->updates++;
     return PROX_OK;
+}
+
+prox_broadphase_stats prox_broadphase_get_stats(const prox_broadphase* bp) {
+    prox_broadphase_stats stats = {0};
+    if (!bp) return stats;
+    stats.updates = bp->updates;
+    if (bp->ops->stats) bp->ops->stats(bp->impl, &stats);
+    return stats;
 }

@@ -46,12 +46,14 @@ typedef struct bp_state {
 /// What a kind's update writes: every overlapping pair (any order, each once,
 /// a < b). A kind that tracks pairs incrementally also fills began and ended
 /// (any order) and sets has_events; otherwise prox_broadphase_update computes
-/// them by comparing with the previous update's pairs.
+/// them by comparing with the previous update's pairs. A kind that writes
+/// the pairs in (a, b) order may say so (sorted) to skip a sort.
 typedef struct bp_output {
     bp_pair_list* pairs;
     bp_pair_list* began;
     bp_pair_list* ended;
     bool has_events;
+    bool sorted; ///< the kind wrote pairs sorted by (a, b) already
 } bp_output;
 
 /// One kind of broad phase. add/remove/move are told about every change as it
@@ -65,6 +67,8 @@ typedef struct bp_kind_ops {
     void (*remove)(void* impl, const bp_state* state, uint32_t id);
     void (*move)(void* impl, const bp_state* state, uint32_t id);
     prox_result (*update)(void* impl, const bp_state* state, bp_output* out);
+    /// Fills the kind's fields of the stats (optional).
+    void (*stats)(const void* impl, prox_broadphase_stats* out);
 } bp_kind_ops;
 
 /* Bulk frames of a dynamic tree (dynamic_tree.c), for the tree kind's

@@ -941,4 +941,4 @@ static prox_result sap_update_pairs(void* impl, const bp_state* state, bp_output
     return PROX_OK;
 }
 
-const bp_kind_ops bp_sap_ops = {sap_create, sap_destroy, sap_add, sap_remove, sap_move, sap_update_pairs};
+const bp_kind_ops bp_sap_ops = {sap_create, sap_destroy, sap_add, sap_remove, sap_move, sap_update_pairs, NULL};

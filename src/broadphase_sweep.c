@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Grid sort and sweep, from scratch every update.
+/* Grid sort and sweep: of the exact boxes at every update, or (the default)
+ * of boxes grown by their motion, whose pairs then serve as candidates for
+ * the next updates (the section "Candidates" near the end).
  *
  * A single sweep along x (sort by lower x bound, then each box scans the
  * boxes after it while they start before it ends: Baraff 1992, the "box
@@ -48,6 +50,7 @@
 #include "box_round.h"
 #include "broadphase_internal.h"
 #include "core.h"
+#include "pair_sort.h"
 #include "thread_pool.h"
 
 #include <math.h>
@@ -122,6 +125,22 @@ typedef struct sweep_task_state {
 typedef struct sweep {
     uint32_t capacity; ///< room for ids
     float_box* boxes;  ///< per id: its box rounded outward, at add and move
+    /// What the grid passes and the sweep read: boxes, or grown when the
+    /// update sweeps for candidates.
+    const float_box* swept;
+    bool exact; ///< the sweep confirms with the exact boxes (else: grown boxes overlap)
+
+    /* Candidates (def.lookahead_frames > 0; see the section "Candidates"). */
+    int lookahead;               ///< frames of each box's motion its grown box allows
+    float_box* grown;            ///< per id: its box grown by its motion at the last sweep
+    uint32_t updates_since_sweep;
+    bp_pair_list candidates;     ///< pairs whose grown boxes overlap, sorted by (a, b)
+    bool candidates_valid;       ///< no add and no box out of its grown box since they were swept
+    pair_sort_scratch scratch;
+    bp_pair_list sorting;        ///< scratch of sort_candidates
+    uint32_t* counts;            ///< id_limit + 1 counters of sort_candidates
+    size_t count_capacity;
+    uint64_t sweeps, filters;    ///< updates that swept over grown boxes, updates that only filtered
     uint32_t* huge;    ///< ids of the boxes kept out of the grid, in id order
     uint32_t huge_count;
 
@@ -150,6 +169,7 @@ typedef struct sweep {
 static void free_ids(sweep* s, const prox_allocator* allocator) {
     prox_free(allocator, s->boxes, s->capacity * sizeof *s->boxes);
     prox_free(allocator, s->huge, s->capacity * sizeof *s->huge);
+    prox_free(allocator, s->grown, s->capacity * sizeof *s->grown);
 }
 
 /// Room for ids below needed (every per-id array, so update needs no more).
@@ -163,14 +183,21 @@ static bool grow_ids(sweep* s, uint32_t needed, const prox_allocator* allocator)
     sweep bigger = {.capacity = capacity};
     bigger.boxes = prox_alloc(allocator, capacity * sizeof *bigger.boxes);
     bigger.huge = prox_alloc(allocator, capacity * sizeof *bigger.huge);
-    if (!bigger.boxes || !bigger.huge) {
+    bool grows = s->lookahead > 0;
+    if (grows) {
+        bigger.grown = prox_alloc(allocator, capacity * sizeof *bigger.grown);
+    }
+    if (!bigger.boxes || !bigger.huge || (grows && !bigger.grown)) {
         free_ids(&bigger, allocator);
         return false;
     }
-    if (s->capacity) memcpy(bigger.boxes, s->boxes, s->capacity * sizeof *s->boxes);
+    if (s->capacity) {
+        memcpy(bigger.boxes, s->boxes, s->capacity * sizeof *s->boxes);
+        if (grows) memcpy(bigger.grown, s->grown, s->capacity * sizeof *s->grown);
+    }
     free_ids(s, allocator);
     s->capacity = capacity;
-    s->boxes = bigger.boxes, s->huge = bigger.huge;
+    s->boxes = bigger.boxes, s->huge = bigger.huge, s->grown = bigger.grown;
     return true;
 }
 
@@ -415,7 +442,7 @@ static inline void pass_over_boxes(sweep* s, int task, bool count) {
     pass_range(s, task, &begin, &end);
     for (uint32_t id = begin; id < end; id++) {
         if (!state->live[id]) continue;
-        const float_box* b = &s->boxes[id];
+        const float_box* b = &s->swept[id];
         measure(&st, b);
         if (count) count_box(&g, b, h, &entries, &huge);
     }
@@ -467,7 +494,7 @@ static void fill_task(void* context, int task) {
     cell_entry* entries = s->entries;
     for (uint32_t id = begin; id < end; id++) {
         if (!state->live[id]) continue;
-        const float_box* b = &s->boxes[id];
+        const float_box* b = &s->swept[id];
         cell_range r = cover(&g, b);
         if (is_huge(r)) {
             s->huge[huge++] = id;
@@ -549,12 +576,47 @@ static bool float_apart(const float_box* a, const float_box* b) {
            b->min_z > a->max_z || a->min_z > b->max_z;
 }
 
-/// Confirms a candidate (float boxes fa, fb of ids a, b) and records it.
-static inline bool emit(const bp_state* state, bp_pair_list* out, uint32_t a, const float_box* fa, uint32_t b,
-                 const float_box* fb) {
-    if (float_apart(fa, fb)) return true; // a box within one key quantum of the other's end along x
-    if (!surely_overlap(fa, fb) && !prox_box_overlap(&state->boxes[a], &state->boxes[b])) return true;
-    return bp_pair_list_push(out, a, b, state->allocator);
+/// What the float copies of two boxes tell about the exact boxes: 0 apart,
+/// 2 surely overlapping, 1 not sure (the exact test decides). The same tests
+/// as float_apart and surely_overlap, six bounds at once where AVX-512 is.
+static inline int float_verdict(const float_box* a, const float_box* b) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+    const __mmask8 six = 0x3f;
+    __m256 va = _mm256_maskz_loadu_ps(six, (const float*)a);
+    __m256 vb = _mm256_maskz_loadu_ps(six, (const float*)b);
+    __m256 swapped = _mm256_permute_ps(vb, 0xb1); // b's max, min per axis
+    // Lane 2k: a's min <= b's max; lane 2k + 1: b's min <= a's max.
+    __m256 lo = _mm256_blend_ps(va, swapped, 0xaa), hi = _mm256_blend_ps(swapped, va, 0xaa);
+    // No early return: whether the boxes meet is a coin toss for the filter.
+    int meet = _mm256_mask_cmp_ps_mask(six, lo, hi, _CMP_LE_OQ) == six;
+    __m512d dlo = _mm512_cvtps_pd(lo), dhi = _mm512_cvtps_pd(hi);
+    __m512d slack = _mm512_add_pd(_mm512_mul_pd(_mm512_add_pd(_mm512_abs_pd(dhi), _mm512_abs_pd(dlo)),
+                                                _mm512_set1_pd(0x1p-22)),
+                                  _mm512_set1_pd(0x1p-147));
+    __m512d margin = _mm512_sub_pd(_mm512_sub_pd(dhi, dlo), slack);
+    int sure = _mm512_mask_cmp_pd_mask(six, margin, _mm512_setzero_pd(), _CMP_GE_OQ) == six;
+    return meet + (meet & sure);
+#else
+    if (float_apart(a, b)) return 0;
+    return surely_overlap(a, b) ? 2 : 1;
+#endif
+}
+
+/// Whether the exact boxes of a and b (float copies fa, fb) overlap.
+static inline bool boxes_overlap(const bp_state* state, uint32_t a, const float_box* fa, uint32_t b,
+                                 const float_box* fb) {
+    if (float_apart(fa, fb)) return false;
+    return surely_overlap(fa, fb) || prox_box_overlap(&state->boxes[a], &state->boxes[b]);
+}
+
+/// Confirms a candidate of the sweep (float boxes fa, fb of ids a, b) and
+/// records it: when the sweep is exact, if the exact boxes overlap; when it
+/// sweeps grown boxes, if those do (float_apart drops boxes within one key
+/// quantum of the other's end along x).
+static inline bool emit(const sweep* s, bp_pair_list* out, uint32_t a, const float_box* fa, uint32_t b,
+                        const float_box* fb) {
+    if (s->exact ? !boxes_overlap(s->state, a, fa, b, fb) : float_apart(fa, fb)) return true;
+    return bp_pair_list_push(out, a, b, s->state->allocator);
 }
 
 /// A cell in structure-of-arrays form, sorted, padded with NaN past the end
@@ -675,7 +737,7 @@ static bool report(sweep* s, sweep_task_state* task, size_t cell, const cell_ent
         if (cell_coordinate(corner_y, g->y0, g->inverse_cell, g->ny) != cell_y ||
             cell_coordinate(corner_z, g->z0, g->inverse_cell, g->nz) != cell_z)
             continue; // another cell reports this pair
-        if (!emit(s->state, &task->pairs, a->id, &a->box, b->id, &b->box)) return false;
+        if (!emit(s, &task->pairs, a->id, &a->box, b->id, &b->box)) return false;
     }
     return true;
 }
@@ -719,12 +781,12 @@ static bool sweep_cell(sweep* s, sweep_task_state* task, size_t cell) {
 static bool sweep_huge(sweep* s, sweep_task_state* task, uint32_t huge_index) {
     const bp_state* state = s->state;
     uint32_t id = s->huge[huge_index];
-    const float_box* h = &s->boxes[id];
+    const float_box* h = &s->swept[id];
     for (uint32_t other = 0; other < state->id_limit; other++) {
         if (!state->live[other] || other == id) continue;
-        const float_box* b = &s->boxes[other];
+        const float_box* b = &s->swept[other];
         if (float_apart(h, b) || (other < id && is_huge(cover(&s->grid, b)))) continue;
-        if (!emit(state, &task->pairs, id, h, other, b)) return false;
+        if (!emit(s, &task->pairs, id, h, other, b)) return false;
     }
     return true;
 }
@@ -761,13 +823,174 @@ static void sweep_task(void* context, int task_index) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Candidates: sweep grown boxes once, filter their pairs for a few frames  */
+/* ------------------------------------------------------------------------ */
+
+/* With def.lookahead_frames = k > 0, a sweep runs on boxes grown on each side
+ * by k times the box's recent motion per axis (below), and keeps the pairs of
+ * grown boxes that overlap, sorted, as candidates. While every box stays
+ * inside its grown box and no box is added, two boxes that overlap have
+ * overlapping grown boxes: the pair is a candidate, and an update only tests
+ * the candidates against the exact boxes. The first box to leave its grown
+ * box (prox_broadphase_move notices) or an add makes the next update sweep
+ * again; removed boxes drop out of the candidates by their live flag. This is
+ * the fattened box of dynamic trees (Bullet's btDbvt, Box2D) applied to the
+ * sweep: with every box moving steadily, one sweep in about k + 1 updates;
+ * boxes at rest are not grown and never leave. The answer never depends on
+ * the growth, only the time does.
+ *
+ * The motion is read off the grown box itself, so that a move touches no
+ * more memory than the box and its grown box: the growth is symmetric, so
+ * the grown box's centre is where the box was at the last sweep, t updates
+ * ago, and its width tells the growth given then. A box is grown by k times
+ * the distance its centre moved per update, or by 15/16 of its last growth
+ * if that is more: a box that bounced off a wall since moved less far than
+ * it will, and the first box to leave makes everyone's next sweep; the
+ * growth of a box that stopped decays slowly. */
+
+/* A bound moves by g plus 16 units in its last place: the float copies of
+ * slow boxes change by a unit now and then, by rounding, and a motion
+ * measured as 0 must not send them out at the next move. Rounding is
+ * monotone, so x - d <= x <= x + d for d >= 0: the grown box holds the box.
+ * An infinite bound stays where it is. */
+static inline float lowered(float x, float g) {
+    float d = g + fabsf(x) * 0x1p-19f;
+    return d < INFINITY ? x - d : x;
+}
+
+static inline float raised(float x, float g) {
+    float d = g + fabsf(x) * 0x1p-19f;
+    return d < INFINITY ? x + d : x;
+}
+
+/// The larger of two floats, b when a is NaN. (fmaxf is a call into libm
+/// unless NaNs are ruled out at compile time.)
+static inline float larger(float a, float b) { return a > b ? a : b; }
+
+/// How far one axis of a box at [lo, hi] is grown, its grown box of the last
+/// sweep being [glo, ghi]; per_update = the growth's frames over the updates
+/// since that sweep; at most `most`. An axis with an infinite bound (a ground
+/// plane's) has no centre to follow: it is grown by `most` when that is
+/// finite (else not at all).
+static inline float axis_growth(float lo, float hi, float glo, float ghi, float per_update, float most) {
+    if (!(fabsf(lo) < INFINITY && fabsf(hi) < INFINITY)) return most < INFINITY ? most : 0.0f;
+    float moved = 0.5f * fabsf((lo + hi) - (glo + ghi)) * per_update;
+    float last = 0.5f * ((ghi - glo) - (hi - lo));
+    float g = larger(moved, 0.9375f * last);
+    return g < most ? g : g < INFINITY ? most : 0.0f;
+}
+
+/// Each live box grown by its motion (pass task t's ids).
+static void grow_task(void* context, int task) {
+    sweep* s = context;
+    const bp_state* state = s->state;
+    // Half a frame more than lookahead frames: steady motion then leaves
+    // after lookahead + 1 updates even from a growth decayed once (15/16 of
+    // k + 1/2 frames is more than k) and whatever the rounding to float.
+    const float per_update = ((float)s->lookahead + 0.5f) / (float)PROX_MAX(s->updates_since_sweep, 1u);
+    // At most a cell of the grid per side (the last sweep's, which the
+    // boxes' sizes chose): a box that jumped far would otherwise be grown
+    // over much of the scene and make a candidate with every box there.
+    const float most = s->has_grid && s->grid.inverse_cell > 0 ? 1.0f / s->grid.inverse_cell : INFINITY;
+    uint32_t begin, end;
+    pass_range(s, task, &begin, &end);
+    for (uint32_t id = begin; id < end; id++) {
+        if (!state->live[id]) continue;
+        const float_box* b = &s->boxes[id];
+        float_box* g = &s->grown[id];
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+        // The same arithmetic as below, the six bounds in one register:
+        // lanes 2k and 2k + 1 are axis k's min and max and compute the same
+        // growth.
+        const __mmask8 six = 0x3f;
+        const __m256 sign = _mm256_setr_ps(-1, 1, -1, 1, -1, 1, 0, 0), magnitude = _mm256_set1_ps(-0.0f);
+        __m256 vb = _mm256_maskz_loadu_ps(six, (const float*)b), vg = _mm256_maskz_loadu_ps(six, (const float*)g);
+        __m256 pb = _mm256_permute_ps(vb, 0xb1), pg = _mm256_permute_ps(vg, 0xb1); // min and max swapped
+        __m256 moved = _mm256_mul_ps(_mm256_andnot_ps(magnitude, _mm256_sub_ps(_mm256_add_ps(vb, pb), _mm256_add_ps(vg, pg))),
+                                     _mm256_set1_ps(0.5f * per_update));
+        __m256 last = _mm256_mul_ps(_mm256_sub_ps(_mm256_andnot_ps(magnitude, _mm256_sub_ps(pg, vg)),
+                                                  _mm256_andnot_ps(magnitude, _mm256_sub_ps(pb, vb))),
+                                    _mm256_set1_ps(0.5f * 0.9375f));
+        __m256 grow = _mm256_max_ps(moved, last); // last where either is NaN, as larger()
+        const __m256 inf = _mm256_set1_ps(INFINITY), capped = _mm256_set1_ps(most < INFINITY ? most : 0.0f);
+        __mmask8 below_most = _mm256_cmp_ps_mask(grow, _mm256_set1_ps(most), _CMP_LT_OQ);
+        __mmask8 finite = _mm256_cmp_ps_mask(grow, inf, _CMP_LT_OQ);
+        grow = _mm256_mask_blend_ps(below_most, _mm256_maskz_mov_ps(finite, _mm256_set1_ps(most)), grow);
+        __mmask8 bounded = _mm256_cmp_ps_mask(_mm256_andnot_ps(magnitude, vb), inf, _CMP_LT_OQ) &
+                           _mm256_cmp_ps_mask(_mm256_andnot_ps(magnitude, pb), inf, _CMP_LT_OQ);
+        grow = _mm256_mask_blend_ps(bounded, capped, grow);
+        __m256 d = _mm256_add_ps(grow, _mm256_mul_ps(_mm256_andnot_ps(magnitude, vb), _mm256_set1_ps(0x1p-19f)));
+        __mmask8 movable = _mm256_cmp_ps_mask(d, _mm256_set1_ps(INFINITY), _CMP_LT_OQ);
+        __m256 out = _mm256_mask_add_ps(vb, movable, vb, _mm256_mul_ps(sign, d));
+        _mm256_mask_storeu_ps((float*)g, six, out);
+#else
+        float gx = axis_growth(b->min_x, b->max_x, g->min_x, g->max_x, per_update, most);
+        float gy = axis_growth(b->min_y, b->max_y, g->min_y, g->max_y, per_update, most);
+        float gz = axis_growth(b->min_z, b->max_z, g->min_z, g->max_z, per_update, most);
+        *g = (float_box){lowered(b->min_x, gx), raised(b->max_x, gx), lowered(b->min_y, gy),
+                         raised(b->max_y, gy),  lowered(b->min_z, gz), raised(b->max_z, gz)};
+#endif
+    }
+}
+
+/// Stores the new float box of id (from the exact box b) and notes whether
+/// it left its grown box.
+static inline void move_and_check(sweep* s, uint32_t id, const prox_box* b) {
+    float_box* box = &s->boxes[id];
+    const float_box* g = &s->grown[id];
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+    const __mmask8 six = 0x3f;
+    __m256 now = round_box_lanes(b);
+    _mm256_mask_storeu_ps((float*)box, six, now);
+    __m256 grown = _mm256_maskz_loadu_ps(six, (const float*)g);
+    // Inside: grown min <= min and max <= grown max (lanes 0, 2, 4 are mins).
+    __m256 lo = _mm256_blend_ps(grown, now, 0x2a), hi = _mm256_blend_ps(now, grown, 0x2a);
+    if (_mm256_mask_cmp_ps_mask(six, lo, hi, _CMP_LE_OQ) != six) s->candidates_valid = false;
+#else
+    round_box(b, box);
+    if (!(box->min_x >= g->min_x && box->max_x <= g->max_x && box->min_y >= g->min_y && box->max_y <= g->max_y &&
+          box->min_z >= g->min_z && box->max_z <= g->max_z))
+        s->candidates_valid = false;
+#endif
+}
+
+/// The candidates whose exact boxes overlap, appended to out in order. On the
+/// calling thread: a pass at memory speed, which two threads (each its share
+/// of the candidates) did not make faster on this machine.
+static prox_result filter_candidates(sweep* s, const bp_state* state, bp_pair_list* out) {
+    const size_t n = s->candidates.count;
+    if (!bp_pair_list_reserve(out, n, state->allocator)) return PROX_ERROR_OUT_OF_MEMORY;
+    const prox_pair* c = s->candidates.items;
+    const float_box* boxes = s->boxes;
+    const uint8_t* live = state->live;
+    prox_pair* kept = out->items + out->count;
+    size_t count = 0;
+    // Branch-free: whether a candidate overlaps is a coin toss, and a
+    // mispredicted branch would also cancel the loads of the boxes that
+    // follow (b is a random access; a runs in order). Each candidate is
+    // written and kept by advancing; the rare pair that the floats cannot
+    // decide takes the exact test.
+    enum { AHEAD = 16 };
+    for (size_t i = 0; i < n; i++) {
+        if (i + AHEAD < n) __builtin_prefetch(&boxes[c[i + AHEAD].b]);
+        uint32_t a = c[i].a, b = c[i].b;
+        int verdict = (live[a] & live[b]) ? float_verdict(&boxes[a], &boxes[b]) : 0;
+        kept[count] = c[i];
+        if (verdict == 1) verdict = prox_box_overlap(&state->boxes[a], &state->boxes[b]) ? 2 : 0;
+        count += (size_t)(verdict >> 1);
+    }
+    out->count += count;
+    return PROX_OK;
+}
+
+/* ------------------------------------------------------------------------ */
 /* The kind                                                                 */
 /* ------------------------------------------------------------------------ */
 
 static prox_result sweep_create(const prox_broadphase_def* def, void** out_impl) {
     sweep* s = prox_alloc(&def->allocator, sizeof *s);
     if (!s) return PROX_ERROR_OUT_OF_MEMORY;
-    *s = (sweep){0};
+    *s = (sweep){.lookahead = def->lookahead_frames};
     // Without workers (the system refused threads) the sweep still runs, on
     // the calling thread.
     if (def->threads > 1 && thread_pool_create(def->threads, &def->allocator, &s->pool) == PROX_ERROR_OUT_OF_MEMORY) {
@@ -787,6 +1010,10 @@ static void sweep_destroy(void* impl, const prox_allocator* allocator) {
         bp_pair_list_free(&s->tasks[t].pairs, allocator);
         free_task(&s->tasks[t], allocator);
     }
+    bp_pair_list_free(&s->candidates, allocator);
+    bp_pair_list_free(&s->sorting, allocator);
+    prox_free(allocator, s->counts, s->count_capacity * sizeof *s->counts);
+    pair_sort_scratch_free(&s->scratch, allocator);
     prox_free(allocator, s, sizeof *s);
 }
 
@@ -797,25 +1024,29 @@ static prox_result sweep_add(void* impl, const bp_state* state, uint32_t id) {
     sweep* s = impl;
     if (!grow_ids(s, id + 1, state->allocator)) return PROX_ERROR_OUT_OF_MEMORY;
     round_box(&state->boxes[id], &s->boxes[id]);
+    if (s->lookahead) {
+        s->grown[id] = s->boxes[id]; // (at rest until it moves)
+        s->candidates_valid = false;
+    }
     return PROX_OK;
 }
 
 static void sweep_remove(void* impl, const bp_state* state, uint32_t id) { (void)impl, (void)state, (void)id; }
 
 static void sweep_move(void* impl, const bp_state* state, uint32_t id) {
-    round_box(&state->boxes[id], &((sweep*)impl)->boxes[id]);
+    sweep* s = impl;
+    if (!s->lookahead) {
+        round_box(&state->boxes[id], &s->boxes[id]);
+        return;
+    }
+    move_and_check(s, id, &state->boxes[id]);
 }
 
-static prox_result sweep_update(void* impl, const bp_state* state, bp_output* out) {
-    sweep* s = impl;
+/// The sweep over s->swept (exactly or for candidates, as s->exact says):
+/// appends every pair it finds to out, in no particular order.
+static prox_result sweep_all(sweep* s, const bp_state* state, bool parallel, bp_pair_list* out) {
     const prox_allocator* allocator = state->allocator;
-    s->state = state;
-    out->has_events = false;
     int threads = thread_pool_size(s->pool);
-    bool parallel = state->id_limit >= PARALLEL_MIN_BOXES && threads > 1;
-    s->pass_tasks = parallel ? PROX_MIN(threads, MAX_PASS_TASKS) : 1;
-    s->per_pass_task = (state->id_limit + (uint32_t)s->pass_tasks - 1) / (uint32_t)s->pass_tasks;
-
     // Any grid gives the same pairs (cells only split the work): the boxes
     // are counted into the last update's grid while the scene is measured,
     // and counted again only when the scene has moved away from it.
@@ -851,9 +1082,81 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
         if (s->tasks[t].out_of_memory) return PROX_ERROR_OUT_OF_MEMORY;
         total += s->tasks[t].pairs.count;
     }
-    if (!bp_pair_list_reserve(out->pairs, total, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
-    for (int t = 0; t < s->task_count; t++) bp_pair_list_append(out->pairs, &s->tasks[t].pairs);
+    if (!bp_pair_list_reserve(out, total, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
+    for (int t = 0; t < s->task_count; t++) bp_pair_list_append(out, &s->tasks[t].pairs);
     return PROX_OK;
 }
 
-const bp_kind_ops bp_sweep_ops = {sweep_create, sweep_destroy, sweep_add, sweep_remove, sweep_move, sweep_update};
+/// One stable counting pass: the pairs of from, ordered by a (by_a) or b, into to.
+static void counting_pass(const prox_pair* from, prox_pair* to, size_t n, uint32_t* counts, uint32_t ids, bool by_a) {
+    memset(counts, 0, ((size_t)ids + 1) * sizeof *counts);
+    for (size_t i = 0; i < n; i++) counts[by_a ? from[i].a : from[i].b]++;
+    uint32_t sum = 0;
+    for (uint32_t id = 0; id <= ids; id++) {
+        uint32_t c = counts[id];
+        counts[id] = sum;
+        sum += c;
+    }
+    for (size_t i = 0; i < n; i++) to[counts[by_a ? from[i].a : from[i].b]++] = from[i];
+}
+
+/// Sorts the candidates by (a, b): two stable counting passes over the ids
+/// (by b, then by a), where a radix sort of the packed pairs takes four
+/// passes of scattered writes at 100k ids.
+static bool sort_candidates(sweep* s, uint32_t id_limit, const prox_allocator* allocator) {
+    size_t n = s->candidates.count;
+    if (n < 256 || n > UINT32_MAX) return prox_pair_sort(&s->candidates, id_limit, &s->scratch, allocator);
+    if ((size_t)id_limit + 1 > s->count_capacity) {
+        size_t capacity = PROX_MAX((size_t)id_limit + 1, 2 * s->count_capacity);
+        uint32_t* counts = prox_alloc(allocator, capacity * sizeof *counts);
+        if (!counts) return false;
+        prox_free(allocator, s->counts, s->count_capacity * sizeof *s->counts);
+        s->counts = counts, s->count_capacity = capacity;
+    }
+    s->sorting.count = 0;
+    if (!bp_pair_list_reserve(&s->sorting, n, allocator)) return false;
+    counting_pass(s->candidates.items, s->sorting.items, n, s->counts, id_limit, false);
+    counting_pass(s->sorting.items, s->candidates.items, n, s->counts, id_limit, true);
+    return true;
+}
+
+static prox_result sweep_update(void* impl, const bp_state* state, bp_output* out) {
+    sweep* s = impl;
+    s->state = state;
+    out->has_events = false;
+    int threads = thread_pool_size(s->pool);
+    bool parallel = state->id_limit >= PARALLEL_MIN_BOXES && threads > 1;
+    s->pass_tasks = parallel ? PROX_MIN(threads, MAX_PASS_TASKS) : 1;
+    s->per_pass_task = (state->id_limit + (uint32_t)s->pass_tasks - 1) / (uint32_t)s->pass_tasks;
+    if (!s->lookahead) {
+        s->swept = s->boxes, s->exact = true;
+        return sweep_all(s, state, parallel, out->pairs);
+    }
+    if (!s->candidates_valid) {
+        thread_pool_run(s->pool, grow_task, s, s->pass_tasks);
+        s->swept = s->grown, s->exact = false;
+        s->candidates.count = 0;
+        prox_result result = sweep_all(s, state, parallel, &s->candidates);
+        if (result != PROX_OK) return result;
+        if (!sort_candidates(s, state->id_limit, state->allocator)) return PROX_ERROR_OUT_OF_MEMORY;
+        s->candidates_valid = true;
+        s->updates_since_sweep = 0;
+        s->sweeps++;
+    } else {
+        s->filters++;
+    }
+    if (s->updates_since_sweep < UINT32_MAX) s->updates_since_sweep++;
+    prox_result result = filter_candidates(s, state, out->pairs);
+    out->sorted = result == PROX_OK;
+    return result;
+}
+
+static void sweep_stats(const void* impl, prox_broadphase_stats* out) {
+    const sweep* s = impl;
+    out->sweeps = s->sweeps;
+    out->candidate_updates = s->filters;
+    out->candidates = s->candidates_valid ? s->candidates.count : 0;
+}
+
+const bp_kind_ops bp_sweep_ops = {sweep_create, sweep_destroy, sweep_add,   sweep_remove,
+                                  sweep_move,   sweep_update,  sweep_stats};

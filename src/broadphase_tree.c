@@ -681,4 +681,4 @@ static prox_result tree_update(void* impl, const bp_state* state, bp_output* out
     return PROX_OK;
 }
 
-const bp_kind_ops bp_tree_ops = {tree_create, tree_destroy, tree_add, tree_remove, tree_move, tree_update};
+const bp_kind_ops bp_tree_ops = {tree_create, tree_destroy, tree_add, tree_remove, tree_move, tree_update, NULL};

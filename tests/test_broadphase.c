@@ -253,6 +253,108 @@ PROX_TEST(broadphase, many_moving_at_once) {
         }
 }
 
+/* The sweep kind's candidates (def.lookahead_frames): boxes at steady
+ * velocities (some at rest, some reaching to infinity), bouncing in a cube,
+ * with a few teleports, removals every third frame and adds now and then.
+ * Every frame against brute force for every lookahead, and the candidates
+ * must actually serve: with steady motion most updates only test them. */
+static void run_steady_scene(int lookahead, int threads, int objects, int frames, uint64_t seed,
+                             prox_broadphase_stats* out_stats) {
+    prox_broadphase_def def = prox_default_broadphase_def();
+    def.lookahead_frames = lookahead;
+    def.threads = threads;
+    prox_broadphase* bp = NULL;
+    REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
+    static scene s;
+    static prox_vec3 velocity[MAX_OBJECTS];
+    memset(&s, 0, sizeof s);
+    s.rng = prox_rng_seed(seed);
+    s.world = cbrt((double)objects) * 3.0;
+    checker c = checker_make((size_t)MAX_OBJECTS * 64);
+    char what[64];
+    snprintf(what, sizeof what, "sweep lookahead %d x%d seed %llu", lookahead, threads, (unsigned long long)seed);
+    for (int i = 0; i < objects; i++) scene_add(&s, bp, random_box(&s));
+    for (uint32_t id = 0; id < s.limit; id++) {
+        bool rests = prox_rng_next(&s.rng) % 8 == 0;
+        for (int k = 0; k < 3; k++) (&velocity[id].x)[k] = rests ? 0.0 : coordinate(&s, -0.1, 0.1);
+    }
+    size_t total_pairs = 0;
+    for (int frame = 0; frame < frames; frame++) {
+        for (uint32_t id = 0; id < s.limit; id++) {
+            if (!s.live[id]) continue;
+            prox_box b = s.boxes[id];
+            if (frame % 10 == 9 && id % 97 == 0) {
+                b = random_box(&s); // a teleport
+            } else {
+                for (int k = 0; k < 3; k++) {
+                    double* lo = &b.min.x + k;
+                    double* hi = &b.max.x + k;
+                    double* v = &velocity[id].x + k;
+                    if ((isfinite(*lo) && *lo + *v < 0) || (isfinite(*hi) && *hi + *v > s.world)) *v = -*v;
+                    if (isfinite(*lo)) *lo += *v;
+                    if (isfinite(*hi)) *hi += *v;
+                }
+            }
+            if (memcmp(&b, &s.boxes[id], sizeof b) == 0) continue; // at rest: no move
+            s.boxes[id] = b;
+            CHECK(prox_broadphase_move(bp, id, &b) == PROX_OK);
+        }
+        if (frame % 3 == 2) {
+            uint32_t id = (uint32_t)(prox_rng_next(&s.rng) % s.limit);
+            if (s.live[id]) {
+                CHECK(prox_broadphase_remove(bp, id) == PROX_OK);
+                s.live[id] = false;
+            }
+        }
+        if (frame % 16 == 15 && s.limit < MAX_OBJECTS - 1) {
+            uint32_t limit = s.limit;
+            scene_add(&s, bp, random_box(&s));
+            for (uint32_t id = limit; id < s.limit; id++) velocity[id] = prox_vec3_make(0.05, -0.05, 0.02);
+        }
+        prox_pair_events ev;
+        REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+        check_events(&c, &s, &ev, what, frame);
+        total_pairs += ev.pair_count;
+        if (prox_test_current_failures) break;
+    }
+    CHECK_MSG(total_pairs >= (size_t)frames * (size_t)objects / 8, "%s: only %zu pairs in %d frames", what,
+              total_pairs, frames);
+    *out_stats = prox_broadphase_get_stats(bp);
+    checker_free(&c);
+    prox_broadphase_destroy(bp);
+}
+
+PROX_TEST(broadphase, sweep_candidates_match_brute_force_and_serve) {
+    const int frames = 60;
+    const int lookaheads[] = {0, 1, 4, PROX_MAX_LOOKAHEAD_FRAMES};
+    for (size_t l = 0; l < sizeof lookaheads / sizeof *lookaheads; l++)
+        for (uint64_t seed = 21; seed <= 22; seed++) {
+            prox_broadphase_stats st = {0};
+            run_steady_scene(lookaheads[l], 1, 1500, frames, seed, &st);
+            CHECK(st.updates == (uint64_t)frames);
+            if (lookaheads[l] == 0) {
+                CHECK_MSG(st.sweeps == 0 && st.candidate_updates == 0 && st.candidates == 0,
+                          "lookahead 0: %llu sweeps, %llu candidate updates", (unsigned long long)st.sweeps,
+                          (unsigned long long)st.candidate_updates);
+                continue;
+            }
+            CHECK(st.sweeps + st.candidate_updates == st.updates);
+            // Sweeps come at the teleports (every 10 frames; a box teleported
+            // to or from infinity is not grown, and its next move sweeps too),
+            // after the adds (every 16 frames, and the first move of a new
+            // box) and when the steady boxes leave their grown boxes (every
+            // lookahead + 1 updates).
+            uint64_t most = lookaheads[l] == 1 ? 42 : lookaheads[l] == 4 ? 26 : 18; // (36, 21, 14 measured)
+            CHECK_MSG(st.sweeps <= most && st.candidates > 0, "lookahead %d seed %llu: %llu sweeps in %llu updates",
+                      lookaheads[l], (unsigned long long)seed, (unsigned long long)st.sweeps,
+                      (unsigned long long)st.updates);
+        }
+    // Above PARALLEL_MIN_BOXES on two threads: the filter splits the candidates.
+    prox_broadphase_stats st = {0};
+    run_steady_scene(4, 2, 5000, (int)(20 * test_scale()) + 6, 23, &st);
+    CHECK(st.candidate_updates > 0);
+}
+
 PROX_TEST(broadphase, dense_touching_grid) {
     // Unit cubes on a lattice with spacing 1: every neighbour (faces, edges,
     // corners) touches exactly, so each interior cube has 26 pairs.
@@ -418,7 +520,13 @@ PROX_TEST(broadphase, bad_input_is_refused) {
     def = prox_default_broadphase_def();
     def.margin = NAN;
     CHECK(prox_broadphase_create(&def, &bp) == PROX_ERROR_INVALID_ARGUMENT);
+    def = prox_default_broadphase_def();
+    def.lookahead_frames = -1;
+    CHECK(prox_broadphase_create(&def, &bp) == PROX_ERROR_INVALID_ARGUMENT);
+    def.lookahead_frames = PROX_MAX_LOOKAHEAD_FRAMES + 1;
+    CHECK(prox_broadphase_create(&def, &bp) == PROX_ERROR_INVALID_ARGUMENT);
     CHECK(prox_broadphase_create(NULL, &bp) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_broadphase_get_stats(NULL).updates == 0);
     for (size_t k = 0; k < sizeof all_kinds / sizeof *all_kinds; k++) {
         def = prox_default_broadphase_def();
         def.kind = all_kinds[k];

@@ -1280,7 +1280,7 @@ typedef struct scene_totals {
 /* One update, checked against all pairs when it succeeds. */
 static bool world_update_and_check(bp_world* w, scene_totals* totals, const char* scene, int frame) {
     w->pairs.count = w->began.count = w->ended.count = 0;
-    bp_output out = {&w->pairs, &w->began, &w->ended, true};
+    bp_output out = {&w->pairs, &w->began, &w->ended, true, false};
     bp_state state = world_state(w);
     prox_result r = bp_tree_ops.update(w->impl, &state, &out);
     totals->frames++;

@@ -234,7 +234,7 @@ static prox_result world_update(world* w, int frame) {
         bp_pair_list_free(&w->began, &w->allocator);
         bp_pair_list_free(&w->ended, &w->allocator);
     }
-    bp_output out = {&w->pairs, &w->began, &w->ended, false};
+    bp_output out = {&w->pairs, &w->began, &w->ended, false, false};
     prox_result r = bp_sap_ops.update(w->impl, &w->state, &out);
     if (r != PROX_OK) {
         CHECK(r == PROX_ERROR_OUT_OF_MEMORY);

@@ -6,7 +6,8 @@
  *    the set of overlapping pairs (and which pairs began and ended since the
  *    last update). Four interchangeable kinds: incremental sweep and prune on
  *    three axes (I-COLLIDE), a dynamic AABB tree with fattened boxes, a
- *    stateless sort-and-sweep, and the all-pairs reference.
+ *    grid sort-and-sweep over boxes grown by their motion (the default), and
+ *    the all-pairs reference.
  *  - prox_dynamic_tree: a standalone dynamic AABB tree (insert, remove, move
  *    with fattened boxes, balanced by rotations) for box, ray and nearest
  *    queries. Queries never allocate and never fail.
@@ -53,9 +54,10 @@ typedef enum prox_broadphase_kind {
     /// in Morton order and traversed against itself once. Best when most
     /// objects rest (BENCHMARKS.md compares the kinds).
     PROX_BROADPHASE_TREE,
-    /// Sort and sweep from scratch every update (no state between frames but
-    /// the previous order, which makes the sort cheap), in parallel when
-    /// def.threads > 1. Best when every object moves every frame.
+    /// Sort and sweep per cell of a grid over y and z, in parallel when
+    /// def.threads > 1; by default over boxes grown by their motion, whose
+    /// pairs serve as candidates for the next few updates (see
+    /// lookahead_frames). Best when every object moves every frame.
     PROX_BROADPHASE_SWEEP,
     /// Every pair tested, O(n^2): the reference the others are checked against.
     PROX_BROADPHASE_BRUTE,
@@ -72,8 +74,23 @@ typedef struct prox_broadphase_def {
     /// your length unit) plus margin_fraction times its largest extent.
     double margin;
     double margin_fraction;
+    /// PROX_BROADPHASE_SWEEP: 0 sorts and sweeps the exact boxes every update.
+    /// k > 0 (default 4) sweeps boxes grown on each side by k + 1/2 times
+    /// the distance each box moved per update since the last sweep (per
+    /// axis; at most a grid cell, about four mean box sizes) and keeps the
+    /// overlapping pairs of grown boxes as candidates; the next updates only
+    /// test those, until a box leaves its grown box or an object is added,
+    /// and the update after that sweeps again. With steady motion that is one
+    /// sweep every k + 1 updates; boxes at rest are not grown. The pairs are
+    /// the same for every k, only the time differs: an update that sweeps
+    /// costs more than with k = 0 (bigger boxes, the candidates sorted and
+    /// tested), the others much less (BENCHMARKS.md); 0 gives the flattest
+    /// frame times. At most PROX_MAX_LOOKAHEAD_FRAMES.
+    int lookahead_frames;
     prox_allocator allocator;
 } prox_broadphase_def;
+
+enum { PROX_MAX_LOOKAHEAD_FRAMES = 64 };
 
 PROX_API prox_broadphase_def prox_default_broadphase_def(void);
 PROX_API const char* prox_broadphase_kind_name(prox_broadphase_kind kind);
@@ -117,6 +134,19 @@ PROX_API prox_result prox_broadphase_update(prox_broadphase* broadphase, prox_pa
 PROX_API size_t prox_broadphase_count(const prox_broadphase* broadphase);
 /// The current box of a live object (false when id is not live).
 PROX_API bool prox_broadphase_box(const prox_broadphase* broadphase, uint32_t id, prox_box* out_box);
+
+/// Counters since creation, to tune def.lookahead_frames.
+typedef struct prox_broadphase_stats {
+    uint64_t updates; ///< successful updates
+    /// PROX_BROADPHASE_SWEEP with lookahead_frames > 0 (else 0): updates that
+    /// swept grown boxes, and updates that only tested the candidates.
+    uint64_t sweeps;
+    uint64_t candidate_updates;
+    /// Candidate pairs held now (0 when the next update will sweep).
+    size_t candidates;
+} prox_broadphase_stats;
+/// All zero for NULL.
+PROX_API prox_broadphase_stats prox_broadphase_get_stats(const prox_broadphase* broadphase);
 
 /* ------------------------------------------------------------------------ */
 /* Dynamic AABB tree                                                        */
