@@ -16,7 +16,8 @@
  *   tree kind's bulk updates, the sweep's cells and boxes spanning several
  *   cells all happen); move every object or a share of them by grid steps,
  *   random or steady (the same step per object every time, so the sweep's
- *   candidates serve several updates); update.
+ *   candidates serve several updates; a quarter of them widen or narrow
+ *   steadily instead, until they would turn inside out); update.
  * Checked after every update, abort() on failure: the pairs equal the
  * overlapping pairs of the live boxes by prox_box_overlap (sorted, a < b),
  * began and ended are exactly the differences from the previous update,
@@ -178,7 +179,7 @@ static void move_crowd(scene* s, int share, bool steady) {
             const int direction = steady ? (i * 7 + k * 5) % 3 - 1 : (int)(next_random(s) % 3) - 1;
             const double step = ldexp((double)direction, s->scale);
             *lo[k] += step;
-            *hi[k] += step;
+            *hi[k] += steady && i % 4 == 0 ? -step : step; // every fourth steady object widens or narrows
         }
         if (prox_box_is_valid(&b)) move_object(s, i, &b);
     }

@@ -106,6 +106,11 @@ typedef struct scene_stats {
     uint32_t finite, live;
 } scene_stats;
 
+/// How far a box was grown on each side, per axis.
+typedef struct growth {
+    float x, y, z;
+} growth;
+
 /// Per pass task (a stretch of ids): its stats, entries and huge boxes.
 typedef struct pass_task {
     scene_stats stats;
@@ -133,6 +138,7 @@ typedef struct sweep {
     /* Candidates (def.lookahead_frames > 0; see the section "Candidates"). */
     int lookahead;               ///< frames of each box's motion its grown box allows
     float_box* grown;            ///< per id: its box grown by its motion at the last sweep
+    growth* grown_by;            ///< per id: by how much, per axis (read and written at sweeps only)
     uint32_t updates_since_sweep;
     bp_pair_list candidates;     ///< pairs whose grown boxes overlap, sorted by (a, b)
     bool candidates_valid;       ///< no add and no box out of its grown box since they were swept
@@ -170,6 +176,7 @@ static void free_ids(sweep* s, const prox_allocator* allocator) {
     prox_free(allocator, s->boxes, s->capacity * sizeof *s->boxes);
     prox_free(allocator, s->huge, s->capacity * sizeof *s->huge);
     prox_free(allocator, s->grown, s->capacity * sizeof *s->grown);
+    prox_free(allocator, s->grown_by, s->capacity * sizeof *s->grown_by);
 }
 
 /// Room for ids below needed (every per-id array, so update needs no more).
@@ -186,18 +193,22 @@ static bool grow_ids(sweep* s, uint32_t needed, const prox_allocator* allocator)
     bool grows = s->lookahead > 0;
     if (grows) {
         bigger.grown = prox_alloc(allocator, capacity * sizeof *bigger.grown);
+        bigger.grown_by = prox_alloc(allocator, capacity * sizeof *bigger.grown_by);
     }
-    if (!bigger.boxes || !bigger.huge || (grows && !bigger.grown)) {
+    if (!bigger.boxes || !bigger.huge || (grows && (!bigger.grown || !bigger.grown_by))) {
         free_ids(&bigger, allocator);
         return false;
     }
     if (s->capacity) {
         memcpy(bigger.boxes, s->boxes, s->capacity * sizeof *s->boxes);
-        if (grows) memcpy(bigger.grown, s->grown, s->capacity * sizeof *s->grown);
+        if (grows) {
+            memcpy(bigger.grown, s->grown, s->capacity * sizeof *s->grown);
+            memcpy(bigger.grown_by, s->grown_by, s->capacity * sizeof *s->grown_by);
+        }
     }
     free_ids(s, allocator);
     s->capacity = capacity;
-    s->boxes = bigger.boxes, s->huge = bigger.huge, s->grown = bigger.grown;
+    s->boxes = bigger.boxes, s->huge = bigger.huge, s->grown = bigger.grown, s->grown_by = bigger.grown_by;
     return true;
 }
 
@@ -839,14 +850,15 @@ static void sweep_task(void* context, int task_index) {
  * boxes at rest are not grown and never leave. The answer never depends on
  * the growth, only the time does.
  *
- * The motion is read off the grown box itself, so that a move touches no
- * more memory than the box and its grown box: the growth is symmetric, so
- * the grown box's centre is where the box was at the last sweep, t updates
- * ago, and its width tells the growth given then. A box is grown by k times
- * the distance its centre moved per update, or by 15/16 of its last growth
- * if that is more: a box that bounced off a wall since moved less far than
- * it will, and the first box to leave makes everyone's next sweep; the
- * growth of a box that stopped decays slowly. */
+ * The motion is read off the grown box and the growth it was given (kept
+ * per axis, read and written at sweeps only), so that a move touches no more
+ * memory than the box and its grown box: the grown box less that growth is
+ * where the box was at the last sweep, t updates ago. A box is grown by k
+ * times the distance its faster bound moved per update since (a box that
+ * widens or narrows, as the box of a turning object does, counts), or by
+ * 15/16 of its last growth if that is more: a box that bounced off a wall
+ * since moved less far than it will, and the first box to leave makes
+ * everyone's next sweep; the growth of a box that stopped decays slowly. */
 
 /* A bound moves by g plus 16 units in its last place: the float copies of
  * slow boxes change by a unit now and then, by rounding, and a motion
@@ -868,15 +880,14 @@ static inline float raised(float x, float g) {
 static inline float larger(float a, float b) { return a > b ? a : b; }
 
 /// How far one axis of a box at [lo, hi] is grown, its grown box of the last
-/// sweep being [glo, ghi]; per_update = the growth's frames over the updates
-/// since that sweep; at most `most`. An axis with an infinite bound (a ground
-/// plane's) has no centre to follow: it is grown by `most` when that is
-/// finite (else not at all).
-static inline float axis_growth(float lo, float hi, float glo, float ghi, float per_update, float most) {
+/// sweep being [glo, ghi], grown by `last`; per_update = the growth's frames
+/// over the updates since that sweep; at most `most`, never negative, and 0
+/// for NaN. An axis with an infinite bound (a ground plane's) has no motion
+/// to measure: it is grown by `most` when that is finite (else not at all).
+static inline float axis_growth(float lo, float hi, float glo, float ghi, float last, float per_update, float most) {
     if (!(fabsf(lo) < INFINITY && fabsf(hi) < INFINITY)) return most < INFINITY ? most : 0.0f;
-    float moved = 0.5f * fabsf((lo + hi) - (glo + ghi)) * per_update;
-    float last = 0.5f * ((ghi - glo) - (hi - lo));
-    float g = larger(moved, 0.9375f * last);
+    float moved = larger(fabsf(lo - (glo + last)), fabsf(hi - (ghi - last))) * per_update;
+    float g = larger(larger(moved, 0.9375f * last), 0.0f);
     return g < most ? g : g < INFINITY ? most : 0.0f;
 }
 
@@ -898,37 +909,41 @@ static void grow_task(void* context, int task) {
         if (!state->live[id]) continue;
         const float_box* b = &s->boxes[id];
         float_box* g = &s->grown[id];
+        growth* by = &s->grown_by[id];
 #if defined(__AVX512F__) && defined(__AVX512VL__)
-        // The same arithmetic as below, the six bounds in one register:
-        // lanes 2k and 2k + 1 are axis k's min and max and compute the same
-        // growth.
+        // The same arithmetic as below, the six bounds in one register
+        // (lanes 2k and 2k + 1 are axis k's min and max) and the three
+        // growths duplicated to match.
         const __mmask8 six = 0x3f;
         const __m256 sign = _mm256_setr_ps(-1, 1, -1, 1, -1, 1, 0, 0), magnitude = _mm256_set1_ps(-0.0f);
+        const __m256 inf = _mm256_set1_ps(INFINITY), zero = _mm256_setzero_ps();
         __m256 vb = _mm256_maskz_loadu_ps(six, (const float*)b), vg = _mm256_maskz_loadu_ps(six, (const float*)g);
-        __m256 pb = _mm256_permute_ps(vb, 0xb1), pg = _mm256_permute_ps(vg, 0xb1); // min and max swapped
-        __m256 moved = _mm256_mul_ps(_mm256_andnot_ps(magnitude, _mm256_sub_ps(_mm256_add_ps(vb, pb), _mm256_add_ps(vg, pg))),
-                                     _mm256_set1_ps(0.5f * per_update));
-        __m256 last = _mm256_mul_ps(_mm256_sub_ps(_mm256_andnot_ps(magnitude, _mm256_sub_ps(pg, vg)),
-                                                  _mm256_andnot_ps(magnitude, _mm256_sub_ps(pb, vb))),
-                                    _mm256_set1_ps(0.5f * 0.9375f));
-        __m256 grow = _mm256_max_ps(moved, last); // last where either is NaN, as larger()
-        const __m256 inf = _mm256_set1_ps(INFINITY), capped = _mm256_set1_ps(most < INFINITY ? most : 0.0f);
+        __m256 last = _mm256_permutexvar_ps(_mm256_setr_epi32(0, 0, 1, 1, 2, 2, 2, 2),
+                                            _mm256_maskz_loadu_ps(0x7, (const float*)by));
+        __m256 then = _mm256_sub_ps(vg, _mm256_mul_ps(sign, last)); // where the bounds were
+        __m256 bound_moved = _mm256_andnot_ps(magnitude, _mm256_sub_ps(vb, then));
+        __m256 moved = _mm256_mul_ps(_mm256_max_ps(bound_moved, _mm256_permute_ps(bound_moved, 0xb1)),
+                                     _mm256_set1_ps(per_update));
+        __m256 grow = _mm256_max_ps(moved, _mm256_mul_ps(last, _mm256_set1_ps(0.9375f))); // as larger()
+        grow = _mm256_max_ps(grow, zero); // never negative; NaN gives 0
         __mmask8 below_most = _mm256_cmp_ps_mask(grow, _mm256_set1_ps(most), _CMP_LT_OQ);
         __mmask8 finite = _mm256_cmp_ps_mask(grow, inf, _CMP_LT_OQ);
         grow = _mm256_mask_blend_ps(below_most, _mm256_maskz_mov_ps(finite, _mm256_set1_ps(most)), grow);
+        __m256 pb = _mm256_permute_ps(vb, 0xb1);
         __mmask8 bounded = _mm256_cmp_ps_mask(_mm256_andnot_ps(magnitude, vb), inf, _CMP_LT_OQ) &
                            _mm256_cmp_ps_mask(_mm256_andnot_ps(magnitude, pb), inf, _CMP_LT_OQ);
-        grow = _mm256_mask_blend_ps(bounded, capped, grow);
+        grow = _mm256_mask_blend_ps(bounded, _mm256_set1_ps(most < INFINITY ? most : 0.0f), grow);
         __m256 d = _mm256_add_ps(grow, _mm256_mul_ps(_mm256_andnot_ps(magnitude, vb), _mm256_set1_ps(0x1p-19f)));
-        __mmask8 movable = _mm256_cmp_ps_mask(d, _mm256_set1_ps(INFINITY), _CMP_LT_OQ);
-        __m256 out = _mm256_mask_add_ps(vb, movable, vb, _mm256_mul_ps(sign, d));
-        _mm256_mask_storeu_ps((float*)g, six, out);
+        __mmask8 movable = _mm256_cmp_ps_mask(d, inf, _CMP_LT_OQ);
+        _mm256_mask_storeu_ps((float*)g, six, _mm256_mask_add_ps(vb, movable, vb, _mm256_mul_ps(sign, d)));
+        _mm256_mask_storeu_ps((float*)by, 0x7, _mm256_permutexvar_ps(_mm256_setr_epi32(0, 2, 4, 6, 6, 6, 6, 6), grow));
 #else
-        float gx = axis_growth(b->min_x, b->max_x, g->min_x, g->max_x, per_update, most);
-        float gy = axis_growth(b->min_y, b->max_y, g->min_y, g->max_y, per_update, most);
-        float gz = axis_growth(b->min_z, b->max_z, g->min_z, g->max_z, per_update, most);
+        float gx = axis_growth(b->min_x, b->max_x, g->min_x, g->max_x, by->x, per_update, most);
+        float gy = axis_growth(b->min_y, b->max_y, g->min_y, g->max_y, by->y, per_update, most);
+        float gz = axis_growth(b->min_z, b->max_z, g->min_z, g->max_z, by->z, per_update, most);
         *g = (float_box){lowered(b->min_x, gx), raised(b->max_x, gx), lowered(b->min_y, gy),
                          raised(b->max_y, gy),  lowered(b->min_z, gz), raised(b->max_z, gz)};
+        *by = (growth){gx, gy, gz};
 #endif
     }
 }
@@ -959,6 +974,7 @@ static inline void move_and_check(sweep* s, uint32_t id, const prox_box* b) {
 /// of the candidates) did not make faster on this machine.
 static prox_result filter_candidates(sweep* s, const bp_state* state, bp_pair_list* out) {
     const size_t n = s->candidates.count;
+    if (!n) return PROX_OK; // (out->items may be NULL)
     if (!bp_pair_list_reserve(out, n, state->allocator)) return PROX_ERROR_OUT_OF_MEMORY;
     const prox_pair* c = s->candidates.items;
     const float_box* boxes = s->boxes;
@@ -1026,6 +1042,7 @@ static prox_result sweep_add(void* impl, const bp_state* state, uint32_t id) {
     round_box(&state->boxes[id], &s->boxes[id]);
     if (s->lookahead) {
         s->grown[id] = s->boxes[id]; // (at rest until it moves)
+        s->grown_by[id] = (growth){0, 0, 0};
         s->candidates_valid = false;
     }
     return PROX_OK;
@@ -1132,6 +1149,7 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
         s->swept = s->boxes, s->exact = true;
         return sweep_all(s, state, parallel, out->pairs);
     }
+    bool swept = false;
     if (!s->candidates_valid) {
         thread_pool_run(s->pool, grow_task, s, s->pass_tasks);
         s->swept = s->grown, s->exact = false;
@@ -1141,14 +1159,15 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
         if (!sort_candidates(s, state->id_limit, state->allocator)) return PROX_ERROR_OUT_OF_MEMORY;
         s->candidates_valid = true;
         s->updates_since_sweep = 0;
-        s->sweeps++;
-    } else {
-        s->filters++;
+        swept = true;
     }
-    if (s->updates_since_sweep < UINT32_MAX) s->updates_since_sweep++;
     prox_result result = filter_candidates(s, state, out->pairs);
-    out->sorted = result == PROX_OK;
-    return result;
+    if (result != PROX_OK) return result; // (a retry filters the same candidates)
+    out->sorted = true;
+    if (swept) s->sweeps++;
+    else s->filters++;
+    if (s->updates_since_sweep < UINT32_MAX) s->updates_since_sweep++;
+    return PROX_OK;
 }
 
 static void sweep_stats(const void* impl, prox_broadphase_stats* out) {

@@ -355,6 +355,83 @@ PROX_TEST(broadphase, sweep_candidates_match_brute_force_and_serve) {
     CHECK(st.candidate_updates > 0);
 }
 
+/* Review found a grown box that did not hold its box: a box near the top of
+ * the float range that widened past its grown box summed its bounds to
+ * infinity and got a negative growth, and the pair it then made was lost.
+ * Then the same at three scales with boxes that change size every frame
+ * (the growth reads the last one off the grown box's width) and a slab
+ * across the whole scene. */
+PROX_TEST(broadphase, sweep_candidates_hold_widening_boxes_at_any_scale) {
+    {
+        prox_broadphase* bp;
+        prox_broadphase_def def = prox_default_broadphase_def();
+        REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
+        prox_box a = {{1e38, 0, 0}, {3e38, 1, 1}}, b = {{0.6e38, 0, 0}, {0.7e38, 1, 1}};
+        uint32_t ia, ib;
+        REQUIRE(prox_broadphase_add(bp, &a, &ia) == PROX_OK && prox_broadphase_add(bp, &b, &ib) == PROX_OK);
+        prox_pair_events ev;
+        REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+        CHECK(ev.pair_count == 0);
+        a.min.x = 0.5e38, a.max.x = 3.2e38;
+        CHECK(prox_broadphase_move(bp, ia, &a) == PROX_OK);
+        REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+        CHECK_MSG(ev.pair_count == 1, "%zu pairs after the widening", ev.pair_count);
+        a.min.x = 0.4e38; // again, from the grown box of that sweep
+        CHECK(prox_broadphase_move(bp, ia, &a) == PROX_OK);
+        REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+        CHECK(ev.pair_count == 1);
+        prox_broadphase_destroy(bp);
+    }
+    const double scales[] = {1.0, 0x1p-100, 1e37};
+    for (size_t k = 0; k < sizeof scales / sizeof *scales; k++) {
+        const double u = scales[k];
+        prox_broadphase* bp;
+        prox_broadphase_def def = prox_default_broadphase_def();
+        REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
+        static scene s;
+        memset(&s, 0, sizeof s);
+        s.rng = prox_rng_seed(31 + k);
+        checker c = checker_make((size_t)MAX_OBJECTS * 64);
+        enum { N = 600, FRAMES = 40 };
+        double velocity[N], rate[N];
+        for (int i = 0; i < N; i++) {
+            prox_box box;
+            for (int a = 0; a < 3; a++) {
+                double lo = 12.0 * prox_rng_uniform(&s.rng), size = 0.2 + 0.8 * prox_rng_uniform(&s.rng);
+                (&box.min.x)[a] = u * lo, (&box.max.x)[a] = u * (lo + size);
+            }
+            if (i == 0) box.min.y = box.min.z = -u, box.max.y = box.max.z = 13 * u, box.max.x = box.min.x + 0.1 * u;
+            scene_add(&s, bp, box);
+            velocity[i] = u * (prox_rng_uniform(&s.rng) - 0.5) * 0.2;
+            rate[i] = u * (prox_rng_uniform(&s.rng) - 0.5) * 0.04; // the box widens or narrows
+        }
+        size_t total = 0;
+        for (int frame = 0; frame < FRAMES; frame++) {
+            for (uint32_t id = 0; id < s.limit; id++) {
+                prox_box b = s.boxes[id];
+                b.min.x += velocity[id], b.max.x += velocity[id];
+                b.min.y -= rate[id], b.max.y += rate[id];
+                if (b.max.y - b.min.y < 0.1 * u || b.max.y - b.min.y > 2 * u) rate[id] = -rate[id];
+                if (!(b.min.y <= b.max.y)) continue;
+                s.boxes[id] = b;
+                CHECK(prox_broadphase_move(bp, id, &b) == PROX_OK);
+            }
+            prox_pair_events ev;
+            REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+            char what[48];
+            snprintf(what, sizeof what, "scale %g", u);
+            check_events(&c, &s, &ev, what, frame);
+            total += ev.pair_count;
+            if (prox_test_current_failures) break;
+        }
+        prox_broadphase_stats st = prox_broadphase_get_stats(bp);
+        CHECK_MSG(total >= (size_t)FRAMES * N / 4 && st.candidate_updates > 0,
+                  "scale %g: %zu pairs, %llu candidate updates", u, total, (unsigned long long)st.candidate_updates);
+        checker_free(&c);
+        prox_broadphase_destroy(bp);
+    }
+}
+
 PROX_TEST(broadphase, dense_touching_grid) {
     // Unit cubes on a lattice with spacing 1: every neighbour (faces, edges,
     // corners) touches exactly, so each interior cube has 26 pairs.
@@ -620,11 +697,17 @@ PROX_TEST(broadphase, out_of_memory_loses_nothing) {
             s.world = 6;
             checker c = checker_make(4096);
             f.countdown = fail_at;
-            for (int frame = 0; frame < 6; frame++) {
-                for (int i = 0; i < 40; i++) add_allowing_failure(bp, &s);
+            // Six frames that add and move at random, then six of small
+            // steady moves only: the sweep kind's candidate-only updates.
+            for (int frame = 0; frame < 12; frame++) {
+                for (int i = 0; i < 40 && frame < 6; i++) add_allowing_failure(bp, &s);
                 for (uint32_t id = 0; id < s.limit; id++)
                     if (s.live[id]) {
-                        s.boxes[id] = moved_box(&s, s.boxes[id]);
+                        if (frame < 6) {
+                            s.boxes[id] = moved_box(&s, s.boxes[id]);
+                        } else if (isfinite(s.boxes[id].min.x) && isfinite(s.boxes[id].max.x)) {
+                            s.boxes[id].min.x += 0.01, s.boxes[id].max.x += 0.01;
+                        }
                         CHECK(prox_broadphase_move(bp, id, &s.boxes[id]) == PROX_OK);
                     }
                 prox_pair_events ev;

@@ -76,8 +76,9 @@ typedef struct prox_broadphase_def {
     double margin_fraction;
     /// PROX_BROADPHASE_SWEEP: 0 sorts and sweeps the exact boxes every update.
     /// k > 0 (default 4) sweeps boxes grown on each side by k + 1/2 times
-    /// the distance each box moved per update since the last sweep (per
-    /// axis; at most a grid cell, about four mean box sizes) and keeps the
+    /// the distance each box's faster bound moved per update since the last
+    /// sweep (per axis; at most a grid cell, about four mean box sizes;
+    /// never less than 15/16 of the last growth) and keeps the
     /// overlapping pairs of grown boxes as candidates; the next updates only
     /// test those, until a box leaves its grown box or an object is added,
     /// and the update after that sweeps again. With steady motion that is one
@@ -139,7 +140,9 @@ PROX_API bool prox_broadphase_box(const prox_broadphase* broadphase, uint32_t id
 typedef struct prox_broadphase_stats {
     uint64_t updates; ///< successful updates
     /// PROX_BROADPHASE_SWEEP with lookahead_frames > 0 (else 0): updates that
-    /// swept grown boxes, and updates that only tested the candidates.
+    /// swept grown boxes, and updates that only tested the candidates. (An
+    /// update that ran out of memory after the kind's part may count here
+    /// but not in updates.)
     uint64_t sweeps;
     uint64_t candidate_updates;
     /// Candidate pairs held now (0 when the next update will sweep).
