@@ -147,6 +147,12 @@ typedef struct sweep {
     uint32_t* counts;            ///< id_limit + 1 counters of sort_candidates
     size_t count_capacity;
     uint64_t sweeps, filters;    ///< updates that swept over grown boxes, updates that only filtered
+    uint64_t exact_updates;      ///< updates that swept the exact boxes (see sweep_update)
+    uint32_t served;             ///< candidate-only updates since the last sweep of grown boxes
+    uint32_t wasted;             ///< sweeps of grown boxes in a row whose candidates served no update
+    uint32_t exact_left;         ///< updates to sweep exactly before trying candidates again
+    uint32_t exact_period;       ///< how many that is next time (doubles while candidates keep failing)
+    bool trying;                 ///< an exact spell just ended: the next update sweeps grown boxes
     uint32_t* huge;    ///< ids of the boxes kept out of the grid, in id order
     uint32_t huge_count;
 
@@ -1149,6 +1155,31 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
         s->swept = s->boxes, s->exact = true;
         return sweep_all(s, state, parallel, out->pairs);
     }
+    // When boxes leave their grown boxes at every update (a few fast
+    // objects whose growth is capped at a cell, teleports), the candidates
+    // are pure cost: each update would sweep grown boxes and then filter.
+    // After four such sweeps in a row the kind sweeps the exact boxes for a
+    // while (8 updates, doubling up to 64 while the candidates keep failing
+    // when tried again), at the cost of a lookahead of 0.
+    if (!s->candidates_valid && s->exact_left == 0) {
+        if (s->trying) {
+            s->trying = false; // the try after an exact spell: sweep grown boxes
+        } else if (s->sweeps > 0 && s->served > 0) {
+            s->wasted = 0, s->exact_period = 0;
+        } else if (s->sweeps > 0 && (++s->wasted >= 4 || s->exact_period > 0)) {
+            s->exact_period = s->exact_period ? PROX_MIN(2 * s->exact_period, 64u) : 8u;
+            s->exact_left = s->exact_period;
+        }
+    }
+    if (!s->candidates_valid && s->exact_left > 0) {
+        s->swept = s->boxes, s->exact = true;
+        prox_result result = sweep_all(s, state, parallel, out->pairs);
+        if (result != PROX_OK) return result;
+        if (--s->exact_left == 0) s->trying = true;
+        s->exact_updates++;
+        if (s->updates_since_sweep < UINT32_MAX) s->updates_since_sweep++;
+        return PROX_OK;
+    }
     bool swept = false;
     if (!s->candidates_valid) {
         thread_pool_run(s->pool, grow_task, s, s->pass_tasks);
@@ -1164,8 +1195,13 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
     prox_result result = filter_candidates(s, state, out->pairs);
     if (result != PROX_OK) return result; // (a retry filters the same candidates)
     out->sorted = true;
-    if (swept) s->sweeps++;
-    else s->filters++;
+    if (swept) {
+        s->sweeps++;
+        s->served = 0;
+    } else {
+        s->filters++;
+        if (s->served < UINT32_MAX) s->served++;
+    }
     if (s->updates_since_sweep < UINT32_MAX) s->updates_since_sweep++;
     return PROX_OK;
 }
@@ -1175,6 +1211,7 @@ static void sweep_stats(const void* impl, prox_broadphase_stats* out) {
     out->sweeps = s->sweeps;
     out->candidate_updates = s->filters;
     out->candidates = s->candidates_valid ? s->candidates.count : 0;
+    out->exact_sweeps = s->exact_updates;
 }
 
 const bp_kind_ops bp_sweep_ops = {sweep_create, sweep_destroy, sweep_add,   sweep_remove,

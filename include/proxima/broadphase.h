@@ -145,6 +145,12 @@ typedef struct prox_broadphase_stats {
     /// but not in updates.)
     uint64_t sweeps;
     uint64_t candidate_updates;
+    /// Updates that swept the exact boxes instead: when boxes leave their
+    /// grown boxes at every update (fast objects, teleports) the candidates
+    /// only cost, and after four such sweeps in a row the kind sweeps the
+    /// exact boxes for 8 updates (doubling up to 64 while the candidates keep
+    /// failing when tried again).
+    uint64_t exact_sweeps;
     /// Candidate pairs held now (0 when the next update will sweep).
     size_t candidates;
 } prox_broadphase_stats;
