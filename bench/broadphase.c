@@ -143,30 +143,18 @@ static bool parse_sizes(const char* text, options* o) {
     return o->size_count > 0;
 }
 
-static bool parse_threads(const char* text, options* o) {
-    o->thread_count = 0;
+/* A comma-separated list of 1..capacity integers in [lo, hi]. */
+static bool parse_int_list(const char* text, long lo, long hi, int* out, int* out_count, int capacity) {
+    *out_count = 0;
     while (*text) {
         char* end;
         const long v = strtol(text, &end, 10);
-        if (end == text || v < 1 || v > 64 || o->thread_count == MAX_THREADS) return false;
-        o->threads[o->thread_count++] = (int)v;
+        if (end == text || v < lo || v > hi || *out_count == capacity) return false;
+        out[(*out_count)++] = (int)v;
         text = *end == ',' ? end + 1 : end;
         if (*end && *end != ',') return false;
     }
-    return o->thread_count > 0;
-}
-
-static bool parse_lookaheads(const char* text, options* o) {
-    o->lookahead_count = 0;
-    while (*text) {
-        char* end;
-        const long v = strtol(text, &end, 10);
-        if (end == text || v < 0 || v > PROX_MAX_LOOKAHEAD_FRAMES || o->lookahead_count == MAX_THREADS) return false;
-        o->lookaheads[o->lookahead_count++] = (int)v;
-        text = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return false;
-    }
-    return o->lookahead_count > 0;
+    return *out_count > 0;
 }
 
 static bool parse_kinds(const char* text, options* o) {
@@ -238,9 +226,10 @@ static bool parse_options(int argc, char** argv, options* o) {
             o->moving = strtod(v, &end);
             if (*end || !(o->moving >= 0 && o->moving <= 1)) return false;
         } else if (strcmp(a, "--threads") == 0) {
-            if (!parse_threads(v, o)) return false;
+            if (!parse_int_list(v, 1, 64, o->threads, &o->thread_count, MAX_THREADS)) return false;
         } else if (strcmp(a, "--lookahead") == 0) {
-            if (!parse_lookaheads(v, o)) return false;
+            if (!parse_int_list(v, 0, PROX_MAX_LOOKAHEAD_FRAMES, o->lookaheads, &o->lookahead_count, MAX_THREADS))
+                return false;
         } else if (strcmp(a, "--kinds") == 0) {
             if (!parse_kinds(v, o)) return false;
         } else if (strcmp(a, "--max-seconds") == 0) {
