@@ -37,10 +37,6 @@ enum { KINDS = 3, MAX_OBJECTS = 768, MAX_OPS = 96, MAX_CROWD = 320 };
 
 static const prox_broadphase_kind kinds[KINDS] = {PROX_BROADPHASE_SAP, PROX_BROADPHASE_TREE, PROX_BROADPHASE_SWEEP};
 
-static void check(bool ok) {
-    if (!ok) abort();
-}
-
 typedef struct object {
     bool live;
     prox_box box;
@@ -298,7 +294,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             break;
         case 5: update_and_check(&s); break;
         case 6: {
-            const int count = 64 + (int)(next_byte(&r) % 4) * 64 + (int)(next_byte(&r) % 64);
+            const int blocks = (int)(next_byte(&r) % 4), count = 64 + blocks * 64 + (int)(next_byte(&r) % 64);
             const int side = 8 + (int)(next_byte(&r) % 32); /* a crowd of 319: 40 to 0.5 neighbours a box */
             for (int i = 0; i < count && i < MAX_CROWD; ++i) {
                 const prox_box box = crowd_box(&s, side);

@@ -37,10 +37,6 @@ static double next_coordinate(reader* r, int mode, int scale) {
     return base + ldexp((double)((int8_t)next_byte(r) % 4), -50);
 }
 
-static void check(bool ok) {
-    if (!ok) abort();
-}
-
 static bool finite_vec(prox_vec3 p) { return isfinite(p.x) && isfinite(p.y) && isfinite(p.z); }
 
 /* |p - q| for any finite points: neither the difference nor the squares may

@@ -52,14 +52,15 @@ static double next_number(reader* r, int mode, int scale) {
     return ldexp(base + ldexp((double)((int8_t)next_byte(r) % 4), -40), scale);
 }
 
-/// abort() with the line of the failed check, for the crash report.
-static void check_at(bool ok, int line) {
-    if (ok) return;
-    fprintf(stderr, "fuzz_collide: check at line %d failed\n", line);
-    abort();
+/* Three numbers, read x first (see next_small_vec3). */
+static prox_vec3 next_point(reader* r, int mode, int scale) {
+    const double x = next_number(r, mode, scale);
+    const double y = next_number(r, mode, scale);
+    const double z = next_number(r, mode, scale);
+    return prox_vec3_make(x, y, z);
 }
-#define check(ok) check_at((ok), __LINE__)
 
+/// abort() with the line of the failed check, for the crash report.
 enum { MAX_VERTICES = 16, MAX_TRIANGLES = 24 };
 
 static int brute_force(const prox_mesh* m, const prox_transform* xa, const prox_transform* xb) {
@@ -149,8 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j)
                 x[k].basis.m[i][j] = (i == j) + ldexp(next_number(&r, mode == 0 ? 1 : mode, 0), -3);
-        x[k].origin = prox_vec3_make(next_number(&r, mode, scale), next_number(&r, mode, scale),
-                                     next_number(&r, mode, scale));
+        x[k].origin = next_point(&r, mode, scale);
     }
     prox_mesh mesh = {v, vertex_count, idx, triangle_count};
 
@@ -199,7 +199,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (!d.invalid_transform && isfinite(expected_distance)) {
             /* the options: a cache holding any ids (stale, out of range), an
              * upper bound around the distance, the error bounds */
-            prox_distance_cache cache = {true, (int32_t)(int8_t)next_byte(&r), (int32_t)(int8_t)next_byte(&r)};
+            const int32_t cached_a = (int8_t)next_byte(&r), cached_b = (int8_t)next_byte(&r);
+            prox_distance_cache cache = {true, cached_a, cached_b};
             prox_distance_def dd = prox_default_distance_def();
             dd.cache = &cache;
             const double uppers[3] = {INFINITY, expected_distance, 0.5 * expected_distance};

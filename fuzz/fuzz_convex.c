@@ -48,10 +48,6 @@ static double next_number(reader* r, int mode, int scale) {
     return ldexp(base + ldexp((double)((int8_t)next_byte(r) % 4), -40), scale);
 }
 
-static void check(bool ok) {
-    if (!ok) abort();
-}
-
 static bool finite3(prox_vec3 v) {
     return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
 }
@@ -107,8 +103,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const int mode = next_byte(&r) % 3;
     const int scale = (int)(next_byte(&r) % 64) - 32;
     const int na = 1 + next_byte(&r) % MAX_POINTS, nb = 1 + next_byte(&r) % MAX_POINTS;
-    const double ra = ldexp((double)(next_byte(&r) % 4), scale - 2) * (next_byte(&r) % 2);
-    const double rb = ldexp((double)(next_byte(&r) % 4), scale - 2) * (next_byte(&r) % 2);
+    const double ra_size = ldexp((double)(next_byte(&r) % 4), scale - 2), ra = ra_size * (next_byte(&r) % 2);
+    const double rb_size = ldexp((double)(next_byte(&r) % 4), scale - 2), rb = rb_size * (next_byte(&r) % 2);
     prox_vec3 pa[MAX_POINTS], pb[MAX_POINTS];
     for (int i = 0; i < na; ++i) {
         const double x = next_number(&r, mode, scale), y = next_number(&r, mode, scale), z = next_number(&r, mode, scale);

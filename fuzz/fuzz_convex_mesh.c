@@ -35,10 +35,6 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 enum { MAX_VERTICES = 12, MAX_TRIANGLES = 16, MAX_POINTS = 8 };
 
-static void check(bool ok) {
-    if (!ok) abort();
-}
-
 static double next_number(reader* r, int mode, int scale) {
     if (mode == 0) return next_raw_double(r);
     const double base = next_small_integer(r);
@@ -46,12 +42,20 @@ static double next_number(reader* r, int mode, int scale) {
     return ldexp(base + ldexp((double)((int8_t)next_byte(r) % 4), -40), scale);
 }
 
+/* Three numbers, read x first (see next_small_vec3). */
+static prox_vec3 next_point(reader* r, int mode, int scale) {
+    const double x = next_number(r, mode, scale);
+    const double y = next_number(r, mode, scale);
+    const double z = next_number(r, mode, scale);
+    return prox_vec3_make(x, y, z);
+}
+
 static prox_transform next_placement(reader* r, int mode, int scale) {
     prox_transform x;
     /* near the identity (small integers / 8 added), or raw in mode 0 */
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) x.basis.m[i][j] = (i == j) + ldexp(next_number(r, mode == 0 ? 1 : mode, 0), -3);
-    x.origin = prox_vec3_make(next_number(r, mode, scale), next_number(r, mode, scale), next_number(r, mode, scale));
+    x.origin = next_point(r, mode, scale);
     return x;
 }
 
@@ -73,14 +77,14 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     prox_vec3 v[MAX_VERTICES], p[MAX_POINTS];
     uint32_t idx[3 * MAX_TRIANGLES];
     for (int i = 0; i < vertex_count; ++i)
-        v[i] = prox_vec3_make(next_number(&r, mode, scale), next_number(&r, mode, scale), next_number(&r, mode, scale));
+        v[i] = next_point(&r, mode, scale);
     for (int i = 0; i < 3 * triangle_count; ++i) idx[i] = next_byte(&r) % (uint32_t)vertex_count;
     for (int i = 0; i < point_count; ++i)
-        p[i] = prox_vec3_make(next_number(&r, mode, scale), next_number(&r, mode, scale), next_number(&r, mode, scale));
+        p[i] = next_point(&r, mode, scale);
     const double radius = ldexp((double)(next_byte(&r) % 4), scale - 1);
     const prox_transform xm = next_placement(&r, mode, scale), xs = next_placement(&r, mode, scale);
     const prox_vec3 point =
-        prox_vec3_make(next_number(&r, mode, scale), next_number(&r, mode, scale), next_number(&r, mode, scale));
+        next_point(&r, mode, scale);
     if (!prox_transform_is_valid(&xm) || !prox_transform_is_valid(&xs)) return 0;
     const prox_mesh mesh = {v, vertex_count, idx, triangle_count};
     const prox_convex shape = prox_convex_make(p, point_count, radius);

@@ -28,10 +28,6 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 enum { MAX_PROXIES = 96, MAX_OPS = 96 };
 
-static void check(bool ok) {
-    if (!ok) abort();
-}
-
 typedef struct scene {
     int mode, scale;
     prox_dynamic_tree* tree;
@@ -135,9 +131,8 @@ static void check_queries(scene* s, reader* r) {
         check(s->seen[p] == (s->live[p] && prox_box_is_valid(&q) && prox_box_overlap(&q, &fat)));
     }
     /* ray cast: origin and direction from the bytes, finite */
-    const prox_vec3 o = prox_vec3_make(ldexp(next_small_integer(r), s->scale), ldexp(next_small_integer(r), s->scale),
-                                       ldexp(next_small_integer(r), s->scale));
-    const prox_vec3 d = prox_vec3_make(next_small_integer(r), next_small_integer(r), next_small_integer(r));
+    const prox_vec3 o = next_small_vec3_scaled(r, s->scale);
+    const prox_vec3 d = next_small_vec3(r);
     const double max_t = ldexp((double)(next_byte(r) % 16), s->scale - 2);
     memset(s->seen, 0, sizeof s->seen);
     prox_dynamic_tree_ray_cast(s->tree, o, d, max_t, visit_ray, s);
@@ -208,8 +203,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         case 3:
         case 4: {
             const prox_box box = next_box(&r, &s);
-            prox_vec3 displacement = prox_vec3_make(ldexp(next_small_integer(&r), s.scale - 2),
-                                                    ldexp(next_small_integer(&r), s.scale - 2), 0);
+            const double dx = ldexp(next_small_integer(&r), s.scale - 2);
+            const double dy = ldexp(next_small_integer(&r), s.scale - 2);
+            prox_vec3 displacement = prox_vec3_make(dx, dy, 0);
             if (next_byte(&r) == 255) displacement.z = INFINITY; /* refused */
             const bool valid = prox_box_is_valid(&box) && isfinite(displacement.z);
             bool reinserted = true;

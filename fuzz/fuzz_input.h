@@ -1,12 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading a fuzzer's bytes as numbers, shared by the geometry targets: past
- * the end every byte reads as zero, so any input decodes. */
+ * the end every byte reads as zero, so any input decodes. And check(), which
+ * aborts (the fuzzer's crash) naming the failed check's file and line, so a
+ * crash report from CI says which property broke. */
 #ifndef PROX_FUZZ_INPUT_H
 #define PROX_FUZZ_INPUT_H
 
+#include <proxima/math.h>
+
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+static inline void fuzz_check_at(bool ok, const char* file, int line) {
+    if (ok) return;
+    fprintf(stderr, "%s:%d: check failed\n", file, line);
+    abort();
+}
+#define check(ok) fuzz_check_at((ok), __FILE__, __LINE__)
 
 typedef struct reader {
     const uint8_t* data;
@@ -26,5 +40,22 @@ static inline double next_raw_double(reader* r) {
 
 /* A small integer in [-4, 4]: touching, coplanar and zero-area shapes are frequent. */
 static inline double next_small_integer(reader* r) { return (double)(next_byte(r) % 9) - 4; }
+
+/* Three small integers, read x first. Never prox_vec3_make(next(r), next(r),
+ * next(r)): the order in which a call's arguments are evaluated is
+ * unspecified (gcc reads z first, clang x), so an input would decode to
+ * another case when replayed by a build from the other compiler. */
+static inline prox_vec3 next_small_vec3(reader* r) {
+    const double x = next_small_integer(r);
+    const double y = next_small_integer(r);
+    const double z = next_small_integer(r);
+    return prox_vec3_make(x, y, z);
+}
+
+/* The same times 2^scale. */
+static inline prox_vec3 next_small_vec3_scaled(reader* r, int scale) {
+    const prox_vec3 v = next_small_vec3(r);
+    return prox_vec3_make(ldexp(v.x, scale), ldexp(v.y, scale), ldexp(v.z, scale));
+}
 
 #endif

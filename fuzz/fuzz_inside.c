@@ -24,10 +24,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
-static void check(bool ok) {
-    if (!ok) abort();
-}
-
 typedef struct models {
     prox_mesh_data mesh[2];
     prox_bvh* bvh[2][PROX_VOLUME_COUNT];
@@ -72,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (how % 4 != 0) {
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j) x.basis.m[i][j] = (i == j) * (how & 4 ? -1.0 : 1.0) + next_small_integer(&r) / 4.0;
-        x.origin = prox_vec3_make(next_small_integer(&r) / 2.0, next_small_integer(&r) / 2.0, next_small_integer(&r) / 2.0);
+        x.origin = prox_vec3_scale(next_small_vec3(&r), 0.5);
     }
     if (!prox_transform_is_valid(&x)) return 0;
     const bool mirrored = prox_mat3_determinant(&x.basis) < 0;
@@ -82,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const long double margin = 1e-9L * scene;
     for (int q = 0; q < 8 && r.pos < r.size; ++q) {
         const prox_vec3 p =
-            prox_vec3_make(next_small_integer(&r) / 4.0, next_small_integer(&r) / 4.0, next_small_integer(&r) / 4.0);
+            prox_vec3_scale(next_small_vec3(&r), 0.25);
         /* the half-space test */
         long double deepest_out = -INFINITY;
         for (int t = 0; t < mesh.triangle_count; ++t) {

@@ -31,10 +31,6 @@ static double next_coordinate(reader* r, int mode, int scale) {
     return base + ldexp((double)((int8_t)next_byte(r) % 4), -50);
 }
 
-static void check(bool ok) {
-    if (!ok) abort();
-}
-
 static prox_vec3 map_point(prox_vec3 p, int map) {
     switch (map) {
     case 0: return prox_vec3_make(-p.x, -p.y, -p.z);

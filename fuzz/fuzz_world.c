@@ -32,10 +32,6 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 enum { MESHES = 4, CONVEXES = 4, SHAPES = MESHES + CONVEXES + 1, MAX_OBJECTS = 16, MAX_OPS = 64, MAX_PAIRS = 256 };
 
-static void check(bool ok) {
-    if (!ok) abort();
-}
-
 /* The shared shapes, made once: a box and a coarse sphere under four
  * volume kinds, and four convex shapes. */
 typedef struct library {
@@ -94,8 +90,6 @@ typedef struct scene {
     double time;
     int scale;
 } scene;
-
-static double next_coordinate(reader* r, const scene* s) { return ldexp(next_small_integer(r), s->scale); }
 
 /* A rotation: one of the 24 that map axes to axes, or one from a fuzzed
  * quaternion; times a scale of 1/2, 1 or 2 per axis and a mirror when
@@ -169,7 +163,7 @@ static void add_object(scene* s, reader* r) {
     /* the deforming object's points move with its vertices: unknown motion */
     o->speed = motion % 4 == 0 || o->shape == SHAPES - 1 ? -1.0 : ldexp(1.0, motion % 4 - 2) * ldexp(1.0, s->scale);
     o->pose.basis = next_basis(r, o->speed < 0);
-    o->pose.origin = prox_vec3_make(next_coordinate(r, s), next_coordinate(r, s), next_coordinate(r, s));
+    o->pose.origin = next_small_vec3_scaled(r, s->scale);
     const uint8_t filter = next_byte(r);
     o->group = filter % 4 == 0 ? 1u : UINT32_MAX;
     o->mask = filter % 4 == 1 ? ~1u : UINT32_MAX;
@@ -301,16 +295,16 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             if (o->speed >= 0) {
                 /* a share f of the bound to the translation, some of the rest to the turn */
                 const double f = (next_byte(&r) % 5) / 4.0, g = (next_byte(&r) % 5) / 4.0;
-                prox_vec3 v = prox_vec3_make(next_small_integer(&r), next_small_integer(&r), next_small_integer(&r));
+                prox_vec3 v = next_small_vec3(&r);
                 const double len = prox_vec3_length(v);
                 o->velocity = len > 0 ? prox_vec3_scale(v, 0.95 * o->speed * f / len) : prox_vec3_make(0, 0, 0);
-                prox_vec3 u = prox_vec3_make(next_small_integer(&r), next_small_integer(&r), next_small_integer(&r));
+                prox_vec3 u = next_small_vec3(&r);
                 const double ulen = prox_vec3_length(u);
                 o->axis = ulen > 0 ? prox_vec3_scale(u, 1 / ulen) : prox_vec3_make(0, 0, 1);
                 o->spin = 0.95 * o->speed * (1 - f) * g / reach_of(o->shape);
             } else {
                 o->pose.basis = next_basis(&r, true);
-                o->pose.origin = prox_vec3_make(next_coordinate(&r, &s), next_coordinate(&r, &s), next_coordinate(&r, &s));
+                o->pose.origin = next_small_vec3_scaled(&r, s.scale);
                 set_pose(&s, o);
             }
             break;
