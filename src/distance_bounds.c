@@ -51,6 +51,12 @@ void prox_distance_frame_make(const prox_transform* rel, const prox_mat3* rel_in
                      fabs(len[0] - len[2]) <= 0x1p-40 * len[0];
     double g = max_abs_vec(rel->origin) + f->stretch_max * radius_y + radius_x;
     f->slack = 0x1p-40 * g;
+    /* X's basis is the inverse of x_basis_inv; its stretch bound, grown for
+     * the inversion's rounding (far below the slack's 2^-40 margin) */
+    prox_mat3 x_basis;
+    const double x_stretch = prox_mat3_inverse(x_basis_inv, &x_basis) ? prox_stretch_bound(&x_basis) : INFINITY;
+    f->world_slack = (1 + 0x1p-30) * x_stretch * f->slack;
+    if (!(f->world_slack < INFINITY)) f->world_slack = INFINITY;
 }
 
 void prox_fixed_volume_make(const distance_frame* f, const double center[3], double axis[3][3],

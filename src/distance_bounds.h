@@ -26,6 +26,7 @@ typedef struct distance_frame {
     bool x_conformal;        /* X's placement is a rotation times a uniform scale: to_world along every direction */
     double x_inv[3][3];      /* X's inverse basis: a gap along v in X is one along x_inv^T v in the world */
     double slack;       /* subtracted from every bound, in X's units */
+    double world_slack; /* the slack in the world along any direction: times the largest stretch of X's placement */
 } distance_frame;
 
 /* The factor and the slack that make every bound conservative. Each bound
@@ -69,10 +70,14 @@ static inline double finish_bound(const distance_frame* f, double bound, int32_t
     return count < 0 ? INFINITY : lb;
 }
 
-/* A bound in world units already (axis_gaps_to_world): finish_bound's
- * rounding and slack without its to_world. */
+/* A bound in world units already (axis_gaps_to_world, world_per_x):
+ * finish_bound's rounding and slack. The gaps went to the world along
+ * directions the placement may stretch far more than its least stretch
+ * (to_world), and their rounding with them, so the slack comes off at the
+ * largest stretch (a fuzzed nearly singular placement gave a bound of 3e-5
+ * for a triangle 4e-13 away while it came off at to_world). */
 static inline double finish_world_bound(const distance_frame* f, double world, int32_t count) {
-    double lb = BOUND_FACTOR * world - f->to_world * f->slack;
+    double lb = BOUND_FACTOR * world - f->world_slack;
     lb = lb > 0 ? lb : 0;
     return count < 0 ? INFINITY : lb;
 }

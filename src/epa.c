@@ -183,7 +183,12 @@ static bool face_plane(const epa_polytope* P, int a, int b, int c, prox_vec3* ou
 
 static int face_slot(epa_polytope* P) {
     if (P->free_count > 0) return P->free_slots[--P->free_count];
-    return P->slots_used < EPA_MAX_F ? P->slots_used++ : -1;
+    if (P->slots_used >= EPA_MAX_F) return -1;
+    /* a slot used for the first time: its generation was never set (the
+     * polytope lives on the stack, uninitialised), and heap entries are
+     * matched against it */
+    P->generation[P->slots_used] = 0;
+    return P->slots_used++;
 }
 
 static void face_free(epa_polytope* P, int f) {

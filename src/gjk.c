@@ -79,9 +79,6 @@
 #define GJK_ABS 1e-15
 /* |v| below this (times the scene size) means the cores touch or overlap. */
 #define GJK_ZERO 1e-13
-/* a stalled GJK that could not prove a separation reports contact when |v|
- * is below this (times the scene size) */
-#define STALL_CONTACT 1e-6
 
 typedef struct sv_result {
     double lambda[4]; /* by slot of the input simplex */
@@ -629,7 +626,7 @@ static void gjk_loop(const cvx_pair* pair, const prox_gjk_cache* cache, const pr
              * bound proves it; otherwise, with |v| small, the cores count as
              * in contact and the caller asks EPA. */
             const double threshold = boolean ? overlap_radius : pair->tol;
-            const double near = threshold + STALL_CONTACT * pair->size;
+            const double near = threshold + CVX_STALL_CONTACT * pair->size;
             if (!boolean && best_vw / sqrt(best_vv) > threshold) {
                 state = CVX_GJK_SEPARATED;
             } else if (vv > near * near) {

@@ -9,6 +9,7 @@
 #include <proxima/query.h>
 
 #include "bvh_internal.h"
+#include "convex_internal.h"
 #include "distance_bounds.h"
 #include "query_convex_mesh.h"
 #include "query_frame.h"
@@ -27,7 +28,7 @@ typedef struct shape_query {
     convex_mesh_touch_fcn* touch; /* overlap mode: every touching triangle, not only the first */
     void* touch_context;
     double ball_center[3], ball_radius; /* a ball around the shape, in the mesh's frame */
-    double touch_band;    /* overlap mode: volumes nearer than this may hold a touching triangle */
+    double touch_band;    /* volumes nearer than this may hold a triangle GJK calls touching */
     bool oriented;        /* the mesh has oriented lanes: `frame` and `fixed` are set */
     distance_frame frame; /* the shape's frame in the mesh's */
     distance_obb fixed;   /* the box of the shape's points, without its radius */
@@ -58,14 +59,23 @@ static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
             q->box_hi[k] = fmax(q->box_hi[k], prox_vec3_get(local, k));
         }
     }
-    /* GJK calls a triangle touching up to ten PROX_CONVEX_TOLERANCE of the
-     * pair's scene size (convex.h), which is below 2 (2 size + |origin|) for
-     * any triangle within reach: volumes within sixteen of that are opened,
-     * so that the overlap and contact queries answer as GJK on every
-     * triangle does. */
-    const prox_vec3 o = q->xs->origin;
+    /* The boolean GJK may call a triangle touching up to
+     * (CVX_STALL_CONTACT + PROX_CONVEX_TOLERANCE) S away (convex_internal.h),
+     * S its scene size with this shape (convex.h): at most the larger of the
+     * shape's and the placed mesh's largest coordinate, plus the shape's
+     * origin and radius. The mesh's part matters: a huge triangle near a
+     * small shape makes S huge. Volumes within twice that are opened, so
+     * that the overlap and contact queries answer as GJK on every triangle
+     * does. */
+    const prox_vec3 o = q->xs->origin, om = q->xm->origin;
     const double origin = fmax(fabs(o.x), fmax(fabs(o.y), fabs(o.z)));
-    q->touch_band = 16 * PROX_CONVEX_TOLERANCE * 2 * (2 * size + origin);
+    const prox_mat3* bm = &q->xm->basis;
+    double norm = 0;
+    for (int r = 0; r < 3; ++r) norm = fmax(norm, fabs(bm->m[r][0]) + fabs(bm->m[r][1]) + fabs(bm->m[r][2]));
+    const double mesh_size =
+        fmax(fabs(om.x), fmax(fabs(om.y), fabs(om.z))) + norm * prox_bvh_reach(q->mesh); /* |B v + o| in max norm */
+    const double scene = fmax(size, mesh_size) + origin + q->shape->radius;
+    q->touch_band = 2 * (CVX_STALL_CONTACT + PROX_CONVEX_TOLERANCE) * scene;
     double local_size = q->mesh->volume_radius;
     for (int k = 0; k < 3; ++k) local_size = fmax(local_size, fmax(fabs(q->box_lo[k]), fabs(q->box_hi[k])));
     double grow = 0x1p-40 * (local_size + size * prox_stretch_bound(&mesh_inverse->basis));
@@ -162,9 +172,17 @@ static void oriented_lane_bounds(const shape_query* q, const prox_node* node, in
     }
 }
 
+/* The search: volumes nearer than `limit` (the upper bound, then the best
+ * distance so far) are opened, and also those within the touch band: GJK
+ * calls a triangle touching (distance 0) up to the band away, so one of
+ * them can answer 0 where the nearest triangle measured is a little apart
+ * (a huge triangle's tolerance, relative to its size, can exceed another
+ * triangle's true distance). The distance is then the least GJK gives over
+ * all triangles, and 0 exactly when the overlap query says they touch. */
 static void run(const shape_query* q, double upper_bound, prox_convex_mesh_result* r) {
     double best = INFINITY;
     double limit = upper_bound >= 0 ? nextafter(upper_bound, INFINITY) : 0;
+    double reach = limit > q->touch_band ? limit : q->touch_band;
     int32_t stack[SHAPE_STACK];
     double stack_bound[SHAPE_STACK];
     int top = 0;
@@ -172,7 +190,7 @@ static void run(const shape_query* q, double upper_bound, prox_convex_mesh_resul
     stack_bound[top++] = 0;
     while (top > 0) {
         --top;
-        if (!(stack_bound[top] < limit)) continue;
+        if (!(stack_bound[top] < reach)) continue;
         slot_view v = view_slot(q->mesh, stack[top]);
         if (v.count > 0) {
             for (int i = 0; i < v.count; ++i) {
@@ -197,6 +215,7 @@ static void run(const shape_query* q, double upper_bound, prox_convex_mesh_resul
                 r->point_mesh = d.point_b;
                 r->triangle = q->mesh->slot_triangle[v.index + i];
                 limit = best < limit ? best : limit;
+                reach = limit > q->touch_band ? limit : q->touch_band;
             }
             if (best == 0) break;
             continue;
@@ -204,10 +223,10 @@ static void run(const shape_query* q, double upper_bound, prox_convex_mesh_resul
         const prox_node* node = &q->mesh->nodes[v.index];
         double bound[PROX_LANES];
         lane_bounds(q, node, bound);
-        if (q->oriented) oriented_lane_bounds(q, node, v.index, limit, bound);
+        if (q->oriented) oriented_lane_bounds(q, node, v.index, reach, bound);
         r->volume_tests += valid_lanes(node);
         int order[PROX_LANES];
-        const int n = lanes_farthest_first(bound, limit, order);
+        const int n = lanes_farthest_first(bound, reach, order);
         for (int i = 0; i < n; ++i) {
             stack[top] = v.index * PROX_LANES + order[i];
             stack_bound[top++] = bound[order[i]];
