@@ -396,10 +396,14 @@ PROX_API prox_penetration_result prox_penetration(const prox_bvh* a, const prox_
  * ------------------------------------------------------------------------- */
 
 typedef struct prox_convex_mesh_result {
-    /// Radius-inclusive distance from the shape to the mesh's triangles; 0
-    /// when they touch or overlap (GJK's tolerance: PROX_CONVEX_TOLERANCE of
-    /// the scene's size). INFINITY on invalid input, or when the mesh is
-    /// farther than the upper bound and no triangle was measured.
+    /// Radius-inclusive distance from the shape to the mesh's triangles: the
+    /// least prox_convex_distance gives over the triangles (each a
+    /// three-point shape), so 0 exactly when prox_convex_mesh_overlap is
+    /// true. GJK's touching tolerance is PROX_CONVEX_TOLERANCE of each
+    /// shape-triangle pair's scene size (convex.h): a triangle much larger
+    /// than the shape can count as touching while a smaller one nearby is a
+    /// little apart. INFINITY on invalid input, or when the mesh is farther
+    /// than the upper bound and no triangle was measured.
     double distance;
     prox_vec3 point_shape;   ///< closest point on the shape (world)
     prox_vec3 point_mesh;    ///< closest point on the mesh (world)
