@@ -59,23 +59,6 @@ static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
             q->box_hi[k] = fmax(q->box_hi[k], prox_vec3_get(local, k));
         }
     }
-    /* The boolean GJK may call a triangle touching up to
-     * (CVX_STALL_CONTACT + PROX_CONVEX_TOLERANCE) S away (convex_internal.h),
-     * S its scene size with this shape (convex.h): at most the larger of the
-     * shape's and the placed mesh's largest coordinate, plus the shape's
-     * origin and radius. The mesh's part matters: a huge triangle near a
-     * small shape makes S huge. Volumes within twice that are opened, so
-     * that the overlap and contact queries answer as GJK on every triangle
-     * does. */
-    const prox_vec3 o = q->xs->origin, om = q->xm->origin;
-    const double origin = fmax(fabs(o.x), fmax(fabs(o.y), fabs(o.z)));
-    const prox_mat3* bm = &q->xm->basis;
-    double norm = 0;
-    for (int r = 0; r < 3; ++r) norm = fmax(norm, fabs(bm->m[r][0]) + fabs(bm->m[r][1]) + fabs(bm->m[r][2]));
-    const double mesh_size =
-        fmax(fabs(om.x), fmax(fabs(om.y), fabs(om.z))) + norm * prox_bvh_reach(q->mesh); /* |B v + o| in max norm */
-    const double scene = fmax(size, mesh_size) + origin + q->shape->radius;
-    q->touch_band = 2 * (CVX_STALL_CONTACT + PROX_CONVEX_TOLERANCE) * scene;
     double local_size = q->mesh->volume_radius;
     for (int k = 0; k < 3; ++k) local_size = fmax(local_size, fmax(fabs(q->box_lo[k]), fabs(q->box_hi[k])));
     double grow = 0x1p-40 * (local_size + size * prox_stretch_bound(&mesh_inverse->basis));
@@ -84,6 +67,34 @@ static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
         q->box_hi[k] += grow;
     }
     return isfinite(grow);
+}
+
+static double max_abs3(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
+
+/* max over rows of sum |m_ij|: |m v| <= this |v| in the max norm */
+static double row_sum_norm(const prox_mat3* m) {
+    double norm = 0;
+    for (int r = 0; r < 3; ++r) norm = fmax(norm, fabs(m->m[r][0]) + fabs(m->m[r][1]) + fabs(m->m[r][2]));
+    return norm;
+}
+
+/* The touch band. The boolean GJK may call a triangle touching up to
+ * (CVX_STALL_CONTACT + PROX_CONVEX_TOLERANCE) S away (convex_internal.h),
+ * S the scene size of the shape and the triangle (convex.h): the larger of
+ * |B_s| max|p| (the shape's points, from its origin) and the triangle's
+ * largest world coordinate plus |o_s|, plus the shape's radius, norms and
+ * coordinates in the max norm. The placed mesh bounds the triangle's part:
+ * a huge triangle near a small shape makes S huge. Volumes within twice
+ * that are opened, so that the overlap, contact and distance queries
+ * answer as GJK on every triangle does. lo, hi: the box of the shape's
+ * points in its own frame. */
+static void set_touch_band(shape_query* q, const double lo[3], const double hi[3]) {
+    double points = 0;
+    for (int k = 0; k < 3; ++k) points = fmax(points, fmax(fabs(lo[k]), fabs(hi[k])));
+    const double shape_extent = row_sum_norm(&q->xs->basis) * points;
+    const double mesh_extent = max_abs3(q->xm->origin) + row_sum_norm(&q->xm->basis) * prox_bvh_reach(q->mesh);
+    const double scene = fmax(shape_extent, mesh_extent + max_abs3(q->xs->origin)) + q->shape->radius;
+    q->touch_band = 2 * (CVX_STALL_CONTACT + PROX_CONVEX_TOLERANCE) * scene;
 }
 
 /* The box of the shape's points in its own frame. */
@@ -251,6 +262,7 @@ static bool start(shape_query* q, const prox_convex* shape, const prox_transform
     points_box(q->shape, lo, hi);
     if (q->mesh->obbs) place_shape_box(q, &inverse, lo, hi);
     shape_ball(q, &inverse, lo, hi);
+    set_touch_band(q, lo, hi);
     return shape_box(q, &inverse);
 }
 
