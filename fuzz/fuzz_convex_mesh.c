@@ -17,7 +17,9 @@
  *   - prox_closest_point: the least prox_closest_point_triangle distance,
  *     and a point of the reported triangle at that distance;
  *   - prox_convex_mesh_distance: the least prox_convex_distance to a
- *     triangle (a three-point shape), on a reported triangle;
+ *     triangle (a three-point shape), on a reported triangle; with an upper
+ *     bound of 0, 1/2, 1, 3/2 or 2 times it, beyond the bound exactly when
+ *     that distance is, and otherwise the same distance;
  *   - prox_convex_mesh_overlap: whether prox_convex_overlap holds for any
  *     triangle; prox_convex_mesh_contacts: for how many. */
 #include <proxima/convex.h>
@@ -130,6 +132,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (!cr.invalid_input) {
             check(cr.distance == shape_best);
             check(cr.triangle >= 0 && cr.triangle < triangle_count);
+            /* an upper bound below, at or above the distance: beyond it
+             * exactly when the distance is, and otherwise the distance */
+            const double upper = shape_best * (double)(next_byte(&r) % 5) * 0.5;
+            const prox_convex_mesh_result ur = prox_convex_mesh_distance(&shape, &xs, bvh, &xm, upper);
+            check(ur.beyond_upper_bound == (shape_best > upper));
+            check(ur.beyond_upper_bound || ur.distance == shape_best);
         }
         check(prox_convex_mesh_overlap(&shape, &xs, bvh, &xm) == (touching > 0) || cr.invalid_input);
         prox_manifold manifold;
