@@ -22,8 +22,8 @@
 /// A stalled GJK that could not prove a separation reports contact when the
 /// cores are within this many scene sizes (plus the radii and the
 /// tolerance), and the queries ask EPA (gjk.c). So the boolean query may call
-/// shapes touching up to (CVX_STALL_CONTACT + PROX_CONVEX_TOLERANCE) S apart,
-/// which callers pruning by distance must allow for (query_convex_mesh.c).
+/// shapes touching up to (CVX_STALL_CONTACT + PROX_CONVEX_TOLERANCE) S apart
+/// (query_convex_mesh.c says why its pruning does not allow for it).
 #define CVX_STALL_CONTACT 1e-6
 
 /// One placed shape in the internal frame: x -> basis x + origin, then the radius.
