@@ -471,3 +471,40 @@ PROX_TEST(convex_mesh, fuzzed_nearly_singular_placement) {
         }
     CHECK_MSG(brute == 10, "GJK on each triangle counts %lld contacts", (long long)brute);
 }
+
+/* The touch band scales with the scene's coordinates from the world origin
+ * (GJK's S): far from the origin it must stay narrow enough that a shape
+ * hovering over a dense mesh opens about the triangles it opens at the
+ * origin (a band of 1e-6 S, which covers a stalled GJK's contact, opened
+ * 2,700 of 40,000 triangles 1e5 from the origin, and all of them at 1e7).
+ * Counts, not time: the same box over the same torus, the pair moved. */
+PROX_TEST(convex_mesh, far_from_the_origin_a_hovering_shape_opens_few_triangles) {
+    prox_mesh_data data;
+    REQUIRE(prox_mesh_torus(1.0, 0.25, 100, 50, &data) == PROX_OK); /* 10,000 triangles */
+    const prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh_def def = prox_default_bvh_def();
+    def.volume = PROX_VOLUME_OBB;
+    prox_bvh* bvh = NULL;
+    REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+    prox_vec3 corners[8];
+    const prox_convex box = prox_convex_box(prox_vec3_make(0.02, 0.02, 0.02), corners);
+    int64_t at_origin = 0;
+    double distance_at_origin = 0;
+    const double offsets[] = {0, 1e3, 1e5, 1e7};
+    for (int o = 0; o < 4; ++o) {
+        prox_transform xm = prox_transform_identity(), xs = prox_transform_identity();
+        xm.origin = prox_vec3_make(offsets[o], 0, 0);
+        /* the smooth torus's top is at (1, 0, 0.25): the box's bottom 1e-3
+         * above it, a little more above the tessellated one */
+        xs.origin = prox_vec3_make(offsets[o] + 1.0, 0, 0.25 + 0.02 + 1e-3);
+        const prox_convex_mesh_result r = prox_convex_mesh_distance(&box, &xs, bvh, &xm, INFINITY);
+        if (o == 0) at_origin = r.triangle_tests, distance_at_origin = r.distance;
+        CHECK_MSG(r.distance >= 1e-3 && r.distance < 2e-3 &&
+                      fabs(r.distance - distance_at_origin) <= 1e-12 * (1 + offsets[o]),
+                  "offset %g: distance %.17g, %.17g at the origin", offsets[o], r.distance, distance_at_origin);
+        CHECK_MSG(r.triangle_tests <= 4 * at_origin + 8, "offset %g: %lld triangle tests, %lld at the origin",
+                  offsets[o], (long long)r.triangle_tests, (long long)at_origin);
+    }
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+}
