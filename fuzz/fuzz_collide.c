@@ -45,22 +45,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
-static double next_number(reader* r, int mode, int scale) {
-    if (mode == 0) return next_raw_double(r);
-    const double base = next_small_integer(r);
-    if (mode == 1) return ldexp(base, scale);
-    return ldexp(base + ldexp((double)((int8_t)next_byte(r) % 4), -40), scale);
-}
-
-/* Three numbers, read x first (see next_small_vec3). */
-static prox_vec3 next_point(reader* r, int mode, int scale) {
-    const double x = next_number(r, mode, scale);
-    const double y = next_number(r, mode, scale);
-    const double z = next_number(r, mode, scale);
-    return prox_vec3_make(x, y, z);
-}
-
-/// abort() with the line of the failed check, for the crash report.
 enum { MAX_VERTICES = 16, MAX_TRIANGLES = 24 };
 
 static int brute_force(const prox_mesh* m, const prox_transform* xa, const prox_transform* xb) {
@@ -139,19 +123,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     int triangle_count = 1 + next_byte(&r) % MAX_TRIANGLES;
     prox_vec3 v[MAX_VERTICES];
     uint32_t idx[3 * MAX_TRIANGLES];
-    for (int i = 0; i < vertex_count; ++i) {
-        double x = next_number(&r, mode, scale), y = next_number(&r, mode, scale), z = next_number(&r, mode, scale);
-        v[i] = prox_vec3_make(x, y, z);
-    }
+    for (int i = 0; i < vertex_count; ++i) v[i] = next_point(&r, mode, scale);
     for (int i = 0; i < 3 * triangle_count; ++i) idx[i] = next_byte(&r) % (uint32_t)vertex_count;
     prox_transform x[2];
-    for (int k = 0; k < 2; ++k) {
-        /* mostly rotations near the identity and small shifts, sometimes raw */
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                x[k].basis.m[i][j] = (i == j) + ldexp(next_number(&r, mode == 0 ? 1 : mode, 0), -3);
-        x[k].origin = next_point(&r, mode, scale);
-    }
+    for (int k = 0; k < 2; ++k) x[k] = next_placement(&r, mode, scale);
     prox_mesh mesh = {v, vertex_count, idx, triangle_count};
 
     prox_hull* hull = NULL;

@@ -41,13 +41,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
-static double next_number(reader* r, int mode, int scale) {
-    if (mode == 0) return next_raw_double(r);
-    const double base = next_small_integer(r);
-    if (mode == 1) return ldexp(base, scale);
-    return ldexp(base + ldexp((double)((int8_t)next_byte(r) % 4), -40), scale);
-}
-
 static bool finite3(prox_vec3 v) {
     return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
 }
@@ -106,24 +99,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const double ra_size = ldexp((double)(next_byte(&r) % 4), scale - 2), ra = ra_size * (next_byte(&r) % 2);
     const double rb_size = ldexp((double)(next_byte(&r) % 4), scale - 2), rb = rb_size * (next_byte(&r) % 2);
     prox_vec3 pa[MAX_POINTS], pb[MAX_POINTS];
-    for (int i = 0; i < na; ++i) {
-        const double x = next_number(&r, mode, scale), y = next_number(&r, mode, scale), z = next_number(&r, mode, scale);
-        pa[i] = prox_vec3_make(x, y, z);
-    }
-    for (int i = 0; i < nb; ++i) {
-        const double x = next_number(&r, mode, scale), y = next_number(&r, mode, scale), z = next_number(&r, mode, scale);
-        pb[i] = prox_vec3_make(x, y, z);
-    }
+    for (int i = 0; i < na; ++i) pa[i] = next_point(&r, mode, scale);
+    for (int i = 0; i < nb; ++i) pb[i] = next_point(&r, mode, scale);
     prox_transform x[2];
-    for (int k = 0; k < 2; ++k) {
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                x[k].basis.m[i][j] = (i == j) + ldexp(next_number(&r, mode == 0 ? 1 : mode, 0), -3);
-        /* one at a time: the order of evaluation of function arguments is unspecified */
-        const double ox = next_number(&r, mode, scale), oy = next_number(&r, mode, scale);
-        const double oz = next_number(&r, mode, scale);
-        x[k].origin = prox_vec3_make(ox, oy, oz);
-    }
+    for (int k = 0; k < 2; ++k) x[k] = next_placement(&r, mode, scale);
     prox_gjk_cache junk;
     junk.count = (int)(next_byte(&r) % 7) - 1;
     for (int i = 0; i < 4; ++i) {

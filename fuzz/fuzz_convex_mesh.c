@@ -37,30 +37,6 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 enum { MAX_VERTICES = 12, MAX_TRIANGLES = 16, MAX_POINTS = 8 };
 
-static double next_number(reader* r, int mode, int scale) {
-    if (mode == 0) return next_raw_double(r);
-    const double base = next_small_integer(r);
-    if (mode == 1) return ldexp(base, scale);
-    return ldexp(base + ldexp((double)((int8_t)next_byte(r) % 4), -40), scale);
-}
-
-/* Three numbers, read x first (see next_small_vec3). */
-static prox_vec3 next_point(reader* r, int mode, int scale) {
-    const double x = next_number(r, mode, scale);
-    const double y = next_number(r, mode, scale);
-    const double z = next_number(r, mode, scale);
-    return prox_vec3_make(x, y, z);
-}
-
-static prox_transform next_placement(reader* r, int mode, int scale) {
-    prox_transform x;
-    /* near the identity (small integers / 8 added), or raw in mode 0 */
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) x.basis.m[i][j] = (i == j) + ldexp(next_number(r, mode == 0 ? 1 : mode, 0), -3);
-    x.origin = next_point(r, mode, scale);
-    return x;
-}
-
 static void placed(const prox_mesh* m, const prox_transform* x, int t, prox_vec3 out[3]) {
     for (int c = 0; c < 3; ++c) out[c] = prox_transform_point(x, m->vertices[m->indices[3 * t + c]]);
 }
@@ -85,8 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         p[i] = next_point(&r, mode, scale);
     const double radius = ldexp((double)(next_byte(&r) % 4), scale - 1);
     const prox_transform xm = next_placement(&r, mode, scale), xs = next_placement(&r, mode, scale);
-    const prox_vec3 point =
-        next_point(&r, mode, scale);
+    const prox_vec3 point = next_point(&r, mode, scale);
     if (!prox_transform_is_valid(&xm) || !prox_transform_is_valid(&xs)) return 0;
     const prox_mesh mesh = {v, vertex_count, idx, triangle_count};
     const prox_convex shape = prox_convex_make(p, point_count, radius);

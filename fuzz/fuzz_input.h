@@ -58,4 +58,36 @@ static inline prox_vec3 next_small_vec3_scaled(reader* r, int scale) {
     return prox_vec3_make(ldexp(v.x, scale), ldexp(v.y, scale), ldexp(v.z, scale));
 }
 
+/* A coordinate in the geometry targets' three decodings (the mode, from the
+ * input's first byte):
+ *   0: a raw little-endian double (non-finite ones become 0);
+ *   1: a small integer in [-4, 4] times 2^scale (touching, coplanar and
+ *      zero-area cases are frequent);
+ *   2: the same plus a few units in the 40th bit (nearly degenerate). */
+static inline double next_number(reader* r, int mode, int scale) {
+    if (mode == 0) return next_raw_double(r);
+    const double base = next_small_integer(r);
+    if (mode == 1) return ldexp(base, scale);
+    return ldexp(base + ldexp((double)((int8_t)next_byte(r) % 4), -40), scale);
+}
+
+/* Three of them, read x first (see next_small_vec3). */
+static inline prox_vec3 next_point(reader* r, int mode, int scale) {
+    const double x = next_number(r, mode, scale);
+    const double y = next_number(r, mode, scale);
+    const double z = next_number(r, mode, scale);
+    return prox_vec3_make(x, y, z);
+}
+
+/* A placement: the identity plus small integers / 8 in every entry of the
+ * basis (never raw: mode 0 reads them as mode 1), and an origin of
+ * next_point's. */
+static inline prox_transform next_placement(reader* r, int mode, int scale) {
+    prox_transform x;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) x.basis.m[i][j] = (i == j) + ldexp(next_number(r, mode == 0 ? 1 : mode, 0), -3);
+    x.origin = next_point(r, mode, scale);
+    return x;
+}
+
 #endif
