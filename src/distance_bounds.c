@@ -2,7 +2,6 @@
 /* Distance lower bounds between bounding volumes (distance_bounds.h). */
 #include "distance_bounds.h"
 
-static double max_abs_vec(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
 
 static bool is_orthogonal(const prox_mat3* m) {
     for (int i = 0; i < 3; ++i)
@@ -49,7 +48,7 @@ void prox_distance_frame_make(const prox_transform* rel, const prox_mat3* rel_in
         }
     f->x_conformal = f->axes_orthogonal && fabs(len[0] - len[1]) <= 0x1p-40 * len[0] &&
                      fabs(len[0] - len[2]) <= 0x1p-40 * len[0];
-    double g = max_abs_vec(rel->origin) + f->stretch_max * radius_y + radius_x;
+    double g = prox_max_abs3(rel->origin) + f->stretch_max * radius_y + radius_x;
     f->slack = 0x1p-40 * g;
     /* X's basis is the inverse of x_basis_inv; its stretch bound, grown for
      * the inversion's rounding (far below the slack's 2^-40 margin) */

@@ -68,15 +68,6 @@ static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
     return isfinite(grow);
 }
 
-static double max_abs3(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
-
-/* max over rows of sum |m_ij|: |m v| <= this |v| in the max norm */
-static double row_sum_norm(const prox_mat3* m) {
-    double norm = 0;
-    for (int r = 0; r < 3; ++r) norm = fmax(norm, fabs(m->m[r][0]) + fabs(m->m[r][1]) + fabs(m->m[r][2]));
-    return norm;
-}
-
 /* The touch band. The boolean GJK calls a triangle touching up to
  * PROX_CONVEX_TOLERANCE S away (convex.h), S the scene size of the shape
  * and the triangle: the larger of |B_s| max|p| (the shape's points, from its
@@ -95,9 +86,10 @@ static double row_sum_norm(const prox_mat3* m) {
 static void set_touch_band(shape_query* q, const double lo[3], const double hi[3]) {
     double points = 0;
     for (int k = 0; k < 3; ++k) points = fmax(points, fmax(fabs(lo[k]), fabs(hi[k])));
-    const double shape_extent = row_sum_norm(&q->xs->basis) * points;
-    const double mesh_extent = max_abs3(q->xm->origin) + row_sum_norm(&q->xm->basis) * prox_bvh_reach(q->mesh);
-    const double scene = fmax(shape_extent, mesh_extent + max_abs3(q->xs->origin)) + q->shape->radius;
+    const double shape_extent = prox_max_row_sum(&q->xs->basis) * points;
+    const double mesh_extent =
+        prox_max_abs3(q->xm->origin) + prox_max_row_sum(&q->xm->basis) * prox_bvh_reach(q->mesh);
+    const double scene = fmax(shape_extent, mesh_extent + prox_max_abs3(q->xs->origin)) + q->shape->radius;
     q->touch_band = 32 * PROX_CONVEX_TOLERANCE * scene;
 }
 

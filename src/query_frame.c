@@ -7,18 +7,10 @@
 
 #include "obb_fit.h"
 
-static double max_row_sum(const prox_mat3* m) {
-    double best = 0;
-    for (int i = 0; i < 3; ++i) {
-        double s = fabs(m->m[i][0]) + fabs(m->m[i][1]) + fabs(m->m[i][2]);
-        best = s > best ? s : best;
-    }
-    return best;
-}
 
 static double max_col_sum(const prox_mat3* m) {
     prox_mat3 t = prox_mat3_transpose(m);
-    return max_row_sum(&t);
+    return prox_max_row_sum(&t);
 }
 
 static double frobenius(const prox_mat3* m) {
@@ -75,12 +67,11 @@ double prox_stretch_bound(const prox_mat3* m) {
     }
     double gram;
     if (gram_bound(m, &gram)) return gram;
-    double cheap = fmin(sqrt(max_row_sum(m) * max_col_sum(m)), frobenius(m));
+    double cheap = fmin(sqrt(prox_max_row_sum(m) * max_col_sum(m)), frobenius(m));
     double sigma = prox_largest_stretch(m) * (1 + 0x1p-30);
     return isfinite(sigma) && sigma < cheap ? sigma : cheap;
 }
 
-static double max_abs3(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
 
 /* Rounding budget. Float arithmetic in a lane test errs by at most a few
  * 2^-24 of G times the length of the axis tested, G the largest magnitude
@@ -110,13 +101,13 @@ static void make_lane_frame(const prox_transform* rel, const prox_mat3* rel_inv,
     f->t[0] = (float)rel->origin.x;
     f->t[1] = (float)rel->origin.y;
     f->t[2] = (float)rel->origin.z;
-    double stretch = fmax(max_row_sum(&rel->basis), max_col_sum(&rel->basis));
+    double stretch = fmax(prox_max_row_sum(&rel->basis), max_col_sum(&rel->basis));
     double sigma = prox_stretch_bound(&rel->basis);
-    double g = max_abs3(rel->origin) + stretch * radius_y + radius_x;
+    double g = prox_max_abs3(rel->origin) + stretch * radius_y + radius_x;
     double slack_x = 0x1p-16 * g + world_slack_x;
     f->sigma = prox_float_up(sigma * (1 + 0x1p-40));
     f->slack_x = prox_float_up(slack_x);
-    f->slack_y = prox_float_up(max_row_sum(rel_inv) * slack_x);
+    f->slack_y = prox_float_up(prox_max_row_sum(rel_inv) * slack_x);
     f->slack_edge = prox_float_up(4.0 * mmax * slack_x);
     f->slack_normal = prox_float_up(1.01 * frobenius(&cof) * slack_x);
     f->slack_edge_unit = prox_float_up(1.01 * sigma * slack_x);
@@ -167,11 +158,11 @@ bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const p
     prox_transform ba;
     if (!prox_transform_inverse(&ab, &ba)) return false;
     double ra = prox_bvh_reach(a), rb = prox_bvh_reach(b);
-    double wa = max_abs3(xa->origin) + max_row_sum(&xa->basis) * ra;
-    double wb = max_abs3(xb->origin) + max_row_sum(&xb->basis) * rb;
+    double wa = prox_max_abs3(xa->origin) + prox_max_row_sum(&xa->basis) * ra;
+    double wb = prox_max_abs3(xb->origin) + prox_max_row_sum(&xb->basis) * rb;
     double world = 0x1p-40 * fmax(wa, wb);
-    make_lane_frame(&ab, &ba.basis, ra, rb, world * max_row_sum(&xa_inv.basis), &q->ab);
-    make_lane_frame(&ba, &ab.basis, rb, ra, world * max_row_sum(&xb_inv.basis), &q->ba);
+    make_lane_frame(&ab, &ba.basis, ra, rb, world * prox_max_row_sum(&xa_inv.basis), &q->ab);
+    make_lane_frame(&ba, &ab.basis, rb, ra, world * prox_max_row_sum(&xb_inv.basis), &q->ba);
     /* Products of two lengths (each up to G times a stretch) must stay
      * normal floats: between 2^-80 and 2^80 leaves a wide margin. */
     double big = 0, small = INFINITY;
