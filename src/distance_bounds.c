@@ -160,10 +160,16 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
                                                                   const float* center, const float* axis,
                                                                   double e[3][PROX_LANES],
                                                                   const double sweep[PROX_LANES],
-                                                                  const double lane_sweep[PROX_LANES], int edges,
-                                                                  const distance_obb* x, double limit,
+                                                                  const double lane_sweep[PROX_LANES], const int edges,
+                                                                  const int fixed_edges, const distance_obb* x,
+                                                                  double limit,
                                                                   const bool track, double out[PROX_LANES]) {
     enum { L = PROX_LANES };
+    /* edges, fixed_edges: how many of the lane's extents e_k and of the
+     * fixed volume's half edges u_j can be nonzero (3 for boxes, 2 for
+     * rectangles, whose third extent is exactly 0): the terms of the others
+     * are exactly zero and are left out of every sum (a quarter of the
+     * work for swept rectangles) */
     double d[3][L], a[3][3][L], t[3][L], best[L];
     /* track: X's placement stretches directions unequally, so each
      * direction's gap goes to the world with its own factor (world_per_x),
@@ -181,36 +187,53 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
      * (the float axes are orthonormal only to a few 2^-24: the lane volume
      * reaches e_i |a_i|^2 plus a little of the other extents along a_i, an
      * error absolute in the extents that no relative factor covers) */
-    double gx[3][L];
+    double gx[3][L], x_squares[L], x_big[L], y_squares[L], y_big[L];
+    for (int l = 0; l < L; ++l) x_squares[l] = x_big[l] = y_squares[l] = y_big[l] = 0;
     for (int i = 0; i < 3; ++i)
         for (int l = 0; l < L; ++l) {
             t[i][l] = a[i][0][l] * d[0][l] + a[i][1][l] * d[1][l] + a[i][2][l] * d[2][l];
             double r = 0;
-            for (int k = 0; k < 3; ++k)
+            for (int k = 0; k < edges; ++k)
                 r += e[k][l] * fabs(a[k][0][l] * a[i][0][l] + a[k][1][l] * a[i][1][l] + a[k][2][l] * a[i][2][l]);
-            for (int j = 0; j < 3; ++j)
+            for (int j = 0; j < fixed_edges; ++j)
                 r += fabs(a[i][0][l] * x->u[j][0] + a[i][1][l] * x->u[j][1] + a[i][2][l] * x->u[j][2]);
             gx[i][l] = fabs(t[i][l]) - r;
+            const double g = gx[i][l] > 0 ? gx[i][l] : 0;
+            x_squares[l] += g * g;
+            x_big[l] = g > x_big[l] ? g : x_big[l];
         }
     /* the fixed volume's normals: gap |n_j . d| - rn_j - sum_i e_i |a_i . n_j| */
     double gy[3][L];
     for (int j = 0; j < 3; ++j)
         for (int l = 0; l < L; ++l) {
             double r = 0;
-            for (int i = 0; i < 3; ++i)
+            for (int i = 0; i < edges; ++i)
                 r += e[i][l] * fabs(a[i][0][l] * x->n[j][0] + a[i][1][l] * x->n[j][1] + a[i][2][l] * x->n[j][2]);
             gy[j][l] = fabs(x->n[j][0] * d[0][l] + x->n[j][1] * d[1][l] + x->n[j][2] * d[2][l]) - x->rn[j] - r;
+            const double g = gy[j][l] > 0 ? gy[j][l] : 0;
+            y_squares[l] += g * g;
+            y_big[l] = g > y_big[l] ? g : y_big[l];
         }
     bool any = false;
+    /* both norms of the face gaps are computed and one is selected, so that
+     * the loop has no branch and runs as vector code (with a branch on
+     * f->rigid it ran lane by lane, a quarter of the whole bound) */
+    const double norm_below = f->rigid ? 0x1p500 : -1; /* not rigid: the largest normal gap alone */
     for (int l = 0; l < L; ++l) {
+        const double xn = sqrt(x_squares[l]), yn = sqrt(y_squares[l]);
+        const double bx = x_big[l] < 0x1p500 ? xn : x_big[l];
+        const double by = y_big[l] < norm_below ? yn : y_big[l];
+        best[l] = bx > by ? bx : by; /* not fmax, which does not vectorise */
+    }
+    if (!track) {
+        for (int l = 0; l < L; ++l) out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]);
+        int below = 0;
+        for (int l = 0; l < L; ++l) below += out[l] < limit;
+        any = below > 0;
+    }
+    for (int l = 0; l < L && track; ++l) {
         const double bx = gap_norm(gx[0][l], gx[1][l], gx[2][l]);
-        const double by = f->rigid ? gap_norm(gy[0][l], gy[1][l], gy[2][l]) : gap_max(gy[0][l], gy[1][l], gy[2][l]);
-        best[l] = bx > by ? bx : by;
-        if (!track) {
-            out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]);
-            any |= out[l] < limit;
-            continue;
-        }
+        const double by = gap_norm(gy[0][l], gy[1][l], gy[2][l]); /* taken when rigid */
         /* each axis alone, and the axes together: the difference of the
          * volumes lies beyond g_i along each orthonormal a_i, so along
          * v = sum sign_i g_i a_i it lies beyond |g| */
@@ -237,8 +260,9 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
     /* the centre line v = d: gap |d| - sum_i e_i |t_i| - sum_j |u_j . d|, over |d| */
     for (int l = 0; l < L; ++l) {
         const double dd = d[0][l] * d[0][l] + d[1][l] * d[1][l] + d[2][l] * d[2][l];
-        double r = e[0][l] * fabs(t[0][l]) + e[1][l] * fabs(t[1][l]) + e[2][l] * fabs(t[2][l]);
-        for (int j = 0; j < 3; ++j)
+        double r = 0;
+        for (int i = 0; i < edges; ++i) r += e[i][l] * fabs(t[i][l]);
+        for (int j = 0; j < fixed_edges; ++j)
             r += fabs(x->u[j][0] * d[0][l] + x->u[j][1] * d[1][l] + x->u[j][2] * d[2][l]);
         const double g = dd > 0x1p-900 ? (dd - r) / sqrt(dd) : 0;
         if (track) consider_world(f, x, &wbest[l], g, lane_sweep[l], d[0][l], d[1][l], d[2][l]);
@@ -251,16 +275,18 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
      * axis gives when the volumes face each other corner to corner */
     for (int l = 0; l < L; ++l) {
         double v[3], ud[3];
-        for (int j = 0; j < 3; ++j) ud[j] = x->u[j][0] * d[0][l] + x->u[j][1] * d[1][l] + x->u[j][2] * d[2][l];
+        for (int j = 0; j < fixed_edges; ++j)
+            ud[j] = x->u[j][0] * d[0][l] + x->u[j][1] * d[1][l] + x->u[j][2] * d[2][l];
         for (int k = 0; k < 3; ++k) {
             v[k] = d[k][l];
-            for (int i = 0; i < 3; ++i) v[k] -= (t[i][l] > 0 ? e[i][l] : -e[i][l]) * a[i][k][l];
-            for (int j = 0; j < 3; ++j) v[k] -= ud[j] > 0 ? x->u[j][k] : -x->u[j][k];
+            for (int i = 0; i < edges; ++i) v[k] -= (t[i][l] > 0 ? e[i][l] : -e[i][l]) * a[i][k][l];
+            for (int j = 0; j < fixed_edges; ++j) v[k] -= ud[j] > 0 ? x->u[j][k] : -x->u[j][k];
         }
         const double vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
         double r = 0;
-        for (int i = 0; i < 3; ++i) r += e[i][l] * fabs(a[i][0][l] * v[0] + a[i][1][l] * v[1] + a[i][2][l] * v[2]);
-        for (int j = 0; j < 3; ++j) r += fabs(x->u[j][0] * v[0] + x->u[j][1] * v[1] + x->u[j][2] * v[2]);
+        for (int i = 0; i < edges; ++i)
+            r += e[i][l] * fabs(a[i][0][l] * v[0] + a[i][1][l] * v[1] + a[i][2][l] * v[2]);
+        for (int j = 0; j < fixed_edges; ++j) r += fabs(x->u[j][0] * v[0] + x->u[j][1] * v[1] + x->u[j][2] * v[2]);
         const double g = (fabs(v[0] * d[0][l] + v[1] * d[1][l] + v[2] * d[2][l]) - r) / sqrt(vv);
         if (track && vv > 0x1p-900) consider_world(f, x, &wbest[l], g, lane_sweep[l], v[0], v[1], v[2]);
         best[l] = vv > 0x1p-900 && g > best[l] ? g : best[l];
@@ -278,10 +304,9 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
                 const double v2 = a[i][0][l] * w[1] - a[i][1][l] * w[0];
                 const double vv = v0 * v0 + v1 * v1 + v2 * v2;
                 double r = 0;
-                for (int k = 0; k < 3; ++k) {
+                for (int k = 0; k < edges; ++k)
                     r += e[k][l] * fabs(v0 * a[k][0][l] + v1 * a[k][1][l] + v2 * a[k][2][l]);
-                    r += fabs(v0 * x->u[k][0] + v1 * x->u[k][1] + v2 * x->u[k][2]);
-                }
+                for (int k = 0; k < fixed_edges; ++k) r += fabs(v0 * x->u[k][0] + v1 * x->u[k][1] + v2 * x->u[k][2]);
                 const double g = (fabs(v0 * d[0][l] + v1 * d[1][l] + v2 * d[2][l]) - r) / sqrt(vv);
                 if (track && vv > 0x1p-900) consider_world(f, x, &wbest[l], g, lane_sweep[l], v0, v1, v2);
                 best[l] = vv > 0x1p-900 && g > best[l] ? g : best[l];
@@ -303,9 +328,9 @@ void prox_obb_distance_bounds(const distance_frame* f, const prox_node* node, co
         sweep[l] = 0;
     }
     if (f->x_conformal)
-        oriented_bounds(f, node, &o->center[0][0], &o->axis[0][0][0], e, sweep, sweep, 3, x, limit, false, out);
+        oriented_bounds(f, node, &o->center[0][0], &o->axis[0][0][0], e, sweep, sweep, 3, 3, x, limit, false, out);
     else
-        oriented_bounds(f, node, &o->center[0][0], &o->axis[0][0][0], e, sweep, sweep, 3, x, limit, true, out);
+        oriented_bounds(f, node, &o->center[0][0], &o->axis[0][0][0], e, sweep, sweep, 3, 3, x, limit, true, out);
 }
 
 void prox_rss_distance_bounds(const distance_frame* f, const prox_node* node, const prox_rss_lanes* r,
@@ -318,9 +343,14 @@ void prox_rss_distance_bounds(const distance_frame* f, const prox_node* node, co
         lane_sweep[l] = r->radius[l];
         sweep[l] = (double)r->radius[l] + x->sweep;
     }
-    if (f->x_conformal)
-        oriented_bounds(f, node, &r->center[0][0], &r->axis[0][0][0], e, sweep, lane_sweep, 2, x, limit, false, out);
+    const float *c = &r->center[0][0], *axis = &r->axis[0][0][0];
+    /* the fixed volume is a rectangle too (two mesh hierarchies) or a box
+     * (a convex shape's, query_convex_mesh.c) */
+    if (f->x_conformal && x->edges == 2)
+        oriented_bounds(f, node, c, axis, e, sweep, lane_sweep, 2, 2, x, limit, false, out);
+    else if (f->x_conformal)
+        oriented_bounds(f, node, c, axis, e, sweep, lane_sweep, 2, 3, x, limit, false, out);
     else
-        oriented_bounds(f, node, &r->center[0][0], &r->axis[0][0][0], e, sweep, lane_sweep, 2, x, limit, true, out);
+        oriented_bounds(f, node, c, axis, e, sweep, lane_sweep, 2, 3, x, limit, true, out);
 }
 

@@ -134,16 +134,18 @@ static void lane_bounds(const shape_query* q, const prox_node* node, double out[
     for (int l = 0; l < PROX_LANES; ++l) {
         double s = 0, b = 0;
         for (int k = 0; k < 3; ++k) {
-            double g = fmax((double)node->lo[k][l] - q->box_hi[k], q->box_lo[k] - (double)node->hi[k][l]);
+            double g = PROX_MAX((double)node->lo[k][l] - q->box_hi[k], q->box_lo[k] - (double)node->hi[k][l]);
             g = g > 0 ? g : 0;
             s += g * g;
-            double h = fmax((double)node->lo[k][l] - q->ball_center[k], q->ball_center[k] - (double)node->hi[k][l]);
+            double h = PROX_MAX((double)node->lo[k][l] - q->ball_center[k], q->ball_center[k] - (double)node->hi[k][l]);
             h = h > 0 ? h : 0;
             b += h * h;
         }
         const double ball = sqrt(b) - q->ball_radius, box = sqrt(s);
-        out[l] = node->count[l] < 0 ? INFINITY : q->to_world * (ball > box ? ball : box) * (1 - 0x1p-40);
+        out[l] = q->to_world * (ball > box ? ball : box) * (1 - 0x1p-40);
     }
+    /* apart, so that the loop above runs as vector code */
+    for (int l = 0; l < PROX_LANES; ++l) out[l] = node->count[l] < 0 ? INFINITY : out[l];
 }
 
 /* The box of the shape's points in its own frame, placed in the mesh's:

@@ -109,13 +109,17 @@ static void sphere_bounds(const distance_frame* f, const prox_node* node, const 
     double c[3] = {fs->center[0][lane], fs->center[1][lane], fs->center[2][lane]}, p[3];
     for (int i = 0; i < 3; ++i) p[i] = f->m[i][0] * c[0] + f->m[i][1] * c[1] + f->m[i][2] * c[2] + f->t[i];
     double r = f->stretch_max * fs->radius[lane];
+    if (f->x_conformal) { /* a loop of its own, which runs as vector code */
+        for (int l = 0; l < PROX_LANES; ++l) {
+            double d0 = p[0] - s->center[0][l], d1 = p[1] - s->center[1][l], d2 = p[2] - s->center[2][l];
+            double g = sqrt(d0 * d0 + d1 * d1 + d2 * d2) - s->radius[l];
+            out[l] = finish_bound(f, g - r, node->count[l]);
+        }
+        return;
+    }
     for (int l = 0; l < PROX_LANES; ++l) {
         double d0 = p[0] - s->center[0][l], d1 = p[1] - s->center[1][l], d2 = p[2] - s->center[2][l];
         double g = sqrt(d0 * d0 + d1 * d1 + d2 * d2) - s->radius[l];
-        if (f->x_conformal) {
-            out[l] = finish_bound(f, g - r, node->count[l]);
-            continue;
-        }
         /* along the centre line, in the world: Y's ball is an ellipsoid in
          * X (its half width along the line), X's ball projects onto the
          * world direction with the slab's factor (world_per_x) */
@@ -136,19 +140,25 @@ static void kdop_bounds_lanes(const distance_frame* f, const kdop_frame* kf, con
     for (int s = 3; s < kf->slabs; ++s) {
         const double flo = x->lo[s], fhi = x->hi[s], scale = inv_length[s];
         for (int l = 0; l < PROX_LANES; ++l) {
-            double g = fmax(flo - (double)k->hi[s][l], (double)k->lo[s][l] - fhi) * scale;
+            double g = PROX_MAX(flo - (double)k->hi[s][l], (double)k->lo[s][l] - fhi) * scale;
             diagonal[l] = g > diagonal[l] ? g : diagonal[l];
         }
+    }
+    /* two loops, not a branch in one, so that the conformal one runs as vector code */
+    if (f->x_conformal) {
+        for (int l = 0; l < PROX_LANES; ++l) {
+            double g[3];
+            for (int s = 0; s < 3; ++s)
+                g[s] = PROX_MAX((double)x->lo[s] - (double)k->hi[s][l], (double)k->lo[s][l] - (double)x->hi[s]);
+            double axes = gap_norm(g[0], g[1], g[2]);
+            out[l] = finish_bound(f, axes > diagonal[l] ? axes : diagonal[l], node->count[l]);
+        }
+        return;
     }
     for (int l = 0; l < PROX_LANES; ++l) {
         double g[3];
         for (int s = 0; s < 3; ++s)
-            g[s] = fmax((double)x->lo[s] - (double)k->hi[s][l], (double)k->lo[s][l] - (double)x->hi[s]);
-        if (f->x_conformal) {
-            double axes = gap_norm(g[0], g[1], g[2]);
-            out[l] = finish_bound(f, axes > diagonal[l] ? axes : diagonal[l], node->count[l]);
-            continue;
-        }
+            g[s] = PROX_MAX((double)x->lo[s] - (double)k->hi[s][l], (double)k->lo[s][l] - (double)x->hi[s]);
         double axes = finish_world_bound(f, axis_gaps_to_world(f, g), node->count[l]);
         double diag = finish_bound(f, diagonal[l], node->count[l]);
         out[l] = axes > diag ? axes : diag;

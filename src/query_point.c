@@ -24,7 +24,7 @@ static void point_box_bounds(const prox_node* node, const double p[3], double sl
     for (int l = 0; l < PROX_LANES; ++l) {
         double s = 0;
         for (int k = 0; k < 3; ++k) {
-            double g = fmax((double)node->lo[k][l] - p[k], p[k] - (double)node->hi[k][l]);
+            double g = PROX_MAX((double)node->lo[k][l] - p[k], p[k] - (double)node->hi[k][l]);
             g = g > 0 ? g : 0;
             s += g * g;
         }
