@@ -991,10 +991,17 @@ static prox_result filter_candidates(sweep* s, const bp_state* state, bp_pair_li
     // mispredicted branch would also cancel the loads of the boxes that
     // follow (b is a random access; a runs in order). Each candidate is
     // written and kept by advancing; the rare pair that the floats cannot
-    // decide takes the exact test.
-    enum { AHEAD = 16 };
+    // decide takes the exact test. The prefetch runs 32 candidates ahead and
+    // fetches both ends of the 24-byte box, which straddles two cache lines
+    // one time in four (16 ahead, first line only: the candidate frame at a
+    // million boxes took 22-24 ms instead of 19-20, interleaved runs).
+    enum { AHEAD = 32 };
     for (size_t i = 0; i < n; i++) {
-        if (i + AHEAD < n) __builtin_prefetch(&boxes[c[i + AHEAD].b]);
+        if (i + AHEAD < n) {
+            const char* far = (const char*)&boxes[c[i + AHEAD].b];
+            __builtin_prefetch(far);
+            __builtin_prefetch(far + sizeof(float_box) - 1);
+        }
         uint32_t a = c[i].a, b = c[i].b;
         int verdict = (live[a] & live[b]) ? float_verdict(&boxes[a], &boxes[b]) : 0;
         kept[count] = c[i];
