@@ -354,7 +354,7 @@ static grid choose_grid(const scene_stats* st) {
     if (st->finite < 2) return g;
     double cell = 4.0 * (st->extent / st->finite);
     double span_y = (double)st->hi_y - st->lo_y, span_z = (double)st->hi_z - st->lo_z;
-    double area = fmax(span_y, cell) * fmax(span_z, cell);
+    double area = prox_fmax(span_y, cell) * prox_fmax(span_z, cell);
     if (!(cell > 0) || !(area < INFINITY)) return g;
     if (area / (cell * cell) > (double)st->live) cell = sqrt(area / (double)st->live);
     double side_y = floor(span_y / cell) + 1, side_z = floor(span_z / cell) + 1;

@@ -406,7 +406,7 @@ static void update_volume_radius(prox_bvh* bvh) {
     for (int i = 0; i < bvh->node_count; ++i)
         for (int lane = 0; lane < PROX_LANES; ++lane)
             if (bvh->nodes[i].count[lane] >= 0)
-                radius = fmax(radius, lane_radius(lane_of(bvh, (uint32_t)(i * PROX_LANES + lane))));
+                radius = prox_fmax(radius, lane_radius(lane_of(bvh, (uint32_t)(i * PROX_LANES + lane))));
     bvh->volume_radius = radius;
 }
 
@@ -509,7 +509,7 @@ static bool fit_leaf(prox_bvh* bvh, uint32_t ref, fit_scratch* s) {
             g->points[unique++] = bvh->vertices[id];
         }
         fit_small(r, g->points, unique, g, no_slack);
-        s->radius = fmax(s->radius, lane_radius(r));
+        s->radius = prox_fmax(s->radius, lane_radius(r));
         return true;
     }
     ++s->visit;
@@ -530,7 +530,7 @@ static bool fit_leaf(prox_bvh* bvh, uint32_t ref, fit_scratch* s) {
     } else {
         ok = fit_gathered(bvh, r, g, &s->hull, unique, &s->pool, no_slack, out);
     }
-    s->radius = fmax(s->radius, lane_radius(r));
+    s->radius = prox_fmax(s->radius, lane_radius(r));
     return ok;
 }
 
@@ -589,7 +589,7 @@ static bool fit_internal(prox_bvh* bvh, int64_t ref, int child, fit_scratch* s) 
     } else {
         ok = fit_gathered(bvh, r, g, &s->hull, count, &s->pool, slack, out);
     }
-    s->radius = fmax(s->radius, lane_radius(r));
+    s->radius = prox_fmax(s->radius, lane_radius(r));
     return ok;
 }
 

@@ -112,8 +112,8 @@ static void fit_lane(const prox_bvh* bvh, const prox_obb_lanes* o, int obb_lane,
         const double dy = c[1] > hi[1] ? c[1] - hi[1] : c[1] < lo[1] ? lo[1] - c[1] : 0;
         if (dx == 0 || dx * dx + dy * dy <= h * h) continue; /* dx == 0: covered up to rounding */
         const double allowed = sweep_reach(h, dy);
-        if (c[0] > hi[0]) hi[0] = fmax(hi[0], c[0] - allowed);
-        else lo[0] = fmin(lo[0], c[0] + allowed);
+        if (c[0] > hi[0]) hi[0] = prox_fmax(hi[0], c[0] - allowed);
+        else lo[0] = prox_fmin(lo[0], c[0] + allowed);
     }
     const double s[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), mid};
     store_lane(&f, s, 0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), radius, reach, r, lane);
@@ -172,7 +172,7 @@ static void clear_lane(prox_rss_lanes* r, int lane) {
 /* Bound on |coordinate| over the lane's volume (axes unit up to rounding). */
 static double lane_reach(const prox_rss_lanes* r, int lane) {
     double c = 0;
-    for (int k = 0; k < 3; ++k) c = fmax(c, fabs((double)r->center[k][lane]));
+    for (int k = 0; k < 3; ++k) c = prox_fmax(c, fabs((double)r->center[k][lane]));
     return c + 1.001 * ((double)r->half[0][lane] + r->half[1][lane]) + r->radius[lane];
 }
 
@@ -187,11 +187,11 @@ void prox_bvh_fit_rss(prox_bvh* bvh) {
             continue;
         }
         fit(bvh, &bvh->obbs[node], lane, bvh->lane_slots[2 * i], bvh->lane_slots[2 * i + 1], &bvh->rss[node], lane);
-        reach = fmax(reach, lane_reach(&bvh->rss[node], lane));
+        reach = prox_fmax(reach, lane_reach(&bvh->rss[node], lane));
     }
     for (int lane = 1; lane < PROX_LANES; ++lane) clear_lane(&bvh->root_rss, lane);
     fit(bvh, &bvh->root_obb, 0, 0, bvh->triangle_count, &bvh->root_rss, 0);
-    bvh->volume_radius = fmax(reach, lane_reach(&bvh->root_rss, 0));
+    bvh->volume_radius = prox_fmax(reach, lane_reach(&bvh->root_rss, 0));
 }
 
 /* Is p within the radius of some point of the lane's rectangle? The point

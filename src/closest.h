@@ -22,6 +22,8 @@
 #include <float.h>
 #include <math.h>
 
+#include "core.h"
+
 #define PROX_CLOSEST_MIN 0x1p-200
 #define PROX_CLOSEST_MAX 0x1p+199
 
@@ -50,7 +52,7 @@ static inline bool prox_closest_max_abs(const prox_vec3* p, int n, double* max) 
 static inline double prox_closest_length(prox_vec3 v) {
     const double vv = prox_vec3_dot(v, v);
     if (vv >= 0x1p-1000 && vv <= 0x1p+1000) return sqrt(vv);
-    const double m = fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z)));
+    const double m = prox_fmax(fabs(v.x), prox_fmax(fabs(v.y), fabs(v.z)));
     if (!(m > 0) || !isfinite(m)) return m;
     const int e = ilogb(m);
     const prox_vec3 s = {ldexp(v.x, -e), ldexp(v.y, -e), ldexp(v.z, -e)};

@@ -297,16 +297,6 @@ prox_vec3 prox_convex_support(const prox_convex* shape, const prox_transform* pl
     return p;
 }
 
-/* Infinity norm of a matrix (largest absolute row sum): |B p|_inf <= |B|_inf |p|_inf. */
-static double mat_norm_inf(const prox_mat3* m) {
-    double r = 0;
-    for (int i = 0; i < 3; ++i) {
-        const double s = fabs(m->m[i][0]) + fabs(m->m[i][1]) + fabs(m->m[i][2]);
-        r = s > r ? s : r;
-    }
-    return r;
-}
-
 /* m 2^e elementwise, exactly (barring underflow to subnormals): a
  * multiplication by the power of two when it is a normal double (`factor`),
  * else ldexp. */
@@ -396,7 +386,7 @@ bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* x
         return false;
     const double off = PROX_MAX(fabs(offset.x), PROX_MAX(fabs(offset.y), fabs(offset.z)));
     /* S bounds every internal coordinate of either core, plus the radii */
-    const double norm_a = mat_norm_inf(&ta->basis), norm_b = mat_norm_inf(&tb->basis);
+    const double norm_a = prox_max_row_sum(&ta->basis), norm_b = prox_max_row_sum(&tb->basis);
     const double extent_a = norm_a * ma;
     const double extent_b = norm_b * mb + off;
     const double size = PROX_MAX(extent_a, extent_b) + a->radius + b->radius;

@@ -27,6 +27,31 @@ void prox_message(char* buffer, size_t size, const char* format, ...)
 #define PROX_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define PROX_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/// fmax and fmin as C defines them (a NaN argument gives the other), in
+/// compares that the compiler keeps inline: the library's fmax is a call
+/// into libm unless -ffinite-math-only, and the per-query set-up (frames,
+/// stretch bounds, shape boxes) made dozens of them.
+static inline double prox_fmax(double a, double b) { return a > b ? a : b == b ? b : a; }
+static inline double prox_fmin(double a, double b) { return a < b ? a : b == b ? b : a; }
+
+/// max_i |v_i|: the max norm, for finite v (with compares, not fmax, which
+/// is a call into libm unless -ffinite-math-only).
+static inline double prox_max_abs3(prox_vec3 v) {
+    const double x = fabs(v.x), y = fabs(v.y), z = fabs(v.z);
+    const double m = x > y ? x : y;
+    return m > z ? m : z;
+}
+
+/// max_i sum_j |m_ij|, the max norm's operator norm: |m v|_inf <= it |v|_inf.
+static inline double prox_max_row_sum(const prox_mat3* m) {
+    double best = 0;
+    for (int i = 0; i < 3; ++i) {
+        const double s = fabs(m->m[i][0]) + fabs(m->m[i][1]) + fabs(m->m[i][2]);
+        best = s > best ? s : best;
+    }
+    return best;
+}
+
 /// |v| and, when |v| > 0, v / |v| in *unit, both to
 /// full precision for any finite v: the squares of components far below 1
 /// underflow into subnormals (and lose their bits) and of components far
@@ -42,7 +67,7 @@ static inline double prox_unit_vector(prox_vec3 v, prox_vec3* unit) {
         *unit = prox_vec3_scale(v, 1.0 / len);
         return len;
     }
-    const double m = fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z)));
+    const double m = prox_fmax(fabs(v.x), prox_fmax(fabs(v.y), fabs(v.z)));
     if (m == 0.0) return 0.0;
     if (!isfinite(m)) return NAN;
     const int e = ilogb(m);

@@ -151,7 +151,7 @@ prox_result prox_polyhedron_create(const prox_hull* hull, const prox_allocator* 
     /* Squared lengths must neither overflow nor underflow. */
     for (int i = 0; i < hull->vertex_count; ++i) {
         const prox_vec3 v = hull->vertices[i];
-        if (fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))) > PROX_FEATURE_MAX_COORDINATE) {
+        if (prox_fmax(fabs(v.x), prox_fmax(fabs(v.y), fabs(v.z))) > PROX_FEATURE_MAX_COORDINATE) {
             prox_message(message, message_size, "hull vertex %d has a coordinate beyond 1e150 in magnitude", i);
             return PROX_ERROR_UNSUPPORTED;
         }
@@ -160,7 +160,7 @@ prox_result prox_polyhedron_create(const prox_hull* hull, const prox_allocator* 
         for (int i = 0; i < 3; ++i) {
             const prox_vec3 d =
                 sub(hull->vertices[hull->faces[3 * t + (i + 1) % 3]], hull->vertices[hull->faces[3 * t + i]]);
-            if (fmax(fabs(d.x), fmax(fabs(d.y), fabs(d.z))) < 1 / PROX_FEATURE_MAX_COORDINATE) {
+            if (prox_fmax(fabs(d.x), prox_fmax(fabs(d.y), fabs(d.z))) < 1 / PROX_FEATURE_MAX_COORDINATE) {
                 prox_message(message, message_size, "hull face %d has an edge shorter than 1e-150", t);
                 return PROX_ERROR_UNSUPPORTED;
             }
@@ -275,7 +275,7 @@ prox_result prox_polyhedron_create(const prox_hull* hull, const prox_allocator* 
     memcpy(P->vertices, hull->vertices, (size_t)nv * sizeof(prox_vec3));
     memcpy(P->triangle_face, face_of, (size_t)nt * sizeof(int32_t));
     double radius = 0;
-    for (int i = 0; i < nv; ++i) radius = fmax(radius, sqrt(dot(P->vertices[i], P->vertices[i])));
+    for (int i = 0; i < nv; ++i) radius = prox_fmax(radius, sqrt(dot(P->vertices[i], P->vertices[i])));
     P->radius = radius;
 
     for (int t = 0; t < nt; ++t)
@@ -568,8 +568,8 @@ static double segment_segment(prox_vec3 p1, prox_vec3 q1, prox_vec3 p2, prox_vec
     } else {
         /* Parallel: B's end points projected on A's line. */
         const double s0 = -c / a, s1 = (b - c) / a;
-        const double lo = fmax(0, fmin(s0, s1)), hi = fmin(1, fmax(s0, s1));
-        s = lo <= hi ? 0.5 * (lo + hi) : (fmax(s0, s1) < 0 ? 0 : 1);
+        const double lo = prox_fmax(0, prox_fmin(s0, s1)), hi = prox_fmin(1, prox_fmax(s0, s1));
+        s = lo <= hi ? 0.5 * (lo + hi) : (prox_fmax(s0, s1) < 0 ? 0 : 1);
     }
     double t = (b * s + f) / e;
     if (t < 0) {
@@ -651,8 +651,8 @@ static double height_over_face(const prox_polyhedron* P, int f, prox_vec3 p, pro
     const prox_poly_face* F = &P->faces[f];
     const double sp = dot(F->normal, p) - F->offset, sq = dot(F->normal, q) - F->offset;
     const double s_lo = sp + c.lo * (sq - sp), s_hi = sp + c.hi * (sq - sp);
-    if (fmin(s_lo, s_hi) <= 0 && fmax(s_lo, s_hi) >= 0) return 0;
-    return fmin(fabs(s_lo), fabs(s_hi));
+    if (prox_fmin(s_lo, s_hi) <= 0 && prox_fmax(s_lo, s_hi) >= 0) return 0;
+    return prox_fmin(fabs(s_lo), fabs(s_hi));
 }
 
 static double point_segment(prox_vec3 x, prox_vec3 a, prox_vec3 b) {
@@ -893,7 +893,7 @@ static action walk_ef(walk* w, int se) {
     if (!c.empty) {
         const double sp = dot(F->normal, p) - F->offset, sq = dot(F->normal, q) - F->offset;
         const double s_lo = sp + c.lo * (sq - sp), s_hi = sp + c.hi * (sq - sp);
-        if (fmin(s_lo, s_hi) <= w->contact && fmax(s_lo, s_hi) >= -w->contact) {
+        if (prox_fmin(s_lo, s_hi) <= w->contact && prox_fmax(s_lo, s_hi) >= -w->contact) {
             /* The edge meets the face: report the meeting point. */
             double lambda = s_lo == s_hi ? 0 : clamp01(s_lo / (s_lo - s_hi));
             lambda = c.lo + lambda * (c.hi - c.lo);
@@ -970,7 +970,7 @@ prox_feature_result prox_closest_features(const prox_polyhedron* a, const prox_t
         result.status = PROX_FEATURE_INVALID_ARGUMENT;
         return result;
     }
-    if (!(fmax(prox_vec3_length(xa->origin), prox_vec3_length(xb->origin)) <= PROX_FEATURE_MAX_COORDINATE)) {
+    if (!(prox_fmax(prox_vec3_length(xa->origin), prox_vec3_length(xb->origin)) <= PROX_FEATURE_MAX_COORDINATE)) {
         result.status = PROX_FEATURE_INVALID_ARGUMENT;
         return result;
     }

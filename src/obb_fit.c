@@ -135,7 +135,7 @@ double prox_largest_stretch(const prox_mat3* m) {
     prox_mat3 vectors;
     double values[3];
     prox_symmetric_eigen(g, 0x1p-36, &vectors, values);
-    return sqrt(fmax(0.0, fmax(values[0], fmax(values[1], values[2]))));
+    return sqrt(prox_fmax(0.0, prox_fmax(values[0], prox_fmax(values[1], values[2]))));
 }
 
 static prox_vec3 row(const prox_mat3* m, int i) { return prox_vec3_make(m->m[i][0], m->m[i][1], m->m[i][2]); }

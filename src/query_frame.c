@@ -40,12 +40,12 @@ static bool gram_bound(const prox_mat3* m, double* out) {
     for (int i = 0; i < 3; ++i)
         for (int j = i; j < 3; ++j)
             g[i][j] = g[j][i] = m->m[0][i] * m->m[0][j] + m->m[1][i] * m->m[1][j] + m->m[2][i] * m->m[2][j];
-    const double diag = fmax(g[0][0], fmax(g[1][1], g[2][2]));
+    const double diag = prox_fmax(g[0][0], prox_fmax(g[1][1], g[2][2]));
     double row_max = 0;
     for (int i = 0; i < 3; ++i) {
         const double off = fabs(g[i][(i + 1) % 3]) + fabs(g[i][(i + 2) % 3]);
         if (!(off <= 0x1p-20 * g[i][i])) return false; /* not diagonal enough (or not finite) */
-        row_max = fmax(row_max, g[i][i] + off);
+        row_max = prox_fmax(row_max, g[i][i] + off);
     }
     *out = sqrt(row_max + 0x1p-48 * diag) * (1 + 0x1p-50);
     return true;
@@ -57,7 +57,7 @@ double prox_stretch_bound(const prox_mat3* m) {
      * |m|_2): scale by a power of two, exactly, and back */
     double big = 0;
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) big = fmax(big, fabs(m->m[i][j]));
+        for (int j = 0; j < 3; ++j) big = prox_fmax(big, fabs(m->m[i][j]));
     if (big > 0 && big <= DBL_MAX && (big < 0x1p-120 || big > 0x1p120)) {
         const int e = ilogb(big);
         prox_mat3 s;
@@ -67,7 +67,7 @@ double prox_stretch_bound(const prox_mat3* m) {
     }
     double gram;
     if (gram_bound(m, &gram)) return gram;
-    double cheap = fmin(sqrt(prox_max_row_sum(m) * max_col_sum(m)), frobenius(m));
+    double cheap = prox_fmin(sqrt(prox_max_row_sum(m) * max_col_sum(m)), frobenius(m));
     double sigma = prox_largest_stretch(m) * (1 + 0x1p-30);
     return isfinite(sigma) && sigma < cheap ? sigma : cheap;
 }
@@ -96,12 +96,12 @@ static void make_lane_frame(const prox_transform* rel, const prox_mat3* rel_inv,
             f->minv_abs[i][j] = (float)fabs(rel_inv->m[i][j]);
             f->cof[i][j] = (float)cof.m[i][j];
             f->cof_abs[i][j] = (float)fabs(cof.m[i][j]);
-            mmax = fmax(mmax, fabs(rel->basis.m[i][j]));
+            mmax = prox_fmax(mmax, fabs(rel->basis.m[i][j]));
         }
     f->t[0] = (float)rel->origin.x;
     f->t[1] = (float)rel->origin.y;
     f->t[2] = (float)rel->origin.z;
-    double stretch = fmax(prox_max_row_sum(&rel->basis), max_col_sum(&rel->basis));
+    double stretch = prox_fmax(prox_max_row_sum(&rel->basis), max_col_sum(&rel->basis));
     double sigma = prox_stretch_bound(&rel->basis);
     double g = prox_max_abs3(rel->origin) + stretch * radius_y + radius_x;
     double slack_x = 0x1p-16 * g + world_slack_x;
@@ -160,7 +160,7 @@ bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const p
     double ra = prox_bvh_reach(a), rb = prox_bvh_reach(b);
     double wa = prox_max_abs3(xa->origin) + prox_max_row_sum(&xa->basis) * ra;
     double wb = prox_max_abs3(xb->origin) + prox_max_row_sum(&xb->basis) * rb;
-    double world = 0x1p-40 * fmax(wa, wb);
+    double world = 0x1p-40 * prox_fmax(wa, wb);
     make_lane_frame(&ab, &ba.basis, ra, rb, world * prox_max_row_sum(&xa_inv.basis), &q->ab);
     make_lane_frame(&ba, &ab.basis, rb, ra, world * prox_max_row_sum(&xb_inv.basis), &q->ba);
     /* Products of two lengths (each up to G times a stretch) must stay
@@ -169,9 +169,9 @@ bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const p
     const lane_frame* frames[2] = {&q->ab, &q->ba};
     for (int i = 0; i < 2; ++i) {
         double g = 0x1p16 * frames[i]->slack_x;
-        double stretch = fmax(1.0, fmax((double)frames[i]->sigma, fmax(frobenius(&ab.basis), frobenius(&ba.basis))));
-        big = fmax(big, g * stretch);
-        small = fmin(small, g / stretch);
+        double stretch = prox_fmax(1.0, prox_fmax((double)frames[i]->sigma, prox_fmax(frobenius(&ab.basis), frobenius(&ba.basis))));
+        big = prox_fmax(big, g * stretch);
+        small = prox_fmin(small, g / stretch);
     }
     q->float_range_ok = big < 0x1p40 && small > 0x1p-40;
     if (a->def.volume == b->def.volume && prox_volume_is_kdop(a->def.volume) && q->float_range_ok) {

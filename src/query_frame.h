@@ -70,19 +70,6 @@ typedef struct query_frames {
  * maps into one of radius |m|_2 r): within 2^-29 of it, relative. */
 double prox_stretch_bound(const prox_mat3* m);
 
-/* max_i |v_i|: the max norm. */
-static inline double prox_max_abs3(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
-
-/* max_i sum_j |m_ij|, the max norm's operator norm: |m v| <= it |v|. */
-static inline double prox_max_row_sum(const prox_mat3* m) {
-    double best = 0;
-    for (int i = 0; i < 3; ++i) {
-        const double s = fabs(m->m[i][0]) + fabs(m->m[i][1]) + fabs(m->m[i][2]);
-        best = s > best ? s : best;
-    }
-    return best;
-}
-
 /* Whether one placed model lies inside the other, given that their
  * triangles do not meet: a vertex of one inside the other (query_point.c). */
 prox_containment prox_find_containment(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,

@@ -52,7 +52,7 @@ prox_point_result prox_closest_point(const prox_bvh* bvh, const prox_transform* 
     const double to_world = (1 - 0x1p-40) / prox_stretch_bound(&inverse.basis);
     prox_vec3 lp = prox_transform_point(&inverse, point);
     const double p[3] = {lp.x, lp.y, lp.z};
-    const double slack = 0x1p-40 * (prox_bvh_reach(bvh) + fmax(fabs(p[0]), fmax(fabs(p[1]), fabs(p[2]))));
+    const double slack = 0x1p-40 * (prox_bvh_reach(bvh) + prox_fmax(fabs(p[0]), prox_fmax(fabs(p[1]), fabs(p[2]))));
     double best = INFINITY;
     double limit = upper_bound >= 0 ? nextafter(upper_bound, INFINITY) : 0;
     int32_t stack[POINT_STACK];
@@ -194,7 +194,7 @@ prox_inside prox_point_inside(const prox_bvh* bvh, const prox_transform* x, prox
     /* the world box of the placed mesh: a point outside it is outside */
     double lo[3], hi[3], reach = 0;
     placed_box(bvh, x, lo, hi);
-    for (int i = 0; i < 3; ++i) reach = fmax(reach, fmax(fabs(lo[i]), fabs(hi[i])));
+    for (int i = 0; i < 3; ++i) reach = prox_fmax(reach, prox_fmax(fabs(lo[i]), fabs(hi[i])));
     const double pw[3] = {point.x, point.y, point.z};
     for (int i = 0; i < 3; ++i)
         if (pw[i] < lo[i] || pw[i] > hi[i]) return PROX_OUTSIDE;

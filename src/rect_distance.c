@@ -142,9 +142,9 @@ static double gap_lower_bound(const quad* qa, const quad* qb, prox_vec3 v) {
         const double x = dot(qa->c[i], v), y = dot(qb->c[i], v);
         ha = x > ha ? x : ha;
         hb = y < hb ? y : hb;
-        mx = fmax(mx, fmax(fabs(qa->c[i].x), fabs(qb->c[i].x)));
-        my = fmax(my, fmax(fabs(qa->c[i].y), fabs(qb->c[i].y)));
-        mz = fmax(mz, fmax(fabs(qa->c[i].z), fabs(qb->c[i].z)));
+        mx = prox_fmax(mx, prox_fmax(fabs(qa->c[i].x), fabs(qb->c[i].x)));
+        my = prox_fmax(my, prox_fmax(fabs(qa->c[i].y), fabs(qb->c[i].y)));
+        mz = prox_fmax(mz, prox_fmax(fabs(qa->c[i].z), fabs(qb->c[i].z)));
     }
     const double vv = dot(v, v);
     const double margin = 16 * (DBL_EPSILON / 2) * (mx * fabs(v.x) + my * fabs(v.y) + mz * fabs(v.z));
@@ -212,8 +212,8 @@ static void rect_distance_unscaled(prox_vec3 ca, prox_vec3 a0, prox_vec3 a1, pro
     quad_init(cb, b0, b1, &qb);
     double size = 0;
     for (int i = 0; i < 4; ++i) {
-        size = fmax(size, fmax(fabs(qa.c[i].x), fmax(fabs(qa.c[i].y), fabs(qa.c[i].z))));
-        size = fmax(size, fmax(fabs(qb.c[i].x), fmax(fabs(qb.c[i].y), fabs(qb.c[i].z))));
+        size = prox_fmax(size, prox_fmax(fabs(qa.c[i].x), prox_fmax(fabs(qa.c[i].y), fabs(qa.c[i].z))));
+        size = prox_fmax(size, prox_fmax(fabs(qb.c[i].x), prox_fmax(fabs(qb.c[i].y), fabs(qb.c[i].z))));
     }
     side_search ss;
     ss.best = INFINITY;

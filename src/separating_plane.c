@@ -178,8 +178,8 @@ static bool certify(const lp* p, prox_vec3 n, prox_plane_separation* out) {
     if (fabs(n.y) < 0x1p-300) n.y = 0;
     if (fabs(n.z) < 0x1p-300) n.z = 0;
     double hi_a = -INFINITY, lo_b = INFINITY;
-    for (int i = 0; i < p->na; ++i) hi_a = fmax(hi_a, prox_vec3_dot(n, world_point(&p->xa, p->pa[i])));
-    for (int i = 0; i < p->nb; ++i) lo_b = fmin(lo_b, prox_vec3_dot(n, world_point(&p->xb, p->pb[i])));
+    for (int i = 0; i < p->na; ++i) hi_a = prox_fmax(hi_a, prox_vec3_dot(n, world_point(&p->xa, p->pa[i])));
+    for (int i = 0; i < p->nb; ++i) lo_b = prox_fmin(lo_b, prox_vec3_dot(n, world_point(&p->xb, p->pb[i])));
     if (!(hi_a < lo_b)) return false;
     const double offset = hi_a + 0.5 * (lo_b - hi_a);
     for (int i = 0; i < p->na; ++i)
@@ -223,12 +223,12 @@ prox_plane_separation prox_separating_plane(const prox_vec3* points_a, int count
         for (int i = 0; i < (s == 0 ? count_a : count_b); ++i) {
             const prox_vec3 w = world_point(t, pts[i]);
             if (!prox_vec3_is_finite(w)) return out;
-            lo = prox_vec3_make(fmin(lo.x, w.x), fmin(lo.y, w.y), fmin(lo.z, w.z));
-            hi = prox_vec3_make(fmax(hi.x, w.x), fmax(hi.y, w.y), fmax(hi.z, w.z));
+            lo = prox_vec3_make(prox_fmin(lo.x, w.x), prox_fmin(lo.y, w.y), prox_fmin(lo.z, w.z));
+            hi = prox_vec3_make(prox_fmax(hi.x, w.x), prox_fmax(hi.y, w.y), prox_fmax(hi.z, w.z));
         }
     }
     p.center = prox_vec3_make(lo.x + 0.5 * (hi.x - lo.x), lo.y + 0.5 * (hi.y - lo.y), lo.z + 0.5 * (hi.z - lo.z));
-    const double half = 0.5 * fmax(hi.x - lo.x, fmax(hi.y - lo.y, hi.z - lo.z));
+    const double half = 0.5 * prox_fmax(hi.x - lo.x, prox_fmax(hi.y - lo.y, hi.z - lo.z));
     p.inv_scale = half > 0 && isfinite(half) ? 1 / half : 1;
     if (!isfinite(p.inv_scale)) p.inv_scale = 1;
     out.status = PROX_PLANE_INTERSECTING;
@@ -289,7 +289,7 @@ prox_plane_separation prox_separating_plane(const prox_vec3* points_a, int count
         double step = INFINITY;
         for (int k = 0; k < ROWS; ++k) {
             if (dir[k] <= tol_pivot) continue;
-            const double ratio = fmax(x[k], 0) / dir[k];
+            const double ratio = prox_fmax(x[k], 0) / dir[k];
             if (leave < 0 || ratio < step || (ratio == step && basis[k] < basis[leave])) {
                 step = ratio;
                 leave = k;

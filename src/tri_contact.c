@@ -71,12 +71,6 @@ static prox_vec3 vec_ldexp(prox_vec3 v, int e) {
     return prox_vec3_make(ldexp(v.x, e), ldexp(v.y, e), ldexp(v.z, e));
 }
 
-static inline double max_abs3(prox_vec3 v) {
-    const double x = fabs(v.x), y = fabs(v.y), z = fabs(v.z);
-    const double m = x > y ? x : y;
-    return m > z ? m : z;
-}
-
 /* ---------------------------------------------------------------------------
  * Exact classification (on the caller's coordinates). */
 
@@ -379,7 +373,7 @@ bool prox_tri_tri_contact(const prox_vec3 a[3], const prox_vec3 b[3], prox_tri_c
      * safe range. */
     double m = 0;
     for (int i = 0; i < 3; ++i) {
-        const double ma = max_abs3(a[i]), mb = max_abs3(b[i]);
+        const double ma = prox_max_abs3(a[i]), mb = prox_max_abs3(b[i]);
         m = ma > m ? ma : m;
         m = mb > m ? mb : m;
     }

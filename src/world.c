@@ -130,16 +130,16 @@ static void fit_ball(world_object* o) {
     }
     prox_vec3 lo = points[0], hi = points[0];
     for (int i = 1; i < count; i++) {
-        lo = (prox_vec3){fmin(lo.x, points[i].x), fmin(lo.y, points[i].y), fmin(lo.z, points[i].z)};
-        hi = (prox_vec3){fmax(hi.x, points[i].x), fmax(hi.y, points[i].y), fmax(hi.z, points[i].z)};
+        lo = (prox_vec3){prox_fmin(lo.x, points[i].x), prox_fmin(lo.y, points[i].y), prox_fmin(lo.z, points[i].z)};
+        hi = (prox_vec3){prox_fmax(hi.x, points[i].x), prox_fmax(hi.y, points[i].y), prox_fmax(hi.z, points[i].z)};
     }
     prox_vec3 c = prox_vec3_scale(prox_vec3_add(lo, hi), 0.5);
     double r2 = 0;
     for (int i = 0; i < count; i++) {
         prox_vec3 d = prox_vec3_sub(points[i], c);
-        r2 = fmax(r2, prox_vec3_dot(d, d));
+        r2 = prox_fmax(r2, prox_vec3_dot(d, d));
     }
-    double reach = fmax(fmax(fabs(c.x), fabs(c.y)), fabs(c.z)) + sqrt(r2);
+    double reach = prox_max_abs3(c) + sqrt(r2);
     o->ball_center = c;
     o->ball_radius = sqrt(r2) * (1 + 0x1p-40) + 0x1p-40 * reach + extra;
 }
@@ -155,7 +155,7 @@ static void place_ball(world_object* o) {
         double row = 0;
         for (int j = 0; j < 3; j++)
             row += fabs(m->m[0][i] * m->m[0][j] + m->m[1][i] * m->m[1][j] + m->m[2][i] * m->m[2][j]);
-        stretch2 = fmax(stretch2, row);
+        stretch2 = prox_fmax(stretch2, row);
     }
     double core = o->shape.kind == PROX_SHAPE_CONVEX ? o->ball_radius - o->shape.convex.radius : o->ball_radius;
     double extra = o->ball_radius - core;
@@ -178,8 +178,8 @@ static prox_box world_box(const world_object* o) {
             double row = sqrt(m->m[k][0] * m->m[k][0] + m->m[k][1] * m->m[k][1] + m->m[k][2] * m->m[k][2]);
             double c = prox_vec3_get(o->world_center, k), r = o->ball_radius * row * (1 + 0x1p-40);
             r += 0x1p-40 * fabs(c);
-            lo[k] = fmax(lo[k], c - r);
-            hi[k] = fmin(hi[k], c + r);
+            lo[k] = prox_fmax(lo[k], c - r);
+            hi[k] = prox_fmin(hi[k], c + r);
         }
     } else {
         for (int k = 0; k < 3; k++) {
@@ -454,13 +454,10 @@ static double below_convex_tolerance(double distance, const world_object* a, con
     const world_object* o[2] = {a, b};
     for (int i = 0; i < 2; i++) {
         const prox_mat3* m = &o[i]->pose.basis;
-        double norm = 0;
-        for (int r = 0; r < 3; r++) norm = fmax(norm, fabs(m->m[r][0]) + fabs(m->m[r][1]) + fabs(m->m[r][2]));
-        prox_vec3 c = o[i]->ball_center;
-        reach[i] = norm * (fmax(fabs(c.x), fmax(fabs(c.y), fabs(c.z))) + o[i]->ball_radius);
+        reach[i] = prox_max_row_sum(m) * (prox_max_abs3(o[i]->ball_center) + o[i]->ball_radius);
     }
     prox_vec3 off = prox_vec3_sub(b->pose.origin, a->pose.origin);
-    double size = fmax(reach[0], reach[1] + fmax(fabs(off.x), fmax(fabs(off.y), fabs(off.z)))) + a->ball_radius +
+    double size = prox_fmax(reach[0], reach[1] + prox_max_abs3(off)) + a->ball_radius +
                   b->ball_radius + distance;
     double safe = distance - (1e-6 + 100 * PROX_CONVEX_TOLERANCE) * size;
     return safe > 0 ? safe : 0;
