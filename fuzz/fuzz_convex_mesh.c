@@ -17,11 +17,13 @@
  *   - prox_closest_point: the least prox_closest_point_triangle distance,
  *     and a point of the reported triangle at that distance;
  *   - prox_convex_mesh_distance: the least prox_convex_distance to a
- *     triangle (a three-point shape), on a reported triangle; with an upper
- *     bound of 0, 1/2, 1, 3/2 or 2 times it, beyond the bound exactly when
- *     that distance is, and otherwise the same distance;
+ *     triangle (a three-point shape measured from the shape's origin, the
+ *     shape placed by its basis alone, as query.h says), on a reported
+ *     triangle; with an upper bound of 0, 1/2, 1, 3/2 or 2 times it, beyond
+ *     the bound exactly when that distance is, and otherwise the same
+ *     distance;
  *   - prox_convex_mesh_overlap: whether prox_convex_overlap holds for any
- *     triangle; prox_convex_mesh_contacts: for how many. */
+ *     triangle (measured so too); prox_convex_mesh_contacts: for how many. */
 #include <proxima/convex.h>
 #include <proxima/geometry.h>
 #include <proxima/query.h>
@@ -75,14 +77,17 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     /* the brute force, triangle by triangle */
     double point_best = INFINITY, shape_best = INFINITY;
     int touching = 0;
+    prox_transform xs_local = xs;
+    xs_local.origin = prox_vec3_make(0, 0, 0);
     for (int t = 0; t < triangle_count; ++t) {
-        prox_vec3 c[3];
+        prox_vec3 c[3], local[3];
         placed(&mesh, &xm, t, c);
         const prox_vec3 q = prox_closest_point_triangle(point, c);
         point_best = fmin(point_best, prox_vec3_length(prox_vec3_sub(q, point)));
-        const prox_convex tri = prox_convex_make(c, 3, 0);
-        shape_best = fmin(shape_best, prox_convex_distance(&shape, &xs, &tri, NULL, NULL, NULL).distance);
-        touching += prox_convex_overlap(&shape, &xs, &tri, NULL, NULL, NULL);
+        for (int k = 0; k < 3; ++k) local[k] = prox_vec3_sub(c[k], xs.origin);
+        const prox_convex tri = prox_convex_make(local, 3, 0);
+        shape_best = fmin(shape_best, prox_convex_distance(&shape, &xs_local, &tri, NULL, NULL, NULL).distance);
+        touching += prox_convex_overlap(&shape, &xs_local, &tri, NULL, NULL, NULL);
     }
 
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {

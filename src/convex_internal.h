@@ -23,7 +23,8 @@
 /// cores are within this many scene sizes (plus the radii and the
 /// tolerance), and the queries ask EPA (gjk.c). So the boolean query may call
 /// shapes touching up to (CVX_STALL_CONTACT + PROX_CONVEX_TOLERANCE) S apart
-/// (query_convex_mesh.c says why its pruning does not allow for it).
+/// (the queries between a shape and a mesh open volumes that near:
+/// query_convex_mesh.c).
 #define CVX_STALL_CONTACT 1e-6
 
 /// One placed shape in the internal frame: x -> basis x + origin, then the radius.

@@ -29,8 +29,6 @@ typedef struct contact_build {
     double deepest;
 } contact_build;
 
-static double max_abs(prox_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
-
 /* The triangle's unit normal turned towards the side of its plane where
  * most of the shape lies (the farther reach of its support), and the
  * shape's depth below the plane on that side. False for a degenerate
@@ -61,11 +59,11 @@ static void on_touch(int32_t triangle, const prox_vec3 t[3], void* context) {
             b->deepest_normal = prox_vec3_scale(up, -1.0);
         }
         /* "on the plane" and "over the triangle" within rounding of the scene's size */
-        double size = fmax(max_abs(t[0]), fmax(max_abs(t[1]), max_abs(t[2])));
+        double size = prox_fmax(prox_max_abs3(t[0]), prox_fmax(prox_max_abs3(t[1]), prox_max_abs3(t[2])));
         const double r = b->shape->radius;
         for (int i = 0; i < b->shape->count; ++i) {
             const prox_vec3 low = prox_vec3_sub(prox_transform_point(b->xs, b->shape->points[i]), prox_vec3_scale(up, r));
-            const double tolerance = 0x1p-40 * fmax(size, max_abs(low) + r);
+            const double tolerance = 0x1p-40 * prox_fmax(size, prox_max_abs3(low) + r);
             const double h = prox_vec3_dot(prox_vec3_sub(low, t[0]), up);
             if (!(h <= tolerance)) continue;
             const prox_vec3 on_plane = prox_vec3_sub(low, prox_vec3_scale(up, h));
@@ -76,10 +74,15 @@ static void on_touch(int32_t triangle, const prox_vec3 t[3], void* context) {
         }
     }
     if (added > 0 || !b->out) return;
-    prox_convex tri = prox_convex_make(t, 3, 0);
-    prox_convex_penetration_result p = prox_convex_penetration(b->shape, b->xs, &tri, NULL, NULL, NULL);
+    /* measured from the shape's origin, as the touch test was (local_triangle) */
+    prox_vec3 local[3];
+    local_triangle(b->xs, t, local);
+    const prox_convex tri = prox_convex_make(local, 3, 0);
+    const prox_transform xs_local = local_placement(b->xs);
+    prox_convex_penetration_result p = prox_convex_penetration(b->shape, &xs_local, &tri, NULL, NULL, NULL);
     if (p.status == PROX_CONVEX_INVALID_INPUT) return;
-    prox_manifold_add(b->out, prox_vec3_scale(prox_vec3_add(p.point_a, p.point_b), 0.5), pair);
+    const prox_vec3 middle = prox_vec3_scale(prox_vec3_add(p.point_a, p.point_b), 0.5);
+    prox_manifold_add(b->out, prox_vec3_add(middle, b->xs->origin), pair);
 }
 
 int64_t prox_convex_mesh_contacts(const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,

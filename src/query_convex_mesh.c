@@ -9,6 +9,7 @@
 #include <proxima/query.h>
 
 #include "bvh_internal.h"
+#include "convex_internal.h"
 #include "distance_bounds.h"
 #include "query_convex_mesh.h"
 #include "query_frame.h"
@@ -19,6 +20,7 @@ enum { SHAPE_STACK = (PROX_LANES - 1) * PROX_MAX_DEPTH + 8 };
 typedef struct shape_query {
     const prox_convex* shape;
     const prox_transform* xs;
+    prox_transform xs_local; /* the shape's basis, origin 0: GJK's placement (local_triangle) */
     const prox_bvh* mesh;
     const prox_transform* xm;
     double box_lo[3], box_hi[3]; /* the shape's box in the mesh's frame */
@@ -44,7 +46,7 @@ static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
         prox_vec3 down = prox_convex_support(q->shape, q->xs, prox_vec3_scale(d, -1));
         lo[k] = prox_vec3_get(down, k) - q->shape->radius;
         hi[k] = prox_vec3_get(up, k) + q->shape->radius;
-        size = fmax(size, fmax(fabs(lo[k]), fabs(hi[k])));
+        size = prox_fmax(size, prox_fmax(fabs(lo[k]), fabs(hi[k])));
     }
     for (int k = 0; k < 3; ++k) {
         q->box_lo[k] = INFINITY;
@@ -54,12 +56,12 @@ static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
         prox_vec3 corner = prox_vec3_make(c & 1 ? hi[0] : lo[0], c & 2 ? hi[1] : lo[1], c & 4 ? hi[2] : lo[2]);
         prox_vec3 local = prox_transform_point(mesh_inverse, corner);
         for (int k = 0; k < 3; ++k) {
-            q->box_lo[k] = fmin(q->box_lo[k], prox_vec3_get(local, k));
-            q->box_hi[k] = fmax(q->box_hi[k], prox_vec3_get(local, k));
+            q->box_lo[k] = prox_fmin(q->box_lo[k], prox_vec3_get(local, k));
+            q->box_hi[k] = prox_fmax(q->box_hi[k], prox_vec3_get(local, k));
         }
     }
     double local_size = q->mesh->volume_radius;
-    for (int k = 0; k < 3; ++k) local_size = fmax(local_size, fmax(fabs(q->box_lo[k]), fabs(q->box_hi[k])));
+    for (int k = 0; k < 3; ++k) local_size = prox_fmax(local_size, prox_fmax(fabs(q->box_lo[k]), fabs(q->box_hi[k])));
     double grow = 0x1p-40 * (local_size + size * prox_stretch_bound(&mesh_inverse->basis));
     for (int k = 0; k < 3; ++k) {
         q->box_lo[k] -= grow;
@@ -69,28 +71,33 @@ static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
 }
 
 /* The touch band. The boolean GJK calls a triangle touching up to
- * PROX_CONVEX_TOLERANCE S away (convex.h), S the scene size of the shape
- * and the triangle: the larger of |B_s| max|p| (the shape's points, from its
- * origin) and the triangle's largest world coordinate plus |o_s|, plus the
- * shape's radius, norms and coordinates in the max norm. The placed mesh
- * bounds the triangle's part: a huge triangle near a small shape makes S
- * huge. Volumes within 32 tolerances of that bound are opened, so that the
- * overlap, contact and distance queries answer as GJK on every triangle
- * does.
- * Not covered: a GJK that stalls (shapes mixing magnitudes many orders
- * apart) can call cores touching up to CVX_STALL_CONTACT S = 1e-6 S away
- * (convex_internal.h). A band that wide was tried: since S counts the
- * coordinates from the world origin, a box hovering over a 40,000-triangle
- * torus placed 1e5 from the origin then took 1,000 us per distance query
- * instead of 10 (2,700 triangles opened), and a brute-force scan at 1e7. */
+ * PROX_CONVEX_TOLERANCE S away (convex.h), and, when rounding stalls it
+ * (shapes mixing magnitudes many orders apart), up to CVX_STALL_CONTACT S
+ * (convex_internal.h); S is the scene size of the shape and the triangle as
+ * GJK is given them (local_triangle): the larger of |B_s| max|p| (the
+ * shape's points) and the triangle's largest coordinate measured from the
+ * shape's origin, plus the shape's radius, norms and coordinates in the max
+ * norm. The placed mesh bounds the triangle's part (|o_m - o_s| + |B_m|
+ * times the mesh's reach): a huge triangle near a small shape makes S huge.
+ * Volumes within the band are opened, so that the overlap, contact and
+ * distance queries answer as GJK on every triangle does. Measured from the
+ * shape's origin, the band no longer grows with the pair's distance from the
+ * world origin (measured from the world origin, a band that covered the
+ * stall made a box hovering over a 40,000-triangle torus 1e5 from the
+ * origin open 2,700 triangles per distance query instead of 10). */
 static void set_touch_band(shape_query* q, const double lo[3], const double hi[3]) {
     double points = 0;
-    for (int k = 0; k < 3; ++k) points = fmax(points, fmax(fabs(lo[k]), fabs(hi[k])));
+    for (int k = 0; k < 3; ++k) points = prox_fmax(points, prox_fmax(fabs(lo[k]), fabs(hi[k])));
     const double shape_extent = prox_max_row_sum(&q->xs->basis) * points;
-    const double mesh_extent =
-        prox_max_abs3(q->xm->origin) + prox_max_row_sum(&q->xm->basis) * prox_bvh_reach(q->mesh);
-    const double scene = fmax(shape_extent, mesh_extent + prox_max_abs3(q->xs->origin)) + q->shape->radius;
-    q->touch_band = 32 * PROX_CONVEX_TOLERANCE * scene;
+    const prox_vec3 offset = prox_vec3_sub(q->xm->origin, q->xs->origin);
+    const double placed_reach = prox_max_row_sum(&q->xm->basis) * prox_bvh_reach(q->mesh);
+    /* the corners' rounding, placed and then moved to the shape's origin,
+     * is absolute in the world coordinates */
+    const double rounding = 0x1p-40 * (prox_max_abs3(q->xm->origin) + placed_reach + prox_max_abs3(q->xs->origin));
+    const double mesh_extent = prox_max_abs3(offset) + placed_reach + rounding;
+    const double scene = prox_fmax(shape_extent, mesh_extent) + q->shape->radius;
+    /* rounded up well past the few operations of S and of the bounds */
+    q->touch_band = (1 + 0x1p-20) * (CVX_STALL_CONTACT + 32 * PROX_CONVEX_TOLERANCE) * scene;
 }
 
 /* The box of the shape's points in its own frame. */
@@ -116,14 +123,14 @@ static void points_box(const prox_convex* shape, double lo[3], double hi[3]) {
 static void shape_ball(shape_query* q, const prox_transform* mesh_inverse, const double lo[3], const double hi[3]) {
     const prox_vec3 centre = prox_vec3_make(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
     double r = 0;
-    for (int i = 0; i < q->shape->count; ++i) r = fmax(r, prox_vec3_length(prox_vec3_sub(q->shape->points[i], centre)));
+    for (int i = 0; i < q->shape->count; ++i) r = prox_fmax(r, prox_vec3_length(prox_vec3_sub(q->shape->points[i], centre)));
     const prox_vec3 world = prox_transform_point(q->xs, centre);
     const prox_vec3 local = prox_transform_point(mesh_inverse, world);
     const double world_radius = prox_stretch_bound(&q->xs->basis) * r + q->shape->radius;
     double radius = prox_stretch_bound(&mesh_inverse->basis) * world_radius, size = q->mesh->volume_radius + radius;
     for (int k = 0; k < 3; ++k) {
         q->ball_center[k] = prox_vec3_get(local, k);
-        size = fmax(size, fabs(q->ball_center[k]) + radius);
+        size = prox_fmax(size, fabs(q->ball_center[k]) + radius);
     }
     q->ball_radius = radius + 0x1p-40 * size;
 }
@@ -159,7 +166,7 @@ static void place_shape_box(shape_query* q, const prox_transform* mesh_inverse, 
     for (int k = 0; k < 3; ++k) {
         center[k] = 0.5 * (lo[k] + hi[k]);
         extent[k] = 0.5 * (hi[k] - lo[k]);
-        reach = fmax(reach, fmax(fabs(lo[k]), fabs(hi[k])));
+        reach = prox_fmax(reach, prox_fmax(fabs(lo[k]), fabs(hi[k])));
     }
     prox_distance_frame_make(&rel, &rel_inverse.basis, &mesh_inverse->basis, prox_bvh_reach(q->mesh), reach,
                              &q->frame);
@@ -203,12 +210,13 @@ static void run(const shape_query* q, double upper_bound, prox_convex_mesh_resul
         slot_view v = view_slot(q->mesh, stack[top]);
         if (v.count > 0) {
             for (int i = 0; i < v.count; ++i) {
-                prox_vec3 t[3];
+                prox_vec3 t[3], local[3];
                 place_triangle(q->mesh, q->xm, v.index + i, t);
-                prox_convex tri = prox_convex_make(t, 3, 0);
+                local_triangle(q->xs, t, local);
+                prox_convex tri = prox_convex_make(local, 3, 0);
                 r->triangle_tests++;
                 if (q->overlap_only) {
-                    if (prox_convex_overlap(q->shape, q->xs, &tri, NULL, NULL, NULL)) {
+                    if (prox_convex_overlap(q->shape, &q->xs_local, &tri, NULL, NULL, NULL)) {
                         r->distance = 0;
                         r->triangle = q->mesh->slot_triangle[v.index + i];
                         if (!q->touch) return;
@@ -216,12 +224,13 @@ static void run(const shape_query* q, double upper_bound, prox_convex_mesh_resul
                     }
                     continue;
                 }
-                prox_convex_distance_result d = prox_convex_distance(q->shape, q->xs, &tri, NULL, NULL, NULL);
+                prox_convex_distance_result d =
+                    prox_convex_distance(q->shape, &q->xs_local, &tri, NULL, NULL, NULL);
                 if (d.status == PROX_CONVEX_INVALID_INPUT || !(d.distance < best)) continue;
                 best = d.distance;
                 r->distance = best;
-                r->point_shape = d.point_a;
-                r->point_mesh = d.point_b;
+                r->point_shape = prox_vec3_add(d.point_a, q->xs->origin);
+                r->point_mesh = prox_vec3_add(d.point_b, q->xs->origin);
                 r->triangle = q->mesh->slot_triangle[v.index + i];
                 limit = best < limit ? best : limit;
                 reach = limit > q->touch_band ? limit : q->touch_band;
@@ -249,6 +258,7 @@ static bool start(shape_query* q, const prox_convex* shape, const prox_transform
     *identity = prox_transform_identity();
     q->shape = shape;
     q->xs = xs ? xs : identity;
+    q->xs_local = local_placement(q->xs);
     q->mesh = mesh;
     q->xm = xm ? xm : identity;
     prox_transform inverse;

@@ -18,4 +18,22 @@ int64_t prox_convex_mesh_touching(const prox_convex* shape, const prox_transform
                                   const prox_transform* xm, convex_mesh_touch_fcn* touch, void* context,
                                   int64_t* triangle_tests);
 
+/* What GJK and EPA are given for a triangle in every query between a convex
+ * shape and a mesh: the triangle's placed corners measured from the shape's
+ * origin, against the shape placed by its basis alone (local_placement).
+ * The same geometry as in world coordinates (GJK measures everything from
+ * the first shape's origin anyway), but GJK's tolerances are relative to a
+ * scene size that counts the second shape's coordinates (convex.h): given
+ * world coordinates, a pair 1e5 from the world origin would have its
+ * touching tolerance and the queries' touch band grow with that distance. */
+static inline prox_transform local_placement(const prox_transform* xs) {
+    prox_transform local = *xs;
+    local.origin = prox_vec3_make(0, 0, 0);
+    return local;
+}
+
+static inline void local_triangle(const prox_transform* xs, const prox_vec3 placed[3], prox_vec3 out[3]) {
+    for (int c = 0; c < 3; ++c) out[c] = prox_vec3_sub(placed[c], xs->origin);
+}
+
 #endif

@@ -10,6 +10,32 @@
 #include "models.h"
 #include "test.h"
 
+/* GJK on one placed triangle as the queries between a shape and a mesh run
+ * it (query.h): the triangle's corners measured from the shape's origin,
+ * the shape placed by its basis alone (xs NULL: the identity). */
+static prox_convex local_triangle(const prox_transform* xs, const prox_vec3 tri[3], prox_vec3 local[3],
+                                  prox_transform* xs_local) {
+    *xs_local = xs ? *xs : prox_transform_identity();
+    const prox_vec3 origin = xs_local->origin;
+    xs_local->origin = prox_vec3_make(0, 0, 0);
+    for (int c = 0; c < 3; ++c) local[c] = prox_vec3_sub(tri[c], origin);
+    return prox_convex_make(local, 3, 0);
+}
+
+static bool gjk_touches(const prox_convex* shape, const prox_transform* xs, const prox_vec3 tri[3]) {
+    prox_vec3 local[3];
+    prox_transform xs_local;
+    const prox_convex c = local_triangle(xs, tri, local, &xs_local);
+    return prox_convex_overlap(shape, &xs_local, &c, NULL, NULL, NULL);
+}
+
+static double gjk_distance(const prox_convex* shape, const prox_transform* xs, const prox_vec3 tri[3]) {
+    prox_vec3 local[3];
+    prox_transform xs_local;
+    const prox_convex c = local_triangle(xs, tri, local, &xs_local);
+    return prox_convex_distance(shape, &xs_local, &c, NULL, NULL, NULL).distance;
+}
+
 static void shapes_against_mesh(const char* name, prox_volume kind, int count, bool scaled) {
     prox_mesh_data data;
     if (!test_model(name, &data)) {
@@ -61,10 +87,8 @@ static void shapes_against_mesh(const char* name, prox_volume kind, int count, b
         for (int t = 0; t < mesh.triangle_count; ++t) {
             prox_vec3 tri[3];
             test_placed_triangle(&mesh, &xm, t, tri);
-            prox_convex c = prox_convex_make(tri, 3, 0);
-            touching_triangles += prox_convex_overlap(&shape, &xs, &c, NULL, NULL, NULL);
-            prox_convex_distance_result d = prox_convex_distance(&shape, &xs, &c, NULL, NULL, NULL);
-            expected = fmin(expected, d.distance);
+            touching_triangles += gjk_touches(&shape, &xs, tri);
+            expected = fmin(expected, gjk_distance(&shape, &xs, tri));
             if (which == 0) {
                 prox_vec3 q = prox_closest_point_triangle(at, tri);
                 closed_form = fmin(closed_form, fmax(0.0, prox_vec3_length(prox_vec3_sub(q, at)) - size));
@@ -224,10 +248,12 @@ PROX_TEST(convex_mesh, contacts_of_shapes_resting_on_a_floor) {
 }
 
 /* Shapes hovering over a floor by gaps around the touching tolerance
- * (PROX_CONVEX_TOLERANCE of the scene's size, convex.h), far from the world
- * origin and near it: the mesh queries call a shape touching exactly when
- * GJK does for some triangle (prox_convex_overlap on each, the brute
- * force), so the hierarchy must not prune a volume within that band. */
+ * (PROX_CONVEX_TOLERANCE of the scene's size, convex.h, about 1e-11 here),
+ * far from the world origin and near it: the mesh queries call a shape
+ * touching exactly when GJK does for some triangle (gjk_touches on each,
+ * the brute force), so the hierarchy must not prune a volume within that
+ * band. The scene is measured from the shape's origin (query.h), so the
+ * same gaps straddle the tolerance wherever the pair is. */
 PROX_TEST(convex_mesh, touching_band_agrees_with_gjk) {
     prox_mesh_data data;
     REQUIRE(test_cloth(8, 10.0, &data));
@@ -249,15 +275,14 @@ PROX_TEST(convex_mesh, touching_band_agrees_with_gjk) {
                 xm.origin = prox_vec3_make(away, -away, away);
                 for (int k = -5; k <= 40; ++k) {
                     prox_transform xs = prox_transform_identity();
-                    const double gap = 1e-13 * k * (1 + away);
+                    const double gap = 1e-12 * k;
                     xs.origin = prox_vec3_make(away + 0.3, -away - 0.2, away + 0.5 + gap);
                     bool brute = false;
                     for (int t = 0; t < mesh.triangle_count && !brute; ++t) {
                         prox_vec3 tri[3];
                         for (int v = 0; v < 3; ++v)
                             tri[v] = prox_transform_point(&xm, mesh.vertices[mesh.indices[3 * t + v]]);
-                        const prox_convex c = prox_convex_make(tri, 3, 0);
-                        brute = prox_convex_overlap(&shapes[s], &xs, &c, NULL, NULL, NULL);
+                        brute = gjk_touches(&shapes[s], &xs, tri);
                     }
                     const bool fast = prox_convex_mesh_overlap(&shapes[s], &xs, floor, &xm);
                     prox_manifold m;
@@ -272,6 +297,52 @@ PROX_TEST(convex_mesh, touching_band_agrees_with_gjk) {
     }
     /* the gaps straddle the band: both answers occur */
     CHECK_MSG(touching > 0 && apart > 0, "%d touching, %d apart", touching, apart);
+    prox_mesh_data_free(&data);
+}
+
+/* The answers do not depend on where in the world the pair is: a box over
+ * a floor, 1e-9 below it, 1e-13 above (within GJK's touching tolerance,
+ * about 1e-11 of this scene) and 1e-9 above, moved 1e2 and 1e4 from the
+ * origin, is overlapping, touching and apart as at the origin, for every
+ * kind. Before the triangles were measured from the shape's origin, GJK's
+ * scene size counted the distance from the world origin: 1e4 away its
+ * tolerance was 1e-8, and the box 1e-9 above the floor touched it. */
+PROX_TEST(convex_mesh, answers_do_not_depend_on_the_distance_from_the_origin) {
+    prox_mesh_data data;
+    REQUIRE(test_cloth(8, 10.0, &data));
+    const prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_vec3 corners[8];
+    const prox_convex box = prox_convex_box(prox_vec3_make(1.0, 0.75, 0.5), corners);
+    const double gaps[3] = {-1e-9, 1e-13, 1e-9};
+    const double offsets[3] = {0, 1e2, 1e4};
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+        prox_bvh_def def = prox_default_bvh_def();
+        def.volume = (prox_volume)kind;
+        prox_bvh* floor = NULL;
+        REQUIRE(prox_bvh_create(&def, &mesh, &floor, NULL, 0) == PROX_OK);
+        for (int g = 0; g < 3; ++g) {
+            double distance_at_origin = 0;
+            for (int o = 0; o < 3; ++o) {
+                const double away = offsets[o];
+                prox_transform xm = prox_transform_identity(), xs = prox_transform_identity();
+                xm.origin = prox_vec3_make(away, -away, away);
+                xs.origin = prox_vec3_make(away + 0.3, -away - 0.2, away + 0.5 + gaps[g]);
+                const bool overlap = prox_convex_mesh_overlap(&box, &xs, floor, &xm);
+                prox_manifold m;
+                const int64_t touched = prox_convex_mesh_contacts(&box, &xs, floor, &xm, &m);
+                const prox_convex_mesh_result r = prox_convex_mesh_distance(&box, &xs, floor, &xm, INFINITY);
+                if (o == 0) distance_at_origin = r.distance;
+                const bool expected = g < 2;
+                /* the gap itself is rounded to the coordinates' ulp (2e-12 at 1e4) */
+                CHECK_MSG(overlap == expected && (touched > 0) == expected && (r.distance == 0) == expected &&
+                              fabs(r.distance - distance_at_origin) <= 1e-11,
+                          "kind %d, gap %g, %g from the origin: overlap %d, %lld contacts, distance %g (%g at the "
+                          "origin)",
+                          kind, gaps[g], away, overlap, (long long)touched, r.distance, distance_at_origin);
+            }
+        }
+        prox_bvh_destroy(floor);
+    }
     prox_mesh_data_free(&data);
 }
 
@@ -315,9 +386,8 @@ PROX_TEST(convex_mesh, touching_band_grows_with_huge_triangles) {
             int64_t brute = 0;
             double best = INFINITY;
             for (int t = 0; t < 9; ++t) {
-                const prox_convex c = prox_convex_make(&vertices[3 * t], 3, 0);
-                brute += prox_convex_overlap(&sphere, NULL, &c, NULL, NULL, NULL);
-                best = fmin(best, prox_convex_distance(&sphere, NULL, &c, NULL, NULL, NULL).distance);
+                brute += gjk_touches(&sphere, NULL, &vertices[3 * t]);
+                best = fmin(best, gjk_distance(&sphere, NULL, &vertices[3 * t]));
             }
             for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
                 prox_bvh_def def = prox_default_bvh_def();
@@ -397,9 +467,8 @@ PROX_TEST(convex_mesh, nearly_singular_placements_keep_bounds_conservative) {
         int64_t brute = 0;
         for (int32_t s = 0; s < mesh.triangle_count; ++s) {
             test_placed_triangle(&mesh, &xm, s, tri);
-            const prox_convex c = prox_convex_make(tri, 3, 0);
-            best = fmin(best, prox_convex_distance(&shape, &xs, &c, NULL, NULL, NULL).distance);
-            brute += prox_convex_overlap(&shape, &xs, &c, NULL, NULL, NULL);
+            best = fmin(best, gjk_distance(&shape, &xs, tri));
+            brute += gjk_touches(&shape, &xs, tri);
         }
         for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
             prox_bvh_def def = prox_default_bvh_def();
@@ -450,9 +519,8 @@ PROX_TEST(convex_mesh, fuzzed_nearly_singular_placement) {
     for (int32_t t = 0; t < mesh.triangle_count; ++t) {
         prox_vec3 tri[3];
         test_placed_triangle(&mesh, &xm, t, tri);
-        const prox_convex c = prox_convex_make(tri, 3, 0);
-        best = fmin(best, prox_convex_distance(&shape, &xs, &c, NULL, NULL, NULL).distance);
-        brute += prox_convex_overlap(&shape, &xs, &c, NULL, NULL, NULL);
+        best = fmin(best, gjk_distance(&shape, &xs, tri));
+        brute += gjk_touches(&shape, &xs, tri);
     }
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind)
         for (int leaf = 1; leaf <= 4; ++leaf) {
@@ -472,12 +540,12 @@ PROX_TEST(convex_mesh, fuzzed_nearly_singular_placement) {
     CHECK_MSG(brute == 10, "GJK on each triangle counts %lld contacts", (long long)brute);
 }
 
-/* The touch band scales with the scene's coordinates from the world origin
- * (GJK's S): far from the origin it must stay narrow enough that a shape
- * hovering over a dense mesh opens about the triangles it opens at the
- * origin (a band of 1e-6 S, which covers a stalled GJK's contact, opened
- * 2,700 of 40,000 triangles 1e5 from the origin, and all of them at 1e7).
- * Counts, not time: the same box over the same torus, the pair moved. */
+/* The touch band (1e-6 of the scene's size, which covers a stalled GJK's
+ * contact) is measured from the shape's origin: far from the world origin a
+ * shape hovering over a dense mesh opens about the triangles it opens at
+ * the origin (measured from the world origin, that band opened 2,700 of
+ * 40,000 triangles 1e5 from the origin, and all of them at 1e7). Counts,
+ * not time: the same box over the same torus, the pair moved. */
 PROX_TEST(convex_mesh, far_from_the_origin_a_hovering_shape_opens_few_triangles) {
     prox_mesh_data data;
     REQUIRE(prox_mesh_torus(1.0, 0.25, 100, 50, &data) == PROX_OK); /* 10,000 triangles */

@@ -397,13 +397,16 @@ PROX_API prox_penetration_result prox_penetration(const prox_bvh* a, const prox_
 
 typedef struct prox_convex_mesh_result {
     /// Radius-inclusive distance from the shape to the mesh's triangles: the
-    /// least prox_convex_distance gives over the triangles (each a
-    /// three-point shape), so 0 exactly when prox_convex_mesh_overlap is
-    /// true. GJK's touching tolerance is PROX_CONVEX_TOLERANCE of each
-    /// shape-triangle pair's scene size (convex.h): a triangle much larger
-    /// than the shape can count as touching while a smaller one nearby is a
-    /// little apart. INFINITY on invalid input, or when the mesh is farther
-    /// than the upper bound and no triangle was measured.
+    /// least prox_convex_distance gives over the triangles, so 0 exactly
+    /// when prox_convex_mesh_overlap is true. Each triangle is given to GJK
+    /// as a three-point shape measured from the shape's origin, against the
+    /// shape placed by its basis alone (the same geometry; GJK's tolerances
+    /// then do not depend on where in the world the pair is). Its touching
+    /// tolerance is PROX_CONVEX_TOLERANCE of each shape-triangle pair's
+    /// scene size (convex.h): a triangle much larger than the shape can
+    /// count as touching while a smaller one nearby is a little apart.
+    /// INFINITY on invalid input, or when the mesh is farther than the upper
+    /// bound and no triangle was measured.
     double distance;
     prox_vec3 point_shape;   ///< closest point on the shape (world)
     prox_vec3 point_mesh;    ///< closest point on the mesh (world)
@@ -426,7 +429,8 @@ PROX_API prox_convex_mesh_result prox_convex_mesh_distance(const prox_convex* sh
                                                            double upper_bound);
 
 /// Does the placed convex shape touch or overlap the placed mesh's
-/// triangles (boolean GJK per triangle, stopping at the first)? A shape
+/// triangles (boolean GJK per triangle, each given as for
+/// prox_convex_mesh_result.distance, stopping at the first)? A shape
 /// entirely inside a closed mesh touches no triangle: use prox_point_inside
 /// on one of its points for that. False on invalid input.
 PROX_API bool prox_convex_mesh_overlap(const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,
