@@ -984,7 +984,6 @@ static prox_result filter_candidates(sweep* s, const bp_state* state, bp_pair_li
     if (!bp_pair_list_reserve(out, n, state->allocator)) return PROX_ERROR_OUT_OF_MEMORY;
     const prox_pair* c = s->candidates.items;
     const float_box* boxes = s->boxes;
-    const uint8_t* live = state->live;
     prox_pair* kept = out->items + out->count;
     size_t count = 0;
     // Branch-free: whether a candidate overlaps is a coin toss, and a
@@ -1003,7 +1002,7 @@ static prox_result filter_candidates(sweep* s, const bp_state* state, bp_pair_li
             __builtin_prefetch(far + sizeof(float_box) - 1);
         }
         uint32_t a = c[i].a, b = c[i].b;
-        int verdict = (live[a] & live[b]) ? float_verdict(&boxes[a], &boxes[b]) : 0;
+        int verdict = float_verdict(&boxes[a], &boxes[b]); // a removed box is empty (sweep_remove)
         kept[count] = c[i];
         if (verdict == 1) verdict = prox_box_overlap(&state->boxes[a], &state->boxes[b]) ? 2 : 0;
         count += (size_t)(verdict >> 1);
@@ -1061,7 +1060,15 @@ static prox_result sweep_add(void* impl, const bp_state* state, uint32_t id) {
     return PROX_OK;
 }
 
-static void sweep_remove(void* impl, const bp_state* state, uint32_t id) { (void)impl, (void)state, (void)id; }
+/// A removed box becomes the empty box in float, which meets nothing: the
+/// candidates of the last sweep that hold it then fail the filter's float
+/// test, without a look at whether their ids are still live (a random
+/// access per candidate).
+static void sweep_remove(void* impl, const bp_state* state, uint32_t id) {
+    (void)state;
+    sweep* s = impl;
+    s->boxes[id] = (float_box){INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY};
+}
 
 static void sweep_move(void* impl, const bp_state* state, uint32_t id) {
     sweep* s = impl;
