@@ -158,7 +158,8 @@ static inline void prox_lanes_union(const float* lo, const float* hi, int rows, 
  * rounding slack of every query. */
 static inline double prox_bvh_reach(const prox_bvh* bvh) {
     double reach = bvh->volume_radius;
-    for (int k = 0; k < 3; ++k) reach = prox_fmax(reach, prox_fmax(fabs((double)bvh->root_lo[k]), fabs((double)bvh->root_hi[k])));
+    for (int k = 0; k < 3; ++k)
+        reach = prox_fmax(reach, prox_fmax(fabs((double)bvh->root_lo[k]), fabs((double)bvh->root_hi[k])));
     return reach;
 }
 

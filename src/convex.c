@@ -384,7 +384,7 @@ bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* x
     if (!points_bound_support(a->points, a->count, da.d, &ma, &bad, &ia) ||
         !points_bound_support(b->points, b->count, db.d, &mb, &bad, &ib))
         return false;
-    const double off = PROX_MAX(fabs(offset.x), PROX_MAX(fabs(offset.y), fabs(offset.z)));
+    const double off = prox_max_abs3(offset);
     /* S bounds every internal coordinate of either core, plus the radii */
     const double norm_a = prox_max_row_sum(&ta->basis), norm_b = prox_max_row_sum(&tb->basis);
     const double extent_a = norm_a * ma;

@@ -123,7 +123,8 @@ static void points_box(const prox_convex* shape, double lo[3], double hi[3]) {
 static void shape_ball(shape_query* q, const prox_transform* mesh_inverse, const double lo[3], const double hi[3]) {
     const prox_vec3 centre = prox_vec3_make(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
     double r = 0;
-    for (int i = 0; i < q->shape->count; ++i) r = prox_fmax(r, prox_vec3_length(prox_vec3_sub(q->shape->points[i], centre)));
+    for (int i = 0; i < q->shape->count; ++i)
+        r = prox_fmax(r, prox_vec3_length(prox_vec3_sub(q->shape->points[i], centre)));
     const prox_vec3 world = prox_transform_point(q->xs, centre);
     const prox_vec3 local = prox_transform_point(mesh_inverse, world);
     const double world_radius = prox_stretch_bound(&q->xs->basis) * r + q->shape->radius;

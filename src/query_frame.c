@@ -7,7 +7,6 @@
 
 #include "obb_fit.h"
 
-
 static double max_col_sum(const prox_mat3* m) {
     prox_mat3 t = prox_mat3_transpose(m);
     return prox_max_row_sum(&t);
@@ -71,7 +70,6 @@ double prox_stretch_bound(const prox_mat3* m) {
     double sigma = prox_largest_stretch(m) * (1 + 0x1p-30);
     return isfinite(sigma) && sigma < cheap ? sigma : cheap;
 }
-
 
 /* Rounding budget. Float arithmetic in a lane test errs by at most a few
  * 2^-24 of G times the length of the axis tested, G the largest magnitude
@@ -169,7 +167,8 @@ bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const p
     const lane_frame* frames[2] = {&q->ab, &q->ba};
     for (int i = 0; i < 2; ++i) {
         double g = 0x1p16 * frames[i]->slack_x;
-        double stretch = prox_fmax(1.0, prox_fmax((double)frames[i]->sigma, prox_fmax(frobenius(&ab.basis), frobenius(&ba.basis))));
+        const double frob = prox_fmax(frobenius(&ab.basis), frobenius(&ba.basis));
+        double stretch = prox_fmax(1.0, prox_fmax((double)frames[i]->sigma, frob));
         big = prox_fmax(big, g * stretch);
         small = prox_fmin(small, g / stretch);
     }
