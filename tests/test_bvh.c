@@ -66,7 +66,7 @@ PROX_TEST(bvh, builds_valid_trees_for_every_split_and_leaf_size) {
                 CHECK(s.split == (split != PROX_SPLIT_DEFAULT                   ? split
                                   : volume == PROX_VOLUME_OBB || volume == PROX_VOLUME_OBB_SPHERE ||
                                           volume == PROX_VOLUME_RSS || volume == PROX_VOLUME_LSS
-                                      ? PROX_SPLIT_MEAN
+                                      ? PROX_SPLIT_SAH
                                       : PROX_SPLIT_MEDIAN));
                 /* the root box holds every vertex */
                 prox_vec3 lo, hi;
