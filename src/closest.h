@@ -52,7 +52,8 @@ static inline bool prox_closest_max_abs(const prox_vec3* p, int n, double* max) 
 static inline double prox_closest_length(prox_vec3 v) {
     const double vv = prox_vec3_dot(v, v);
     if (vv >= 0x1p-1000 && vv <= 0x1p+1000) return sqrt(vv);
-    const double m = prox_fmax(fabs(v.x), prox_fmax(fabs(v.y), fabs(v.z)));
+    if (isnan(vv)) return vv; /* a NaN component (the max norm below would drop it) */
+    const double m = prox_max_abs3(v);
     if (!(m > 0) || !isfinite(m)) return m;
     const int e = ilogb(m);
     const prox_vec3 s = {ldexp(v.x, -e), ldexp(v.y, -e), ldexp(v.z, -e)};

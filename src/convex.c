@@ -345,8 +345,8 @@ typedef struct start_direction {
 
 static start_direction start_direction_make(const prox_mat3* basis, prox_vec3 world) {
     start_direction r = {to_shape_frame(basis, world), 0, false};
-    const double m = PROX_MAX(fabs(r.d.x), PROX_MAX(fabs(r.d.y), fabs(r.d.z)));
-    if (!(m > 0.0 && m <= DBL_MAX)) return r;
+    const double m = prox_max_abs3(r.d); /* drops a NaN component: the sum keeps it */
+    if (!(m > 0.0 && m <= DBL_MAX) || isnan(r.d.x + r.d.y + r.d.z)) return r;
     r.k = exponent_of(m);
     if (r.k <= -1000 || r.k >= 1000) return r;
     r.d = prox_vec3_scale(r.d, power_of_two(-r.k));

@@ -67,7 +67,8 @@ static inline double prox_unit_vector(prox_vec3 v, prox_vec3* unit) {
         *unit = prox_vec3_scale(v, 1.0 / len);
         return len;
     }
-    const double m = prox_fmax(fabs(v.x), prox_fmax(fabs(v.y), fabs(v.z)));
+    if (isnan(len2)) return NAN; /* a NaN component (the max norm below would drop it) */
+    const double m = prox_max_abs3(v);
     if (m == 0.0) return 0.0;
     if (!isfinite(m)) return NAN;
     const int e = ilogb(m);

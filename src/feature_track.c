@@ -151,7 +151,7 @@ prox_result prox_polyhedron_create(const prox_hull* hull, const prox_allocator* 
     /* Squared lengths must neither overflow nor underflow. */
     for (int i = 0; i < hull->vertex_count; ++i) {
         const prox_vec3 v = hull->vertices[i];
-        if (prox_fmax(fabs(v.x), prox_fmax(fabs(v.y), fabs(v.z))) > PROX_FEATURE_MAX_COORDINATE) {
+        if (prox_max_abs3(v) > PROX_FEATURE_MAX_COORDINATE) { /* finite: hull_consistent checked */
             prox_message(message, message_size, "hull vertex %d has a coordinate beyond 1e150 in magnitude", i);
             return PROX_ERROR_UNSUPPORTED;
         }
@@ -160,7 +160,7 @@ prox_result prox_polyhedron_create(const prox_hull* hull, const prox_allocator* 
         for (int i = 0; i < 3; ++i) {
             const prox_vec3 d =
                 sub(hull->vertices[hull->faces[3 * t + (i + 1) % 3]], hull->vertices[hull->faces[3 * t + i]]);
-            if (prox_fmax(fabs(d.x), prox_fmax(fabs(d.y), fabs(d.z))) < 1 / PROX_FEATURE_MAX_COORDINATE) {
+            if (prox_max_abs3(d) < 1 / PROX_FEATURE_MAX_COORDINATE) {
                 prox_message(message, message_size, "hull face %d has an edge shorter than 1e-150", t);
                 return PROX_ERROR_UNSUPPORTED;
             }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <proxima/math.h>
 
+#include "closest.h"
+#include "core.h"
 #include "query_frame.h"
 #include "test.h"
 
@@ -193,4 +195,35 @@ PROX_TEST(math, stretch_bound_is_a_tight_upper_bound) {
         gram_like += kind <= 1;
     }
     CHECK(gram_like > 5000);
+}
+
+/* The max-norm fallbacks of the length helpers (core.h, closest.h) take
+ * vectors whose squared length under- or overflows. A NaN component must
+ * give NaN there, not the length of the other components: fmax-style
+ * maxima drop a NaN, and (NaN, 0, 0) used to come out as a zero vector. */
+PROX_TEST(math, length_helpers_keep_nan_and_scale) {
+    const double nan = NAN, inf = INFINITY;
+    const prox_vec3 with_nan[] = {{nan, 0, 0}, {0, nan, 0}, {0, 0, nan}, {nan, 1e-300, 0}, {1e300, nan, 1e300},
+                                  {nan, inf, 0}, {inf, 0, nan}};
+    for (size_t i = 0; i < sizeof with_nan / sizeof with_nan[0]; ++i) {
+        prox_vec3 unit = {7, 7, 7};
+        CHECK_MSG(isnan(prox_unit_vector(with_nan[i], &unit)), "case %zu", i);
+        CHECK(unit.x == 7 && unit.y == 7 && unit.z == 7); /* left alone */
+        CHECK_MSG(isnan(prox_closest_length(with_nan[i])), "case %zu", i);
+    }
+    /* infinite: NaN from the unit helper (no direction), infinity as a length */
+    prox_vec3 unit = {7, 7, 7};
+    CHECK(isnan(prox_unit_vector((prox_vec3){-inf, 1, 0}, &unit)));
+    CHECK(prox_closest_length((prox_vec3){-inf, 1, 0}) == inf);
+    /* zero stays zero */
+    CHECK(prox_unit_vector((prox_vec3){0, -0.0, 0}, &unit) == 0 && prox_closest_length((prox_vec3){0, 0, 0}) == 0);
+    /* tiny and huge vectors keep full precision (3-4-12 has length 13) */
+    const double scales[] = {0x1p-1070, 0x1p-600, 1.0, 0x1p600, 0x1p1000};
+    for (size_t i = 0; i < sizeof scales / sizeof scales[0]; ++i) {
+        const double s = scales[i];
+        const prox_vec3 v = {3 * s, -4 * s, 12 * s};
+        CHECK_MSG(prox_unit_vector(v, &unit) == 13 * s, "scale %a", s);
+        CHECK(unit.x == 3.0 / 13 && unit.y == -4.0 / 13 && unit.z == 12.0 / 13);
+        CHECK_MSG(prox_closest_length(v) == 13 * s, "scale %a", s);
+    }
 }
