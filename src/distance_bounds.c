@@ -190,7 +190,7 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
     double gx[3][L], x_squares[L], x_big[L], y_squares[L], y_big[L];
     for (int l = 0; l < L; ++l) x_squares[l] = x_big[l] = y_squares[l] = y_big[l] = 0;
     for (int i = 0; i < 3; ++i)
-        for (int l = 0; l < L; ++l) {
+        for (int l = 0; l < L; ++l) { /* vectorised */
             t[i][l] = a[i][0][l] * d[0][l] + a[i][1][l] * d[1][l] + a[i][2][l] * d[2][l];
             double r = 0;
             for (int k = 0; k < edges; ++k)
@@ -205,7 +205,7 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
     /* the fixed volume's normals: gap |n_j . d| - rn_j - sum_i e_i |a_i . n_j| */
     double gy[3][L];
     for (int j = 0; j < 3; ++j)
-        for (int l = 0; l < L; ++l) {
+        for (int l = 0; l < L; ++l) { /* vectorised */
             double r = 0;
             for (int i = 0; i < edges; ++i)
                 r += e[i][l] * fabs(a[i][0][l] * x->n[j][0] + a[i][1][l] * x->n[j][1] + a[i][2][l] * x->n[j][2]);
@@ -219,16 +219,16 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
      * the loop has no branch and runs as vector code (with a branch on
      * f->rigid it ran lane by lane, a quarter of the whole bound) */
     const double norm_below = f->rigid ? 0x1p500 : -1; /* not rigid: the largest normal gap alone */
-    for (int l = 0; l < L; ++l) {
+    for (int l = 0; l < L; ++l) { /* vectorised */
         const double xn = sqrt(x_squares[l]), yn = sqrt(y_squares[l]);
         const double bx = x_big[l] < 0x1p500 ? xn : x_big[l];
         const double by = y_big[l] < norm_below ? yn : y_big[l];
         best[l] = bx > by ? bx : by; /* not fmax, which does not vectorise */
     }
     if (!track) {
-        for (int l = 0; l < L; ++l) out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]);
+        for (int l = 0; l < L; ++l) out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]); /* vectorised */
         int below = 0;
-        for (int l = 0; l < L; ++l) below += out[l] < limit;
+        for (int l = 0; l < L; ++l) below += out[l] < limit; /* vectorised */
         any = below > 0;
     }
     for (int l = 0; l < L && track; ++l) {
@@ -258,7 +258,7 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
     }
     if (!any) return; /* the face gaps prune every lane already */
     /* the centre line v = d: gap |d| - sum_i e_i |t_i| - sum_j |u_j . d|, over |d| */
-    for (int l = 0; l < L; ++l) {
+    for (int l = 0; l < L; ++l) { /* vectorised */
         const double dd = d[0][l] * d[0][l] + d[1][l] * d[1][l] + d[2][l] * d[2][l];
         double r = 0;
         for (int i = 0; i < edges; ++i) r += e[i][l] * fabs(t[i][l]);
@@ -273,7 +273,7 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
      * corner towards the lane minus the lane's extreme corner towards it,
      * the direction between the two nearest corners, which no face or edge
      * axis gives when the volumes face each other corner to corner */
-    for (int l = 0; l < L; ++l) {
+    for (int l = 0; l < L; ++l) { /* vectorised */
         double v[3], ud[3];
         for (int j = 0; j < fixed_edges; ++j)
             ud[j] = x->u[j][0] * d[0][l] + x->u[j][1] * d[1][l] + x->u[j][2] * d[2][l];
@@ -298,7 +298,7 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
     for (int i = 0; i < edges; ++i) {
         for (int j = 0; j < x->edges; ++j) {
             const double* w = x->w[j];
-            for (int l = 0; l < L; ++l) {
+            for (int l = 0; l < L; ++l) { /* vectorised */
                 const double v0 = a[i][1][l] * w[2] - a[i][2][l] * w[1];
                 const double v1 = a[i][2][l] * w[0] - a[i][0][l] * w[2];
                 const double v2 = a[i][0][l] * w[1] - a[i][1][l] * w[0];
@@ -314,16 +314,16 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
         }
     }
     if (!track) {
-        for (int l = 0; l < L; ++l) out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]);
+        for (int l = 0; l < L; ++l) out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]); /* vectorised */
         return;
     }
-    for (int l = 0; l < L; ++l) out[l] = finish_world_bound(f, wbest[l], node->count[l]);
+    for (int l = 0; l < L; ++l) out[l] = finish_world_bound(f, wbest[l], node->count[l]); /* vectorised */
 }
 
 void prox_obb_distance_bounds(const distance_frame* f, const prox_node* node, const prox_obb_lanes* o,
                               const distance_obb* x, double limit, double out[PROX_LANES]) {
     double e[3][PROX_LANES], sweep[PROX_LANES];
-    for (int l = 0; l < PROX_LANES; ++l) {
+    for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
         for (int k = 0; k < 3; ++k) e[k][l] = o->extent[k][l];
         sweep[l] = 0;
     }
@@ -336,7 +336,7 @@ void prox_obb_distance_bounds(const distance_frame* f, const prox_node* node, co
 void prox_rss_distance_bounds(const distance_frame* f, const prox_node* node, const prox_rss_lanes* r,
                               const distance_obb* x, double limit, double out[PROX_LANES]) {
     double e[3][PROX_LANES], sweep[PROX_LANES], lane_sweep[PROX_LANES];
-    for (int l = 0; l < PROX_LANES; ++l) {
+    for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
         e[0][l] = r->half[0][l];
         e[1][l] = r->half[1][l];
         e[2][l] = 0;

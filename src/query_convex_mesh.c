@@ -139,7 +139,7 @@ static void shape_ball(shape_query* q, const prox_transform* mesh_inverse, const
 /* Distance from the shape's box, and from its ball, to each lane box, in
  * world units, rounded down: the larger of the two. */
 static void lane_bounds(const shape_query* q, const prox_node* node, double out[PROX_LANES]) {
-    for (int l = 0; l < PROX_LANES; ++l) {
+    for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
         double s = 0, b = 0;
         for (int k = 0; k < 3; ++k) {
             double g = PROX_MAX((double)node->lo[k][l] - q->box_hi[k], q->box_lo[k] - (double)node->hi[k][l]);

@@ -63,7 +63,7 @@ static inline __attribute__((always_inline)) void box_bounds_as(const distance_f
     double ft[3];
     for (int j = 0; j < 3; ++j)
         ft[j] = fc[j] + f->minv[j][0] * f->t[0] + f->minv[j][1] * f->t[1] + f->minv[j][2] * f->t[2];
-    for (int l = 0; l < PROX_LANES; ++l) {
+    for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
         double c[3], e[3], gx[3], gy[3];
         for (int k = 0; k < 3; ++k) {
             double lo = node->lo[k][l], hi = node->hi[k][l];
@@ -110,7 +110,7 @@ static void sphere_bounds(const distance_frame* f, const prox_node* node, const 
     for (int i = 0; i < 3; ++i) p[i] = f->m[i][0] * c[0] + f->m[i][1] * c[1] + f->m[i][2] * c[2] + f->t[i];
     double r = f->stretch_max * fs->radius[lane];
     if (f->x_conformal) { /* a loop of its own, which runs as vector code */
-        for (int l = 0; l < PROX_LANES; ++l) {
+        for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
             double d0 = p[0] - s->center[0][l], d1 = p[1] - s->center[1][l], d2 = p[2] - s->center[2][l];
             double g = sqrt(d0 * d0 + d1 * d1 + d2 * d2) - s->radius[l];
             out[l] = finish_bound(f, g - r, node->count[l]);
@@ -146,7 +146,7 @@ static void kdop_bounds_lanes(const distance_frame* f, const kdop_frame* kf, con
     }
     /* two loops, not a branch in one, so that the conformal one runs as vector code */
     if (f->x_conformal) {
-        for (int l = 0; l < PROX_LANES; ++l) {
+        for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
             double g[3];
             for (int s = 0; s < 3; ++s)
                 g[s] = PROX_MAX((double)x->lo[s] - (double)k->hi[s][l], (double)k->lo[s][l] - (double)x->hi[s]);

@@ -45,7 +45,7 @@ static inline void kdop_bounds(const prox_kdop_dir* dir, const float* lo, const 
 
 static inline void fixed_kdop_make(const kdop_frame* kf, const prox_kdop_lanes* k, int lane, fixed_kdop* x) {
     float lo[PROX_KDOP_MAX_SLABS], hi[PROX_KDOP_MAX_SLABS];
-    for (int s = 0; s < kf->slabs; ++s) {
+    for (int s = 0; s < kf->slabs; ++s) { /* vectorised */
         lo[s] = k->lo[s][lane];
         hi[s] = k->hi[s][lane];
     }
@@ -64,7 +64,7 @@ static inline __attribute__((always_inline)) unsigned kdop_overlap_lanes(const k
     int sep[PROX_LANES];
     for (int l = 0; l < PROX_LANES; ++l) sep[l] = node->count[l] < 0;
     /* X's directions: the lanes' own slabs */
-    for (int i = 0; i < kf->slabs; ++i) {
+    for (int i = 0; i < kf->slabs; ++i) { /* vectorised */
         const float flo = x->lo[i], fhi = x->hi[i];
         for (int l = 0; l < PROX_LANES; ++l) sep[l] |= (flo > k->hi[i][l]) | (fhi < k->lo[i][l]);
     }

@@ -68,7 +68,7 @@ static inline __attribute__((always_inline)) unsigned obb_overlap_lanes(const la
                                                                         int axes) {
     unsigned mask = 0;
     const float sl = f->slack_x;
-    for (int l = 0; l < PROX_LANES; ++l) {
+    for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
         float d[3], T[3], E[3], R[3][3], Q[3][3];
         for (int k = 0; k < 3; ++k) {
             d[k] = x->p[k] - o->center[k][l];

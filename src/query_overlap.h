@@ -43,7 +43,7 @@ static inline __attribute__((always_inline)) unsigned box_overlap_lanes(const la
             rf[i][j] = fe[k1] * f->cof_abs[i][k2] + fe[k2] * f->cof_abs[i][k1] + f->slack_edge;
     }
     unsigned mask = 0;
-    for (int l = 0; l < PROX_LANES; ++l) {
+    for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
         /* center and half extent from the corners; their rounding (2^-24 of
          * the model's size) is inside the slack */
         float t0 = p[0] - 0.5f * (node->lo[0][l] + node->hi[0][l]);

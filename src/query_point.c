@@ -21,7 +21,7 @@ enum { POINT_STACK = (PROX_LANES - 1) * PROX_MAX_DEPTH + 8 };
  * down a little: the boxes are exact floats, the few double operations err
  * by far less than the slack. */
 static void point_box_bounds(const prox_node* node, const double p[3], double slack, double out[PROX_LANES]) {
-    for (int l = 0; l < PROX_LANES; ++l) {
+    for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
         double s = 0;
         for (int k = 0; k < 3; ++k) {
             double g = PROX_MAX((double)node->lo[k][l] - p[k], p[k] - (double)node->hi[k][l]);
@@ -133,7 +133,7 @@ static crossing segment_crossing(prox_vec3 p, prox_vec3 q, const prox_vec3 t[3])
  * infinities of 1/0, with the NaN of 0 * inf avoided by the enlargement. */
 static unsigned segment_lanes(const prox_node* node, const double p[3], const double inv_d[3], double grow) {
     unsigned mask = 0;
-    for (int l = 0; l < PROX_LANES; ++l) {
+    for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
         double t0 = 0, t1 = 1;
         for (int k = 0; k < 3; ++k) {
             double a = ((double)node->lo[k][l] - grow - p[k]) * inv_d[k];
