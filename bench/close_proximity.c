@@ -371,8 +371,8 @@ int main(int argc, char** argv) {
            o.stacks, o.slices, unit.triangle_count, unit.vertex_count, r_in, h_unit, 1 - h_unit, r_in, h_unit,
            2 * (1 - h_unit));
     printf("%d gaps from %.3g down to %.3g (%d per decade); %d random rotations of both models (seed %llu), the "
-           "same for every gap and kind; leaf size 1, the papers' splits (median for AABB and sphere, the OBBTree's mean "
-           "for OBB). Nb = BV tests per query (mean over the rotations; every child volume tested when an 8-wide "
+           "same for every gap and kind; leaf size 1, the papers' splits (median for AABB and sphere, the "
+           "OBBTree's mean for OBB). Nb = BV tests per query (mean over the rotations; every child volume tested when an 8-wide "
            "node is unfolded counts one), Np = triangle tests per query (mean), time = median over the rotations of "
            "the fastest of its runs (1, or 1 + %d when under 200 us). Every query asks for all contacting pairs and must find none.\n\n",
            gap_count, gaps[0], gaps[gap_count - 1], o.per_decade, o.rotations, (unsigned long long)o.seed, o.repeats);

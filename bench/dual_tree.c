@@ -493,8 +493,8 @@ static void summary_table(const char* title, model_axes* m, int count, bool use_
 
 static void axis_experiment(char* const* names, int name_count, int placements, uint64_t seed) {
     printf("## Experiment 1: which axis separates two oriented boxes whose spheres overlap\n\n");
-    printf("Trees: PROX_VOLUME_OBB_SPHERE (split at the mean, the OBBTree's rule), leaf size 1. Placements as in vdb98: two copies, "
-           "uniformly random rotations, origins uniform in a cube sized for ~60%% collisions (calibrated on 1000 "
+    printf("Trees: PROX_VOLUME_OBB_SPHERE (split at the mean, the OBBTree's rule), leaf size 1. Placements as in "
+           "vdb98: two copies, uniformly random rotations, origins uniform in a cube sized for ~60%% collisions (calibrated on 1000 "
            "placements), %d placements per model. Double-precision tandem traversal over the private nodes: "
            "unfold the larger volume (extent product), 8 lanes per node; for each (fixed, lane) pair: the sphere test, "
            "and all 15 axes; descend only when the spheres overlap and no axis separates the boxes.\n\n",
