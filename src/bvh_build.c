@@ -193,8 +193,12 @@ static int split_sah(builder* b, int begin, int end) {
     int best_axis = -1, best_bin = -1;
     for (int axis = 0; axis < 3; ++axis) {
         double extent = chi[axis] - clo[axis];
+        /* an extent below 16 / DBL_MAX (midpoints a few subnormals apart)
+         * would make the scale infinite and a bin index inf * 0: such an
+         * axis is left out like an empty one */
         if (!(extent > 0)) continue;
         double scale = SAH_BINS / extent;
+        if (!(scale <= DBL_MAX)) continue;
         int count[SAH_BINS] = {0};
         double blo[SAH_BINS][3], bhi[SAH_BINS][3];
         for (int i = 0; i < SAH_BINS; ++i)
