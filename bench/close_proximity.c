@@ -53,6 +53,8 @@
 #include <string.h>
 
 #include "experiment.h"
+/* prox_volume_has_obb: the library's own test of which kinds are oriented */
+#include "../src/bvh_internal.h"
 
 typedef struct variant {
     const char* name;
@@ -107,9 +109,7 @@ static prox_bvh* build_tree(const prox_mesh_data* data, prox_volume volume) {
     /* the papers' splits, as the recorded runs: median (van den Bergen) for
      * the axis-aligned and sphere kinds, the OBBTree's mean for oriented boxes
      * (their default since is SAH) */
-    const bool oriented = volume == PROX_VOLUME_OBB || volume == PROX_VOLUME_OBB_SPHERE || volume == PROX_VOLUME_RSS ||
-                          volume == PROX_VOLUME_LSS;
-    def.split = oriented ? PROX_SPLIT_MEAN : PROX_SPLIT_MEDIAN;
+    def.split = prox_volume_has_obb(volume) ? PROX_SPLIT_MEAN : PROX_SPLIT_MEDIAN;
     prox_mesh mesh = prox_mesh_data_view(data);
     prox_bvh* bvh = NULL;
     char message[256];
