@@ -34,8 +34,9 @@ void prox_message(char* buffer, size_t size, const char* format, ...)
 static inline double prox_fmax(double a, double b) { return a > b ? a : b == b ? b : a; }
 static inline double prox_fmin(double a, double b) { return a < b ? a : b == b ? b : a; }
 
-/// max_i |v_i|: the max norm, for finite v (with compares, not fmax, which
-/// is a call into libm unless -ffinite-math-only).
+/// max_i |v_i|: the max norm (with compares, not fmax, which is a call into
+/// libm unless -ffinite-math-only). Infinities count; a NaN component may be
+/// dropped, so callers that can see one test for it apart.
 static inline double prox_max_abs3(prox_vec3 v) {
     const double x = fabs(v.x), y = fabs(v.y), z = fabs(v.z);
     const double m = x > y ? x : y;
