@@ -17,6 +17,20 @@
 
 enum { SHAPE_STACK = (PROX_LANES - 1) * PROX_MAX_DEPTH + 8 };
 
+/* The thirteen directions of a 26-DOP (the axes, the face diagonals, the
+ * body diagonals), unit length, padded with zero directions to a multiple
+ * of eight lanes. */
+enum { SHAPE_SLABS = 16, SHAPE_SLABS_USED = 13 };
+#define S2 0.70710678118654752440
+#define S3 0.57735026918962576451
+static const double slab_direction[3][SHAPE_SLABS] = {
+    {1, 0, 0, S2, S2, S2, S2, 0, 0, S3, S3, S3, S3, 0, 0, 0},
+    {0, 1, 0, S2, -S2, 0, 0, S2, S2, S3, S3, -S3, -S3, 0, 0, 0},
+    {0, 0, 1, 0, 0, S2, -S2, S2, -S2, S3, -S3, S3, -S3, 0, 0, 0},
+};
+#undef S2
+#undef S3
+
 typedef struct shape_query {
     const prox_convex* shape;
     const prox_transform* xs;
@@ -33,6 +47,12 @@ typedef struct shape_query {
     bool oriented;        /* the mesh has oriented lanes: `frame` and `fixed` are set */
     distance_frame frame; /* the shape's frame in the mesh's */
     distance_obb fixed;   /* the box of the shape's points, without its radius */
+    /* The placed shape's extents along fixed world directions (its k-DOP,
+     * measured from its origin, without the radius), which bound each
+     * triangle's distance from below before GJK measures it (triangle_gap) */
+    bool slabs;
+    double slab_lo[SHAPE_SLABS], slab_hi[SHAPE_SLABS];
+    double slab_slack; /* rounding of those bounds and GJK's own error, in world units */
 } shape_query;
 
 /* The shape's world box (six support points, plus the radius) and, around
@@ -98,6 +118,51 @@ static void set_touch_band(shape_query* q, const double lo[3], const double hi[3
     const double scene = prox_fmax(shape_extent, mesh_extent) + q->shape->radius;
     /* rounded up well past the few operations of S and of the bounds */
     q->touch_band = (1 + 0x1p-20) * (CVX_STALL_CONTACT + 32 * PROX_CONVEX_TOLERANCE) * scene;
+    /* GJK measures a triangle to about 1e-13 S; the slabs' products round
+     * by a few ulps of S */
+    q->slab_slack = 1e-11 * scene;
+}
+
+/* The placed shape's extents along the slab directions: for a direction
+ * v, the placed points B p project to (B^T v) . p. */
+static void shape_slabs(shape_query* q) {
+    q->slabs = q->shape->count > 1 && isfinite(q->slab_slack);
+    if (!q->slabs) return;
+    const prox_mat3* b = &q->xs->basis;
+    for (int k = 0; k < SHAPE_SLABS; ++k) {
+        const double v[3] = {slab_direction[0][k], slab_direction[1][k], slab_direction[2][k]};
+        double w[3];
+        for (int j = 0; j < 3; ++j) w[j] = b->m[0][j] * v[0] + b->m[1][j] * v[1] + b->m[2][j] * v[2];
+        double lo = INFINITY, hi = -INFINITY;
+        for (int i = 0; i < q->shape->count; ++i) {
+            const prox_vec3 p = q->shape->points[i];
+            const double x = w[0] * p.x + w[1] * p.y + w[2] * p.z;
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+        }
+        q->slab_lo[k] = lo;
+        q->slab_hi[k] = hi;
+    }
+}
+
+/* A lower bound of the distance between the shape's core and a triangle
+ * (coordinates from the shape's origin, as local_triangle gives them): the
+ * largest gap between their extents along the slab directions. */
+static double triangle_gap(const shape_query* q, const prox_vec3 t[3]) {
+    double gap[SHAPE_SLABS];
+    for (int k = 0; k < SHAPE_SLABS; ++k) { /* vectorised */
+        const double vx = slab_direction[0][k], vy = slab_direction[1][k], vz = slab_direction[2][k];
+        const double a = vx * t[0].x + vy * t[0].y + vz * t[0].z;
+        const double b = vx * t[1].x + vy * t[1].y + vz * t[1].z;
+        const double c = vx * t[2].x + vy * t[2].y + vz * t[2].z;
+        const double lo = a < b ? (a < c ? a : c) : (b < c ? b : c);
+        const double hi = a > b ? (a > c ? a : c) : (b > c ? b : c);
+        const double below = q->slab_lo[k] - hi, above = lo - q->slab_hi[k];
+        gap[k] = below > above ? below : above;
+    }
+    double best = -INFINITY;
+    for (int k = 0; k < SHAPE_SLABS_USED; ++k) best = gap[k] > best ? gap[k] : best;
+    return best;
 }
 
 /* The box of the shape's points in its own frame. */
@@ -214,6 +279,7 @@ static void run(const shape_query* q, double upper_bound, prox_convex_mesh_resul
                 prox_vec3 t[3], local[3];
                 place_triangle(q->mesh, q->xm, v.index + i, t);
                 local_triangle(q->xs, t, local);
+                if (q->slabs && triangle_gap(q, local) - q->shape->radius > reach + q->slab_slack) continue;
                 prox_convex tri = prox_convex_make(local, 3, 0);
                 r->triangle_tests++;
                 if (q->overlap_only) {
@@ -272,6 +338,7 @@ static bool start(shape_query* q, const prox_convex* shape, const prox_transform
     if (q->mesh->obbs) place_shape_box(q, &inverse, lo, hi);
     shape_ball(q, &inverse, lo, hi);
     set_touch_band(q, lo, hi);
+    shape_slabs(q);
     return shape_box(q, &inverse);
 }
 
