@@ -21,6 +21,7 @@
 #include "query_kdop.h"
 #include "query_traverse.h"
 #include "distance_bounds.h"
+#include "lane_queue.h"
 
 prox_distance_def prox_default_distance_def(void) {
     prox_distance_def def;
@@ -201,164 +202,12 @@ static void test_leaves(distance_state* st, int first_a, int count_a, int first_
             consider_pair(st, ta[i], tb[j], st->a->slot_triangle[first_a + i], st->b->slot_triangle[first_b + j]);
 }
 
-/* The pairs of volumes still to explore. Best first (Larsen et al. 1999
- * use a depth-first order; a priority queue ordered by the bound explores
- * only pairs whose bound is below the final distance, once the first
- * close triangle pair is found: on the torus's near placements it tests a
- * third of the triangle pairs the depth-first order does).
- *
- * The queue holds groups, not pairs: unfolding a node bounds its eight
- * lanes against one fixed volume at once, and the group keeps the eight
- * bounds; the heap is keyed by each group's least bound not yet taken. A
- * pop takes that one lane and re-keys the group in place (one sift down),
- * so the heap sees one entry per unfolding instead of one per lane, most of
- * which, pushed before a close triangle pair is known, are never popped
- * (the torus's far band pushed 1,020 pairs per query for 560 pops). The
- * order is the same: the least bound of all pending lanes comes first.
- *
- * Fixed arrays, so the query never allocates: should every group be in
- * use after the pruned ones are dropped (queue_make_room), the same arrays
- * become a depth-first stack from then on, which the tree depths bound
- * (each group on top of the stack is a level deeper in one of the trees
- * than the one below it: GROUP_STACK_RESERVE more groups). */
-#ifndef PROX_PAIR_HEAP_CAPACITY
-#define PROX_PAIR_HEAP_CAPACITY 256 /* the sanitizer build sets a tiny one, so that its tests run the fallback */
-#endif
-enum {
-    GROUP_HEAP_CAPACITY = PROX_PAIR_HEAP_CAPACITY,
-    GROUP_STACK_RESERVE = 2 * PROX_MAX_DEPTH + 2,
-    GROUP_CAPACITY = GROUP_HEAP_CAPACITY + GROUP_STACK_RESERVE
-};
-
-/* The lanes of one unfolded node against one fixed volume. */
-typedef struct lane_group {
-    double bound[PROX_LANES]; /* per lane; INFINITY once taken, pruned or empty */
-    int32_t fixed;            /* the fixed volume's slot */
-    int32_t base;             /* the unfolded node times PROX_LANES: lane l is slot base + l */
-    bool open_is_a;           /* the unfolded node is A's */
-} lane_group;
-
-typedef struct group_entry {
-    double key;    /* the group's least bound */
-    int32_t group; /* index into pair_queue.group */
-} group_entry;
-
-typedef struct pair_queue {
-    lane_group group[GROUP_CAPACITY];
-    group_entry entry[GROUP_CAPACITY]; /* a binary heap by key, or (depth first) a stack */
-    int32_t free_group[GROUP_CAPACITY]; /* groups spent, to reuse */
-    int count, free_count, fresh;       /* fresh: groups never used start here */
-    bool depth_first; /* the groups ran out: last in, first out from then on */
-} pair_queue;
-
-static void queue_reset(pair_queue* q) {
-    q->count = 0;
-    q->depth_first = false;
-    q->free_count = 0;
-    q->fresh = 0;
-}
-
-static inline void sift_down(group_entry* heap, int count, int i, group_entry moving) {
-    for (;;) {
-        int child = 2 * i + 1;
-        if (child >= count) break;
-        if (child + 1 < count && heap[child + 1].key < heap[child].key) ++child;
-        if (!(heap[child].key < moving.key)) break;
-        heap[i] = heap[child];
-        i = child;
-    }
-    heap[i] = moving;
-}
-
-static inline double least_bound(const lane_group* g) {
-    double m = g->bound[0];
-    for (int l = 1; l < PROX_LANES; ++l) m = g->bound[l] < m ? g->bound[l] : m;
-    return m;
-}
-
-/* Every group in use: drop those the limit has pruned since they were
- * pushed (most of them, once a close triangle pair is known), and rebuild
- * the heap (Floyd); if more than half the heap's groups stay, turn depth
- * first. */
-static void queue_make_room(pair_queue* q, double limit) {
-    int kept = 0;
-    for (int i = 0; i < q->count; ++i) {
-        if (q->entry[i].key < limit) q->entry[kept++] = q->entry[i];
-        else q->free_group[q->free_count++] = q->entry[i].group;
-    }
-    q->count = kept;
-    for (int i = kept / 2 - 1; i >= 0; --i) sift_down(q->entry, kept, i, q->entry[i]);
-    q->depth_first = kept > GROUP_HEAP_CAPACITY / 2;
-}
-
-/* A new group from the lanes' bounds: those not below the limit are left
- * out. Nothing is queued when no lane is. */
-static inline void queue_push(pair_queue* q, const double bound[PROX_LANES], int32_t fixed, int32_t base,
-                              bool open_is_a, double limit) {
-    double key = INFINITY;
-    for (int l = 0; l < PROX_LANES; ++l) key = bound[l] < key ? bound[l] : key;
-    if (!(key < limit)) return;
-    if (!q->depth_first && q->count == GROUP_HEAP_CAPACITY) queue_make_room(q, limit);
-    const int32_t id = q->free_count > 0 ? q->free_group[--q->free_count] : q->fresh++;
-    lane_group* g = &q->group[id];
-    for (int l = 0; l < PROX_LANES; ++l) g->bound[l] = bound[l] < limit ? bound[l] : INFINITY;
-    g->fixed = fixed;
-    g->base = base;
-    g->open_is_a = open_is_a;
-    const group_entry e = {key, id};
-    int i = q->count++;
-    if (!q->depth_first) {
-        while (i > 0 && key < q->entry[(i - 1) / 2].key) {
-            q->entry[i] = q->entry[(i - 1) / 2];
-            i = (i - 1) / 2;
-        }
-    }
-    q->entry[i] = e;
-}
-
-/* Takes the pending lane with the least bound (depth first: the nearest
- * lane of the newest group) into *sa, *sb; false when none is below the
- * limit, which ends the traversal. */
-static inline bool queue_pop(pair_queue* q, double limit, int32_t* sa, int32_t* sb) {
-    while (q->count > 0) {
-        const int top = q->depth_first ? q->count - 1 : 0;
-        const group_entry e = q->entry[top];
-        lane_group* g = &q->group[e.group];
-        double key = e.key;
-        if (q->depth_first) key = least_bound(g);
-        if (!(key < limit)) {
-            if (!q->depth_first) return false; /* heap order: nothing else is nearer */
-            q->free_group[q->free_count++] = e.group;
-            q->count--;
-            continue;
-        }
-        int lane = 0;
-        while (lane < PROX_LANES - 1 && g->bound[lane] != key) ++lane;
-        g->bound[lane] = INFINITY;
-        const int32_t open = g->base + lane;
-        *sa = g->open_is_a ? open : g->fixed;
-        *sb = g->open_is_a ? g->fixed : open;
-        if (!q->depth_first) {
-            const double next = least_bound(g);
-            if (next < limit) {
-                sift_down(q->entry, q->count, 0, (group_entry){next, e.group});
-            } else { /* spent: the last entry takes its place */
-                q->free_group[q->free_count++] = e.group;
-                const int last = --q->count;
-                if (last > 0) sift_down(q->entry, last, 0, q->entry[last]);
-            }
-        }
-        return true;
-    }
-    return false;
-}
-
 /* Bounds the lanes of the node to unfold for the pair (sa, sb) against the
  * other volume, and queues them; leaf pairs go straight to the triangles
  * (an exact distance costs little more than another bound). */
 static inline __attribute__((always_inline)) void visit(distance_state* st, const distance_frames* f,
                                                         test_kind kind, const double kdop_inv_length[],
-                                                        pair_queue* queue, int32_t sa, int32_t sb) {
+                                                        lane_queue* queue, int32_t sa, int32_t sb) {
     const prox_bvh *a = st->a, *b = st->b;
     slot_view va = view_slot(a, sa), vb = view_slot(b, sb);
     if (va.count > 0 && vb.count > 0) {
@@ -435,7 +284,7 @@ static inline __attribute__((always_inline)) void visit(distance_state* st, cons
  * pair at or above the limit ends the query. */
 static inline __attribute__((always_inline)) void traverse(distance_state* st, const distance_frames* f,
                                                            test_kind kind, const double kdop_inv_length[],
-                                                           pair_queue* queue) {
+                                                           lane_queue* queue) {
     queue_reset(queue);
     if (!(0 < st->limit)) return;
     visit(st, f, kind, kdop_inv_length, queue, ROOT_SLOT, ROOT_SLOT);
@@ -445,7 +294,7 @@ static inline __attribute__((always_inline)) void traverse(distance_state* st, c
 
 static void run(distance_state* st, const distance_frames* f) {
     double inv_length[PROX_KDOP_MAX_SLABS] = {0};
-    pair_queue queue;
+    lane_queue queue;
     switch (choose_test(st->a, st->b, &f->lanes)) {
     case TEST_AABB: traverse(st, f, TEST_AABB, inv_length, &queue); break;
     case TEST_OBB:
