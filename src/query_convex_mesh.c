@@ -6,6 +6,7 @@
  * the shape's own frame, placed in the mesh's (the gaps of
  * distance_bounds.h), which is much tighter than a world box around a
  * turned shape. */
+#include <float.h>
 #include <proxima/query.h>
 
 #include "bvh_internal.h"
@@ -290,6 +291,18 @@ static void run(const shape_query* q, double upper_bound, prox_convex_mesh_resul
                         q->touch(r->triangle, t, q->touch_context);
                     }
                     continue;
+                }
+                if (best > q->touch_band && best < INFINITY) {
+                    /* the boolean query on the shape grown by the best distance
+                     * so far, cheaper than a distance query, rules out the
+                     * triangles that cannot beat it: false is a proof that the
+                     * triangle lies more than `best` away. (Not within the
+                     * touch band, where a stalled GJK may call a triangle
+                     * touching that the boolean query proves apart.) */
+                    prox_convex grown = *q->shape;
+                    grown.radius += best;
+                    if (grown.radius <= DBL_MAX && !prox_convex_overlap(&grown, &q->xs_local, &tri, NULL, NULL, NULL))
+                        continue;
                 }
                 prox_convex_distance_result d =
                     prox_convex_distance(q->shape, &q->xs_local, &tri, NULL, NULL, NULL);
