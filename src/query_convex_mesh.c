@@ -5,7 +5,10 @@
  * rectangles also bound their lanes against the box of the shape's points in
  * the shape's own frame, placed in the mesh's (the gaps of
  * distance_bounds.h), which is much tighter than a world box around a
- * turned shape. */
+ * turned shape. Before GJK, each triangle is checked against the shape's
+ * extents along thirteen fixed directions (triangle_gap), and for a
+ * distance, shapes of many points are first asked whether the triangle can
+ * beat the best distance so far (the boolean query, cheaper). */
 #include <float.h>
 #include <proxima/query.h>
 

@@ -414,7 +414,7 @@ typedef struct prox_convex_mesh_result {
     bool beyond_upper_bound; ///< the mesh is farther from the shape than the upper bound
     bool invalid_input;      ///< an invalid shape (prox_convex_validate), transform or NULL
     int64_t volume_tests;
-    int64_t triangle_tests;  ///< GJK runs against triangles
+    int64_t triangle_tests;  ///< triangles given to GJK (past the volumes and a cheaper slab test)
 } prox_convex_mesh_result;
 
 /// Distance between a convex shape (convex.h) placed by `xs` and the mesh of
