@@ -247,6 +247,28 @@ PROX_TEST(convex_mesh, contacts_of_shapes_resting_on_a_floor) {
     prox_mesh_data_free(&data);
 }
 
+/* Twelve points whose hull is the box of the eight corners given: the
+ * corners and, halfway to its centre, the four corners of its top face.
+ * Shapes of more than eight points take another path through the mesh
+ * queries (query_convex_mesh.c: the volumes are bounded by the shape's
+ * support). */
+static void prism_points(const prox_vec3 corners[8], prox_vec3 out[12]) {
+    prox_vec3 centre = {0, 0, 0};
+    double top = -INFINITY;
+    for (int k = 0; k < 8; ++k) {
+        out[k] = corners[k];
+        centre = prox_vec3_add(centre, prox_vec3_scale(corners[k], 0.125));
+        top = fmax(top, corners[k].z);
+    }
+    int n = 8;
+    for (int k = 0; k < 8; ++k)
+        if (corners[k].z == top) {
+            prox_vec3 p = prox_vec3_scale(prox_vec3_add(corners[k], centre), 0.5);
+            p.z = top;
+            out[n++] = p;
+        }
+}
+
 /* Shapes hovering over a floor by gaps around the touching tolerance
  * (PROX_CONVEX_TOLERANCE of the scene's size, convex.h, about 1e-11 here),
  * far from the world origin and near it: the mesh queries call a shape
@@ -265,10 +287,12 @@ PROX_TEST(convex_mesh, touching_band_agrees_with_gjk) {
         prox_bvh* floor = NULL;
         REQUIRE(prox_bvh_create(&def, &mesh, &floor, NULL, 0) == PROX_OK);
         const prox_vec3 centre = {0, 0, 0};
-        prox_vec3 corners[8];
-        const prox_convex shapes[2] = {prox_convex_sphere(&centre, 0.5),
-                                       prox_convex_box(prox_vec3_make(1.0, 0.75, 0.5), corners)};
-        for (int s = 0; s < 2; ++s)
+        prox_vec3 corners[8], hull_points[12];
+        const prox_convex box = prox_convex_box(prox_vec3_make(1.0, 0.75, 0.5), corners);
+        /* the box as twelve points (more than eight: the volumes are bounded by the shape's support) */
+        prism_points(corners, hull_points);
+        const prox_convex shapes[3] = {prox_convex_sphere(&centre, 0.5), box, prox_convex_make(hull_points, 12, 0)};
+        for (int s = 0; s < 3; ++s)
             for (int far = 0; far < 3; ++far) {
                 const double away = far == 0 ? 0 : far == 1 ? 40 : 3000; /* the floor moves with the shape */
                 prox_transform xm = prox_transform_identity();
@@ -300,6 +324,55 @@ PROX_TEST(convex_mesh, touching_band_agrees_with_gjk) {
     prox_mesh_data_free(&data);
 }
 
+/* A flat bottom over a floor whose vertices are raised or lowered by up to
+ * 1e-7: hundreds of triangles lie within 1e-7 of the nearest, so a volume
+ * bound that is too large by less than that (far below the touch band,
+ * where the boolean tests cannot see it) prunes the nearest triangle and
+ * the distance comes out wrong by more than the 1e-9 checked. A box, and
+ * the same box as twelve points (more than eight: the volumes are bounded
+ * by its support), every kind. */
+PROX_TEST(convex_mesh, flat_bottom_over_a_rough_floor) {
+    prox_mesh_data data;
+    REQUIRE(test_cloth(40, 4.0, &data));
+    prox_rng rng = prox_rng_seed(prox_test_seed(2718));
+    for (int v = 0; v < data.vertex_count; ++v) data.vertices[v].z = 1e-7 * (2 * prox_rng_uniform(&rng) - 1);
+    const prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_vec3 corners[8], hull_points[12];
+    const prox_convex box = prox_convex_box(prox_vec3_make(1.0, 0.75, 0.5), corners);
+    prism_points(corners, hull_points);
+    const prox_convex shapes[2] = {box, prox_convex_make(hull_points, 12, 0)};
+    const int count = (int)(6 * test_scale()) + 4;
+    for (int i = 0; i < count; ++i) {
+        /* turned about the vertical only: the bottom stays level */
+        const double angle = 6.283185307179586 * prox_rng_uniform(&rng);
+        const prox_quat turn = {0, 0, sin(0.5 * angle), cos(0.5 * angle)};
+        const double gap = i % 2 ? 1e-3 : 0.1;
+        const prox_transform xs = prox_transform_make(
+            turn, prox_vec3_make(1, 1, 1),
+            prox_vec3_make(prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5, 0.5 + gap));
+        for (int s = 0; s < 2; ++s) {
+            double best = INFINITY;
+            for (int32_t t = 0; t < mesh.triangle_count; ++t) {
+                prox_vec3 tri[3];
+                test_placed_triangle(&mesh, NULL, t, tri);
+                best = fmin(best, gjk_distance(&shapes[s], &xs, tri));
+            }
+            for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+                prox_bvh_def def = prox_default_bvh_def();
+                def.volume = (prox_volume)kind;
+                prox_bvh* bvh = NULL;
+                REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+                const prox_convex_mesh_result r = prox_convex_mesh_distance(&shapes[s], &xs, bvh, NULL, INFINITY);
+                CHECK_MSG(fabs(r.distance - best) <= 1e-9 * best,
+                          "placement %d, shape %d, kind %d: distance %.17g, GJK on each triangle %.17g", i, s, kind,
+                          r.distance, best);
+                prox_bvh_destroy(bvh);
+            }
+        }
+    }
+    prox_mesh_data_free(&data);
+}
+
 /* The answers do not depend on where in the world the pair is: a box over
  * a floor, 1e-9 below it, 1e-13 above (within GJK's touching tolerance,
  * about 1e-11 of this scene) and 1e-9 above, moved 1e2 and 1e4 from the
@@ -311,8 +384,10 @@ PROX_TEST(convex_mesh, answers_do_not_depend_on_the_distance_from_the_origin) {
     prox_mesh_data data;
     REQUIRE(test_cloth(8, 10.0, &data));
     const prox_mesh mesh = prox_mesh_data_view(&data);
-    prox_vec3 corners[8];
+    prox_vec3 corners[8], hull_points[12];
     const prox_convex box = prox_convex_box(prox_vec3_make(1.0, 0.75, 0.5), corners);
+    prism_points(corners, hull_points);
+    const prox_convex shapes[2] = {box, prox_convex_make(hull_points, 12, 0)};
     const double gaps[3] = {-1e-9, 1e-13, 1e-9};
     const double offsets[3] = {0, 1e2, 1e4};
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
@@ -320,25 +395,26 @@ PROX_TEST(convex_mesh, answers_do_not_depend_on_the_distance_from_the_origin) {
         def.volume = (prox_volume)kind;
         prox_bvh* floor = NULL;
         REQUIRE(prox_bvh_create(&def, &mesh, &floor, NULL, 0) == PROX_OK);
-        for (int g = 0; g < 3; ++g) {
+        for (int g = 0; g < 6; ++g) {
+            const prox_convex* shape = &shapes[g / 3];
             double distance_at_origin = 0;
             for (int o = 0; o < 3; ++o) {
                 const double away = offsets[o];
                 prox_transform xm = prox_transform_identity(), xs = prox_transform_identity();
                 xm.origin = prox_vec3_make(away, -away, away);
-                xs.origin = prox_vec3_make(away + 0.3, -away - 0.2, away + 0.5 + gaps[g]);
-                const bool overlap = prox_convex_mesh_overlap(&box, &xs, floor, &xm);
+                xs.origin = prox_vec3_make(away + 0.3, -away - 0.2, away + 0.5 + gaps[g % 3]);
+                const bool overlap = prox_convex_mesh_overlap(shape, &xs, floor, &xm);
                 prox_manifold m;
-                const int64_t touched = prox_convex_mesh_contacts(&box, &xs, floor, &xm, &m);
-                const prox_convex_mesh_result r = prox_convex_mesh_distance(&box, &xs, floor, &xm, INFINITY);
+                const int64_t touched = prox_convex_mesh_contacts(shape, &xs, floor, &xm, &m);
+                const prox_convex_mesh_result r = prox_convex_mesh_distance(shape, &xs, floor, &xm, INFINITY);
                 if (o == 0) distance_at_origin = r.distance;
-                const bool expected = g < 2;
+                const bool expected = g % 3 < 2;
                 /* the gap itself is rounded to the coordinates' ulp (2e-12 at 1e4) */
                 CHECK_MSG(overlap == expected && (touched > 0) == expected && (r.distance == 0) == expected &&
                               fabs(r.distance - distance_at_origin) <= 1e-11,
-                          "kind %d, gap %g, %g from the origin: overlap %d, %lld contacts, distance %g (%g at the "
+                          "kind %d, shape %d, gap %g, %g from the origin: overlap %d, %lld contacts, distance %g (%g at the "
                           "origin)",
-                          kind, gaps[g], away, overlap, (long long)touched, r.distance, distance_at_origin);
+                          kind, g / 3, gaps[g % 3], away, overlap, (long long)touched, r.distance, distance_at_origin);
             }
         }
         prox_bvh_destroy(floor);
@@ -362,10 +438,19 @@ PROX_TEST(convex_mesh, touching_band_grows_with_huge_triangles) {
     const double near_distances[] = {1e-3, 1, 1e3, 1e6, 1e9};
     const double lengths[] = {1e6, 1e12, 1e20};
     const prox_vec3 centre = {0, 0, 0};
-    const prox_convex sphere = prox_convex_sphere(&centre, 1e-4);
+    /* a small sphere, and a small icosahedron (twelve points: the volumes
+     * are bounded by its support, query_convex_mesh.c) */
+    prox_vec3 icosahedron[12];
+    const double golden = 0.5 * (1 + sqrt(5.0)), unit = 1e-4 / sqrt(1 + golden * golden);
+    for (int k = 0; k < 12; ++k) {
+        const double a = (k & 1 ? 1 : -1) * unit, b = (k & 2 ? 1 : -1) * golden * unit;
+        icosahedron[k] = k < 4 ? prox_vec3_make(0, a, b) : k < 8 ? prox_vec3_make(a, b, 0) : prox_vec3_make(b, 0, a);
+    }
+    const prox_convex shapes[2] = {prox_convex_sphere(&centre, 1e-4), prox_convex_make(icosahedron, 12, 0)};
     int touching = 0, apart = 0, pruned_before = 0;
     for (int n = 0; n < 5; ++n)
-        for (int f = 0; f < 3; ++f) {
+        for (int f = 0; f < 6; ++f) {
+            const prox_convex shape = shapes[f / 3]; /* the sphere, then the icosahedron */
             /* eight needles, one per octant, each a sliver triangle, and a
              * small triangle 1e-6 under the sphere */
             prox_vec3 vertices[27];
@@ -374,8 +459,8 @@ PROX_TEST(convex_mesh, touching_band_grows_with_huge_triangles) {
                 const prox_vec3 dir = prox_vec3_make(k & 1 ? 1 : -1, k & 2 ? 1 : -1, k & 4 ? 1 : -1);
                 const prox_vec3 side = prox_vec3_make(k & 2 ? 1 : -1, k & 4 ? -1 : 1, 0.5);
                 vertices[3 * k] = prox_vec3_scale(dir, near_distances[n]);
-                vertices[3 * k + 1] = prox_vec3_scale(dir, lengths[f]);
-                vertices[3 * k + 2] = prox_vec3_add(vertices[3 * k + 1], prox_vec3_scale(side, 1e-3 * lengths[f]));
+                vertices[3 * k + 1] = prox_vec3_scale(dir, lengths[f % 3]);
+                vertices[3 * k + 2] = prox_vec3_add(vertices[3 * k + 1], prox_vec3_scale(side, 1e-3 * lengths[f % 3]));
             }
             const double below = -(1e-4 + 1e-6);
             vertices[24] = prox_vec3_make(-1e-5, -1e-5, below);
@@ -386,8 +471,8 @@ PROX_TEST(convex_mesh, touching_band_grows_with_huge_triangles) {
             int64_t brute = 0;
             double best = INFINITY;
             for (int t = 0; t < 9; ++t) {
-                brute += gjk_touches(&sphere, NULL, &vertices[3 * t]);
-                best = fmin(best, gjk_distance(&sphere, NULL, &vertices[3 * t]));
+                brute += gjk_touches(&shape, NULL, &vertices[3 * t]);
+                best = fmin(best, gjk_distance(&shape, NULL, &vertices[3 * t]));
             }
             for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
                 prox_bvh_def def = prox_default_bvh_def();
@@ -396,13 +481,13 @@ PROX_TEST(convex_mesh, touching_band_grows_with_huge_triangles) {
                 prox_bvh* bvh = NULL;
                 REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
                 prox_manifold m;
-                const int64_t touched = prox_convex_mesh_contacts(&sphere, NULL, bvh, NULL, &m);
-                const bool overlap = prox_convex_mesh_overlap(&sphere, NULL, bvh, NULL);
-                const prox_convex_mesh_result r = prox_convex_mesh_distance(&sphere, NULL, bvh, NULL, INFINITY);
+                const int64_t touched = prox_convex_mesh_contacts(&shape, NULL, bvh, NULL, &m);
+                const bool overlap = prox_convex_mesh_overlap(&shape, NULL, bvh, NULL);
+                const prox_convex_mesh_result r = prox_convex_mesh_distance(&shape, NULL, bvh, NULL, INFINITY);
                 CHECK_MSG(touched == brute && overlap == (brute > 0) && r.distance == best,
-                          "kind %d, near end %g, length %g: contacts %lld, overlap %d, distance %g; GJK on each "
+                          "kind %d, shape %d, near end %g, length %g: contacts %lld, overlap %d, distance %g; GJK on each "
                           "triangle %lld, %g",
-                          kind, near_distances[n], lengths[f], (long long)touched, overlap, r.distance,
+                          kind, f / 3, near_distances[n], lengths[f % 3], (long long)touched, overlap, r.distance,
                           (long long)brute, best);
                 prox_bvh_destroy(bvh);
             }
@@ -441,7 +526,7 @@ PROX_TEST(convex_mesh, nearly_singular_placements_keep_bounds_conservative) {
         prox_transform squeeze = prox_transform_make(q2, prox_vec3_make(1, 0.5, squash), prox_vec3_make(0.3, -0.2, 0.1));
         squeeze.basis.m[0][1] += 0.25; /* a shear */
         const prox_transform xm = prox_transform_mul(&squeeze, &turn);
-        /* a small box or sphere over a placed triangle's centroid, its
+        /* a small box, sphere or hull over a placed triangle's centroid, its
          * extreme point a gap from the sheet's plane along its normal */
         const int32_t t = (int32_t)(prox_rng_uniform(&rng) * mesh.triangle_count) % mesh.triangle_count;
         prox_vec3 tri[3];
@@ -454,10 +539,13 @@ PROX_TEST(convex_mesh, nearly_singular_placements_keep_bounds_conservative) {
         const double gaps[5] = {-1e-3, 0, 1e-9, 1e-5, 1e-3};
         const double gap = gaps[i % 5];
         const double size = 0.01 + 0.05 * prox_rng_uniform(&rng);
-        prox_vec3 corners[8];
+        prox_vec3 corners[8], hull_points[12];
         const prox_vec3 centre = {0, 0, 0};
-        const prox_convex shape = i % 2 ? prox_convex_box(prox_vec3_make(size, 0.5 * size, 0.25 * size), corners)
-                                        : prox_convex_sphere(&centre, size);
+        const prox_convex box = prox_convex_box(prox_vec3_make(size, 0.5 * size, 0.25 * size), corners);
+        prism_points(corners, hull_points);
+        const prox_convex shape = i % 4 == 3 ? prox_convex_make(hull_points, 12, 0) /* more than eight points */
+                                  : i % 2    ? box
+                                             : prox_convex_sphere(&centre, size);
         prox_transform xs = prox_transform_make(
             prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)),
             prox_vec3_make(1, 1, 1), prox_vec3_make(0, 0, 0));
