@@ -71,17 +71,16 @@ typedef struct shape_query {
     double support_slack;
 } shape_query;
 
-/* The shape's world box (six support points, plus the radius) and, around
- * its corners mapped into the mesh's frame, a box there; both widened by
- * 2^-40 of the scene's size for rounding. */
+/* The shape's world box (its extents along the axes, the first three
+ * slab directions, from its origin, plus the radius) and, around its
+ * corners mapped into the mesh's frame, a box there; both widened by 2^-40
+ * of the scene's size for rounding. */
 static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
     double lo[3], hi[3], size = 0;
     for (int k = 0; k < 3; ++k) {
-        prox_vec3 d = prox_vec3_make(k == 0, k == 1, k == 2);
-        prox_vec3 up = prox_convex_support(q->shape, q->xs, d);
-        prox_vec3 down = prox_convex_support(q->shape, q->xs, prox_vec3_scale(d, -1));
-        lo[k] = prox_vec3_get(down, k) - q->shape->radius;
-        hi[k] = prox_vec3_get(up, k) + q->shape->radius;
+        const double origin = prox_vec3_get(q->xs->origin, k);
+        lo[k] = origin + q->slab_lo[k] - q->shape->radius;
+        hi[k] = origin + q->slab_hi[k] + q->shape->radius;
         size = prox_fmax(size, prox_fmax(fabs(lo[k]), fabs(hi[k])));
     }
     for (int k = 0; k < 3; ++k) {
@@ -140,10 +139,12 @@ static void set_touch_band(shape_query* q, const double lo[3], const double hi[3
 }
 
 /* The placed shape's extents along the slab directions: for a direction
- * v, the placed points B p project to (B^T v) . p. */
+ * v, the placed points B p project to (B^T v) . p. Taken for every shape
+ * (the first three are the world box's, shape_box); the triangles' slab
+ * test needs more than one point (a sphere's ball is as tight) and a scene
+ * whose slack is finite. */
 static void shape_slabs(shape_query* q) {
     q->slabs = q->shape->count > 1 && isfinite(q->slab_slack);
-    if (!q->slabs) return;
     const prox_mat3* b = &q->xs->basis;
     for (int k = 0; k < SHAPE_SLABS; ++k) {
         const double v[3] = {slab_direction[0][k], slab_direction[1][k], slab_direction[2][k]};
