@@ -5,9 +5,11 @@
  * rectangles also bound their lanes against the box of the shape's points in
  * the shape's own frame, placed in the mesh's (the gaps of
  * distance_bounds.h), which is much tighter than a world box around a
- * turned shape. Hulls (more than eight points) also bound every lane with
- * their support along two directions (support_bounds), since the box of a
- * hull is loose at its corners. Before GJK, each triangle is checked against the shape's
+ * turned shape. Shapes of several points also bound every lane with their
+ * support along two directions (support_bounds): hulls of more than eight
+ * points, whose box is loose at the corners, with every kind; two to eight
+ * points (boxes, capsules) with the kinds whose lanes are bounded by the
+ * world box alone. Before GJK, each triangle is checked against the shape's
  * extents along thirteen fixed directions (triangle_gap), and for a
  * distance, shapes of many points are first asked whether the triangle can
  * beat the best distance so far (the boolean query, cheaper). */
@@ -218,17 +220,17 @@ static void shape_ball(shape_query* q, const prox_transform* mesh_inverse, const
     q->ball_radius = radius + 0x1p-40 * size;
 }
 
-/* The shape's points placed in the mesh's frame, for support_bounds: only
- * for shapes of more than eight points and at most SUPPORT_POINTS (a box's
- * oriented bound is already exact, and a sphere's or capsule's ball and box
- * are tight). The slack covers the rounding of the placement (relative to
- * the origins' magnitudes, as the world box's) and of the gaps' few
- * products. */
+/* The shape's points placed in the mesh's frame, for support_bounds: for
+ * shapes of 2 to SUPPORT_POINTS points, except up to eight points against
+ * oriented volumes, whose bound against the box of the points is then
+ * already about as tight (exact for a box or a capsule); a sphere's ball is
+ * exact. The slack covers the rounding of the placement (relative to the
+ * origins' magnitudes, as the world box's) and of the gaps' few products. */
 static void place_support_points(shape_query* q, const prox_transform* mesh_inverse, const double lo[3],
                                  const double hi[3]) {
     q->support_count = 0;
     const int n = q->shape->count;
-    if (n <= 8 || n > SUPPORT_POINTS) return;
+    if (n < 2 || n > SUPPORT_POINTS || (n <= 8 && q->oriented)) return;
     const prox_transform rel = prox_transform_mul(mesh_inverse, q->xs);
     double placed = 0, points = 0;
     for (int k = 0; k < 3; ++k) points = prox_fmax(points, prox_fmax(fabs(lo[k]), fabs(hi[k])));

@@ -329,8 +329,9 @@ PROX_TEST(convex_mesh, touching_band_agrees_with_gjk) {
  * bound that is too large by less than that (far below the touch band,
  * where the boolean tests cannot see it) prunes the nearest triangle and
  * the distance comes out wrong by more than the 1e-9 checked. A box, and
- * the same box as twelve points (more than eight: the volumes are bounded
- * by its support), every kind. */
+ * the same box as twelve points, every kind: the box's volumes are bounded
+ * by its support with the kinds that bound lane boxes, the twelve points'
+ * with every kind (query_convex_mesh.c). */
 PROX_TEST(convex_mesh, flat_bottom_over_a_rough_floor) {
     prox_mesh_data data;
     REQUIRE(test_cloth(40, 4.0, &data));

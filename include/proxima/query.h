@@ -418,17 +418,20 @@ typedef struct prox_convex_mesh_result {
 } prox_convex_mesh_result;
 
 /// Distance between a convex shape (convex.h) placed by `xs` and the mesh of
-/// `mesh` placed by `xm`, with the closest points and triangle: the mesh's
+/// `mesh` placed by `xm`, with the closest points and triangle. The mesh's
 /// volumes are pruned with lower bounds of their distance (rounded down) to
-/// the shape's box and to a ball around it, for oriented kinds (OBB,
-/// OBB-sphere, RSS) to the box of the shape's points in its own frame, and
-/// for shapes of 9 to 256 points (hulls) to the points themselves along two
-/// directions per volume (support mapping: tight where the box of a hull
-/// is loose, at its corners); triangles are measured with GJK (each
-/// triangle a three-point convex shape). `upper_bound` (INFINITY for none)
-/// stops the search beyond it. Cost: a few volume bounds per level near the
-/// shape (each O(points) for a hull), then a GJK per triangle that the
-/// bounds leave; the stack holds 6 KB of placed points for hulls.
+/// the shape's box and to a ball around it; for the oriented kinds (OBB,
+/// OBB-sphere, RSS) to the box of the shape's points in its own frame; and
+/// to the points themselves along two directions per volume (support
+/// mapping: tight where a box is loose, at a hull's corners or around a
+/// turned box) for shapes of 2 to 256 points, or 9 to 256 with the oriented
+/// kinds, whose bound is already exact for boxes and capsules. (The other
+/// kinds bound their lanes' boxes here, not their own volumes: for a shape
+/// against a mesh prefer RSS or OBB trees.) Triangles are measured with GJK,
+/// each a three-point convex shape. `upper_bound` (INFINITY for none) stops
+/// the search beyond it. Cost: a few volume bounds per level near the shape
+/// (O(points) each with the support bound), then one GJK per triangle that
+/// the bounds leave; 6 KB of stack for the placed points.
 PROX_API prox_convex_mesh_result prox_convex_mesh_distance(const prox_convex* shape, const prox_transform* xs,
                                                            const prox_bvh* mesh, const prox_transform* xm,
                                                            double upper_bound);
