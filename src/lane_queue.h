@@ -79,9 +79,11 @@ static inline void sift_down(group_entry* heap, int count, int i, group_entry mo
     heap[i] = moving;
 }
 
-static inline double least_bound(const lane_group* g) {
-    double m = g->bound[0];
-    for (int l = 1; l < PROX_LANES; ++l) m = g->bound[l] < m ? g->bound[l] : m;
+/* The least of eight lane bounds; INFINITY when none is below it (a NaN
+ * bound counts as none). */
+static inline double least_bound(const double bound[PROX_LANES]) {
+    double m = INFINITY;
+    for (int l = 0; l < PROX_LANES; ++l) m = bound[l] < m ? bound[l] : m;
     return m;
 }
 
@@ -104,8 +106,7 @@ static inline void queue_make_room(lane_queue* q, double limit) {
  * out. Nothing is queued when no lane is. */
 static inline void queue_push(lane_queue* q, const double bound[PROX_LANES], int32_t fixed, int32_t base,
                               bool open_is_a, double limit) {
-    double key = INFINITY;
-    for (int l = 0; l < PROX_LANES; ++l) key = bound[l] < key ? bound[l] : key;
+    const double key = least_bound(bound);
     if (!(key < limit)) return;
     if (!q->depth_first && q->count == GROUP_HEAP_CAPACITY) queue_make_room(q, limit);
     const int32_t id = q->free_count > 0 ? q->free_group[--q->free_count] : q->fresh++;
@@ -134,7 +135,7 @@ static inline bool queue_pop(lane_queue* q, double limit, int32_t* sa, int32_t* 
         const group_entry e = q->entry[top];
         lane_group* g = &q->group[e.group];
         double key = e.key;
-        if (q->depth_first) key = least_bound(g);
+        if (q->depth_first) key = least_bound(g->bound);
         if (!(key < limit)) {
             if (!q->depth_first) return false; /* heap order: nothing else is nearer */
             q->free_group[q->free_count++] = e.group;
@@ -148,7 +149,7 @@ static inline bool queue_pop(lane_queue* q, double limit, int32_t* sa, int32_t* 
         *sa = g->open_is_a ? open : g->fixed;
         *sb = g->open_is_a ? g->fixed : open;
         if (!q->depth_first) {
-            const double next = least_bound(g);
+            const double next = least_bound(g->bound);
             if (next < limit) {
                 sift_down(q->entry, q->count, 0, (group_entry){next, e.group});
             } else { /* spent: the last entry takes its place */

@@ -12,7 +12,6 @@
  * holding the closest triangles is never pruned; X-frame distances become
  * world distances through the smallest stretch of X's placement. Triangles
  * are measured in world coordinates with prox_tri_tri_distance. */
-#include <float.h>
 #include <proxima/geometry.h>
 #include <proxima/query.h>
 
