@@ -67,10 +67,49 @@ static inline __m256 round_box_lanes(const prox_box* b) {
 }
 #endif
 
+#if !(defined(__AVX512F__) && defined(__AVX512VL__)) && defined(__AVX2__)
+/// round_down on four lanes for AVX2 targets, which convert only to nearest:
+/// the conversion, then the same one-step correction as round_down, as
+/// integer operations on the float bits and selects.
+static inline __m128 round_down_lanes(__m256d x) {
+    const __m128 f = _mm256_cvtpd_ps(x);
+    const __m256d rounded_up = _mm256_cmp_pd(_mm256_cvtps_pd(f), x, _CMP_GT_OQ);
+    // one 32-bit mask per lane: the low halves of the 64-bit ones
+    const __m128i step = _mm256_castsi256_si128(
+        _mm256_permutevar8x32_epi32(_mm256_castpd_si256(rounded_up), _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+    const __m128i bits = _mm_castps_si128(f);
+    const __m128i negative = _mm_srli_epi32(bits, 31);
+    // +1 below zero (away from it), -1 above (toward it)
+    const __m128i toward_minus = _mm_add_epi32(bits, _mm_sub_epi32(_mm_add_epi32(negative, negative), _mm_set1_epi32(1)));
+    const __m128i zero = _mm_cmpeq_epi32(_mm_slli_epi32(bits, 1), _mm_setzero_si128());
+    const __m128i stepped = _mm_blendv_epi8(toward_minus, _mm_set1_epi32((int)0x80000001u), zero);
+    return _mm_castsi128_ps(_mm_blendv_epi8(bits, stepped, step));
+}
+
+/// round_box_scalar's result for AVX2 targets: the three mins and the three
+/// negated maxes rounded down in two registers (round_up(x) is
+/// -round_down(-x)), then interleaved into float_box order. (Rounding six
+/// coordinates one at a time was half of a candidate frame of the sweep
+/// kind there.) The box is loaded as 32 + 16 bytes, as round_box_lanes says.
+static inline void round_box_avx2(const prox_box* b, float_box* out) {
+    const __m256d first = _mm256_loadu_pd(&b->min.x); // min x y z, max x
+    const __m128d second = _mm_loadu_pd(&b->max.y);   // max y z
+    const __m256d upper = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm256_extractf128_pd(first, 1)), second, 1);
+    const __m256d maxes = _mm256_permute4x64_pd(upper, 0x39); // max x y z, min z
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    const __m128 mins = round_down_lanes(first);
+    const __m128 raised = _mm_xor_ps(round_down_lanes(_mm256_xor_pd(maxes, sign)), _mm_set1_ps(-0.0f));
+    _mm_storeu_ps(&out->min_x, _mm_unpacklo_ps(mins, raised));             // min x, max x, min y, max y
+    _mm_storel_pi((__m64*)&out->min_z, _mm_unpackhi_ps(mins, raised));     // min z, max z
+}
+#endif
+
 /// A box rounded outward (stored under a mask where AVX-512 is).
 static inline void round_box(const prox_box* b, float_box* out) {
 #if defined(__AVX512F__) && defined(__AVX512VL__)
     _mm256_mask_storeu_ps((float*)out, 0x3f, round_box_lanes(b));
+#elif defined(__AVX2__)
+    round_box_avx2(b, out);
 #else
     round_box_scalar(b, out);
 #endif
