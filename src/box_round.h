@@ -90,12 +90,16 @@ static inline __m128 round_down_lanes(__m256d x) {
 /// negated maxes rounded down in two registers (round_up(x) is
 /// -round_down(-x)), then interleaved into float_box order. (Rounding six
 /// coordinates one at a time was half of a candidate frame of the sweep
-/// kind there.) The box is loaded as 32 + 16 bytes, as round_box_lanes says.
+/// kind there.) The box is loaded 16 bytes at a time, the way an AVX2 build
+/// copies it just before (prox_broadphase_move): a 32-byte load over two
+/// fresh 16-byte stores cannot take their data from the store buffer.
 static inline void round_box_avx2(const prox_box* b, float_box* out) {
-    const __m256d first = _mm256_loadu_pd(&b->min.x); // min x y z, max x
-    const __m128d second = _mm_loadu_pd(&b->max.y);   // max y z
-    const __m256d upper = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm256_extractf128_pd(first, 1)), second, 1);
-    const __m256d maxes = _mm256_permute4x64_pd(upper, 0x39); // max x y z, min z
+    const __m128d p0 = _mm_loadu_pd(&b->min.x); // min x y
+    const __m128d p1 = _mm_loadu_pd(&b->min.z); // min z, max x
+    const __m128d p2 = _mm_loadu_pd(&b->max.y); // max y z
+    const __m256d first = _mm256_insertf128_pd(_mm256_castpd128_pd256(p0), p1, 1);        // min x y z, max x
+    const __m256d maxes = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_shuffle_pd(p1, p2, 1)),
+                                               _mm_unpackhi_pd(p2, p2), 1); // max x y z z
     const __m256d sign = _mm256_set1_pd(-0.0);
     const __m128 mins = round_down_lanes(first);
     const __m128 raised = _mm_xor_ps(round_down_lanes(_mm256_xor_pd(maxes, sign)), _mm_set1_ps(-0.0f));
