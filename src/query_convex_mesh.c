@@ -65,9 +65,9 @@ typedef struct shape_query {
     bool slabs;
     double slab_lo[SHAPE_SLABS], slab_hi[SHAPE_SLABS];
     double slab_slack; /* rounding of those bounds and GJK's own error, in world units */
-    /* Shapes of more than eight points (hulls; support_bounds): the points
-     * placed in the mesh's frame, and the rounding of the gaps measured with
-     * them, in the mesh's units. support_count 0: not used. */
+    /* For support_bounds (place_support_points says for which shapes): the
+     * points placed in the mesh's frame, and the rounding of the gaps
+     * measured with them, in the mesh's units. support_count 0: not used. */
     int support_count;
     double support_point[3][SUPPORT_POINTS];
     double support_slack;
@@ -245,8 +245,8 @@ static void place_support_points(shape_query* q, const prox_transform* mesh_inve
     if (isfinite(q->support_slack)) q->support_count = n;
 }
 
-/* The gap between each lane box and a hull, along the directions GJK's
- * first two steps would take: the line from the shape's centre (its ball's)
+/* The gap between each lane box and the shape's points, along the
+ * directions GJK's first two steps would take: the line from the shape's centre (its ball's)
  * to the lane box's centre, then the line from the shape's support point
  * along it to the point of the lane box nearest that support point. Each
  * gap is the box's least projection (c . v - sum |v_k| h_k) less the
