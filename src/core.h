@@ -24,6 +24,22 @@ void prox_message(char* buffer, size_t size, const char* format, ...)
 #endif
     ;
 
+/* The hot lane loops of a query compiled for three x86-64 levels (AVX-512,
+ * AVX2, the baseline) with the choice made once at load time by the CPU
+ * (GCC's function multiversioning, through glibc's ifunc), for builds whose
+ * own target has no AVX2: a distribution's package, built for the x86-64
+ * baseline, would run them two lanes at a time, and the mesh distance query
+ * took twice the AVX-512 build's time. A build for a target with AVX2 or
+ * more (-march=native, the default) gets one version and no dispatch. Only
+ * loops the compiler vectorises gain: intrinsics behind #if __AVX512F__
+ * stay as the build's target has them. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && \
+    !defined(__AVX2__) && !defined(PROX_NO_SIMD) && !defined(PROX_NO_TARGET_CLONES)
+#define PROX_TARGET_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define PROX_TARGET_CLONES
+#endif
+
 #define PROX_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define PROX_MAX(a, b) ((a) > (b) ? (a) : (b))
 

@@ -320,7 +320,7 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
     for (int l = 0; l < L; ++l) out[l] = finish_world_bound(f, wbest[l], node->count[l]); /* vectorised */
 }
 
-void prox_obb_distance_bounds(const distance_frame* f, const prox_node* node, const prox_obb_lanes* o,
+PROX_TARGET_CLONES void prox_obb_distance_bounds(const distance_frame* f, const prox_node* node, const prox_obb_lanes* o,
                               const distance_obb* x, double limit, double out[PROX_LANES]) {
     double e[3][PROX_LANES], sweep[PROX_LANES];
     for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
@@ -333,7 +333,7 @@ void prox_obb_distance_bounds(const distance_frame* f, const prox_node* node, co
         oriented_bounds(f, node, &o->center[0][0], &o->axis[0][0][0], e, sweep, sweep, 3, 3, x, limit, true, out);
 }
 
-void prox_rss_distance_bounds(const distance_frame* f, const prox_node* node, const prox_rss_lanes* r,
+PROX_TARGET_CLONES void prox_rss_distance_bounds(const distance_frame* f, const prox_node* node, const prox_rss_lanes* r,
                               const distance_obb* x, double limit, double out[PROX_LANES]) {
     double e[3][PROX_LANES], sweep[PROX_LANES], lane_sweep[PROX_LANES];
     for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */

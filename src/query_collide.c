@@ -99,6 +99,21 @@ static inline __attribute__((always_inline)) void traverse(collide_state* st, co
     }
 }
 
+/* The traversal for the pair's test kind: one copy per x86-64 level where
+ * PROX_TARGET_CLONES makes several (core.h). */
+PROX_TARGET_CLONES static void traverse_kind(collide_state* st, const query_frames* f, test_kind kind, int axes) {
+    switch (kind) {
+    case TEST_AABB: traverse(st, f, TEST_AABB, axes); break;
+    case TEST_OBB:
+    case TEST_RSS: /* chosen by the distance query only */
+        traverse(st, f, TEST_OBB, axes);
+        break;
+    case TEST_OBB_SPHERE: traverse(st, f, TEST_OBB_SPHERE, axes); break;
+    case TEST_SPHERE: traverse(st, f, TEST_SPHERE, axes); break;
+    case TEST_KDOP: traverse(st, f, TEST_KDOP, axes); break;
+    }
+}
+
 prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                  const prox_transform* xb, const prox_collide_def* def) {
     static const prox_collide_def default_def = {PROX_SAT_FULL, false, NULL, NULL, NULL, 0, false};
@@ -117,16 +132,7 @@ prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, co
         return st.result;
     }
     const int axes = st.def->sat == PROX_SAT_LITE ? OBB_AXES_LITE : OBB_AXES_ALL;
-    switch (choose_test(a, b, &f)) {
-    case TEST_AABB: traverse(&st, &f, TEST_AABB, axes); break;
-    case TEST_OBB:
-    case TEST_RSS: /* chosen by the distance query only */
-        traverse(&st, &f, TEST_OBB, axes);
-        break;
-    case TEST_OBB_SPHERE: traverse(&st, &f, TEST_OBB_SPHERE, axes); break;
-    case TEST_SPHERE: traverse(&st, &f, TEST_SPHERE, axes); break;
-    case TEST_KDOP: traverse(&st, &f, TEST_KDOP, axes); break;
-    }
+    traverse_kind(&st, &f, choose_test(a, b, &f), axes);
     if (st.def->containment && !st.result.colliding && !st.result.stopped)
         st.result.containment = prox_find_containment(a, st.xa, b, st.xb);
     return st.result;

@@ -381,7 +381,7 @@ static void oriented_lane_bounds(const shape_query* q, const prox_node* node, in
  * (a huge triangle's tolerance, relative to its size, can exceed another
  * triangle's true distance). The distance is then the least GJK gives over
  * all triangles, and 0 exactly when the overlap query says they touch. */
-static void run(const shape_query* q, double upper_bound, prox_convex_mesh_result* r) {
+PROX_TARGET_CLONES static void run(const shape_query* q, double upper_bound, prox_convex_mesh_result* r) {
     double best = INFINITY;
     double limit = upper_bound >= 0 ? nextafter(upper_bound, INFINITY) : 0;
     double reach = limit > q->touch_band ? limit : q->touch_band;

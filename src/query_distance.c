@@ -291,7 +291,7 @@ static inline __attribute__((always_inline)) void traverse(distance_state* st, c
     while (!st->done && queue_pop(queue, st->limit, &sa, &sb)) visit(st, f, kind, kdop_inv_length, queue, sa, sb);
 }
 
-static void run(distance_state* st, const distance_frames* f) {
+PROX_TARGET_CLONES static void run(distance_state* st, const distance_frames* f) {
     double inv_length[PROX_KDOP_MAX_SLABS] = {0};
     lane_queue queue;
     switch (choose_test(st->a, st->b, &f->lanes)) {
