@@ -1,7 +1,9 @@
 # proxima: the commands a newcomer needs. CMake does the building.
 #   make demo    build, then run the paper's experiment on the built-in models and a world
 #                of 2,000 moving objects
-#   make test    build and run all tests: release, then ASan+UBSan, then fuzz smoke runs
+#   make test    build and run all tests: release, then ASan+UBSan, then the queries whose
+#                code is compiled per x86-64 level in a build for the baseline, then fuzz
+#                smoke runs
 #   make bench   build with the peers (FCL, Bullet) and run the main benchmarks (vdb98, broad
 #                phase, world); the others are in build/bench/bench/ (see BENCHMARKS.md)
 # On a fresh Debian machine missing tools are installed with apt-get (needs root).
@@ -15,7 +17,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT  := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 
-.PHONY: all demo test test-release test-asan test-fuzz bench deps deps-fuzz deps-peers clean
+.PHONY: all demo test test-release test-asan test-baseline test-fuzz bench deps deps-fuzz deps-peers clean
 
 all: $(BUILD)/release/proxima
 
@@ -41,7 +43,7 @@ demo: $(BUILD)/release/proxima
 	$(BUILD)/release/proxima demo
 	$(BUILD)/release/proxima scene --demo --quiet
 
-test: test-release test-asan test-fuzz
+test: test-release test-asan test-baseline test-fuzz
 
 test-release: $(BUILD)/release/proxima
 	cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS)
@@ -51,6 +53,14 @@ test-asan: deps
 	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROX_SANITIZE=ON -DPROX_WERROR=ON -DPROX_BENCH=OFF >/dev/null
 	cmake --build $(BUILD)/asan -j $(JOBS)
 	cd $(BUILD)/asan && PROX_TEST_SCALE=0.2 ctest --output-on-failure -j $(JOBS)
+
+# A build for the x86-64 baseline (no -march, as a distribution would build it), where
+# the traversals are compiled once per x86-64 level and chosen at load time
+# (PROX_TARGET_CLONES, src/core.h): the suites of those queries.
+test-baseline: deps
+	cmake -S . -B $(BUILD)/baseline -DCMAKE_BUILD_TYPE=Release -DPROX_NATIVE=OFF -DPROX_WERROR=ON -DPROX_BENCH=OFF >/dev/null
+	cmake --build $(BUILD)/baseline -j $(JOBS)
+	cd $(BUILD)/baseline && PROX_TEST_SCALE=0.2 ctest --output-on-failure -j $(JOBS) -R '^(distance|collide|convex_mesh|contacts)$$'
 
 # libFuzzer smoke runs: every target for FUZZ_TIME seconds from its seed corpus.
 test-fuzz: deps deps-fuzz
