@@ -876,7 +876,10 @@ static void sweep_task(void* context, int task_index) {
  * slow boxes change by a unit now and then, by rounding, and a motion
  * measured as 0 must not send them out at the next move. Rounding is
  * monotone, so x - d <= x <= x + d for d >= 0: the grown box holds the box.
- * An infinite bound stays where it is. */
+ * An infinite bound stays where it is. (These three are grow_task's scalar
+ * form, compiled where its AVX-512 form is not: a compiler may warn about
+ * unused functions otherwise.) */
+#if !(defined(__AVX512F__) && defined(__AVX512VL__))
 static inline float lowered(float x, float g) {
     float d = g + fabsf(x) * 0x1p-19f;
     return d < INFINITY ? x - d : x;
@@ -902,6 +905,7 @@ static inline float axis_growth(float lo, float hi, float glo, float ghi, float 
     float g = larger(larger(moved, 0.9375f * last), 0.0f);
     return g < most ? g : g < INFINITY ? most : 0.0f;
 }
+#endif
 
 /// Each live box grown by its motion (pass task t's ids).
 static void grow_task(void* context, int task) {
