@@ -320,8 +320,9 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
     for (int l = 0; l < L; ++l) out[l] = finish_world_bound(f, wbest[l], node->count[l]); /* vectorised */
 }
 
-PROX_TARGET_CLONES void prox_obb_distance_bounds(const distance_frame* f, const prox_node* node, const prox_obb_lanes* o,
-                              const distance_obb* x, double limit, double out[PROX_LANES]) {
+PROX_TARGET_CLONES void prox_obb_distance_bounds(const distance_frame* f, const prox_node* node,
+                                                 const prox_obb_lanes* o, const distance_obb* x, double limit,
+                                                 double out[PROX_LANES]) {
     double e[3][PROX_LANES], sweep[PROX_LANES];
     for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
         for (int k = 0; k < 3; ++k) e[k][l] = o->extent[k][l];
@@ -333,8 +334,9 @@ PROX_TARGET_CLONES void prox_obb_distance_bounds(const distance_frame* f, const 
         oriented_bounds(f, node, &o->center[0][0], &o->axis[0][0][0], e, sweep, sweep, 3, 3, x, limit, true, out);
 }
 
-PROX_TARGET_CLONES void prox_rss_distance_bounds(const distance_frame* f, const prox_node* node, const prox_rss_lanes* r,
-                              const distance_obb* x, double limit, double out[PROX_LANES]) {
+PROX_TARGET_CLONES void prox_rss_distance_bounds(const distance_frame* f, const prox_node* node,
+                                                 const prox_rss_lanes* r, const distance_obb* x, double limit,
+                                                 double out[PROX_LANES]) {
     double e[3][PROX_LANES], sweep[PROX_LANES], lane_sweep[PROX_LANES];
     for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
         e[0][l] = r->half[0][l];
