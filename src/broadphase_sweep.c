@@ -579,18 +579,20 @@ static inline bool surely_ordered(float lo, float hi) {
 }
 
 /// Most candidates overlap by far more than the rounding: no need to fetch
-/// the exact boxes, a random access into the caller-ordered array.
+/// the exact boxes, a random access into the caller-ordered array. (Every
+/// test taken, combined with &: whether two candidate boxes overlap is a
+/// coin toss, and early returns on it mispredict at random.)
 static inline bool surely_overlap(const float_box* a, const float_box* b) {
-    return surely_ordered(b->min_x, a->max_x) && surely_ordered(a->min_x, b->max_x) &&
-           surely_ordered(b->min_y, a->max_y) && surely_ordered(a->min_y, b->max_y) &&
-           surely_ordered(b->min_z, a->max_z) && surely_ordered(a->min_z, b->max_z);
+    return (int)surely_ordered(b->min_x, a->max_x) & (int)surely_ordered(a->min_x, b->max_x) &
+           (int)surely_ordered(b->min_y, a->max_y) & (int)surely_ordered(a->min_y, b->max_y) &
+           (int)surely_ordered(b->min_z, a->max_z) & (int)surely_ordered(a->min_z, b->max_z);
 }
 
 /// Float boxes certainly apart: some float interval pair is disjoint, and
-/// the exact boxes lie within the float ones.
-static bool float_apart(const float_box* a, const float_box* b) {
-    return b->min_x > a->max_x || a->min_x > b->max_x || b->min_y > a->max_y || a->min_y > b->max_y ||
-           b->min_z > a->max_z || a->min_z > b->max_z;
+/// the exact boxes lie within the float ones. (Every test taken, as above.)
+static inline bool float_apart(const float_box* a, const float_box* b) {
+    return (b->min_x > a->max_x) | (a->min_x > b->max_x) | (b->min_y > a->max_y) | (a->min_y > b->max_y) |
+           (b->min_z > a->max_z) | (a->min_z > b->max_z);
 }
 
 /// What the float copies of two boxes tell about the exact boxes: 0 apart,
@@ -614,14 +616,8 @@ static inline int float_verdict(const float_box* a, const float_box* b) {
     int sure = _mm512_mask_cmp_pd_mask(six, margin, _mm512_setzero_pd(), _CMP_GE_OQ) == six;
     return meet + (meet & sure);
 #else
-    // The same without branches: every test taken, combined with & (the
-    // early returns of float_apart and surely_overlap mispredict at random).
-    const int meet = !(b->min_x > a->max_x) & !(a->min_x > b->max_x) & !(b->min_y > a->max_y) &
-                     !(a->min_y > b->max_y) & !(b->min_z > a->max_z) & !(a->min_z > b->max_z);
-    const int sure = (int)surely_ordered(b->min_x, a->max_x) & (int)surely_ordered(a->min_x, b->max_x) &
-                     (int)surely_ordered(b->min_y, a->max_y) & (int)surely_ordered(a->min_y, b->max_y) &
-                     (int)surely_ordered(b->min_z, a->max_z) & (int)surely_ordered(a->min_z, b->max_z);
-    return meet + (meet & sure);
+    const int meet = !float_apart(a, b);
+    return meet + (meet & (int)surely_overlap(a, b));
 #endif
 }
 
