@@ -107,6 +107,14 @@ static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
     return isfinite(grow);
 }
 
+/* How far the placed core reaches from the shape's origin, in the max norm:
+ * |B_s| times the largest coordinate of the box of its points (lo, hi). */
+static double shape_extent(const shape_query* q, const double lo[3], const double hi[3]) {
+    double points = 0;
+    for (int k = 0; k < 3; ++k) points = prox_fmax(points, prox_fmax(fabs(lo[k]), fabs(hi[k])));
+    return prox_max_row_sum(&q->xs->basis) * points;
+}
+
 /* The touch band. The boolean GJK calls a triangle touching up to
  * PROX_CONVEX_TOLERANCE S away (convex.h), and, when rounding stalls it
  * (shapes mixing magnitudes many orders apart), up to CVX_STALL_CONTACT S
@@ -123,16 +131,14 @@ static bool shape_box(shape_query* q, const prox_transform* mesh_inverse) {
  * stall made a box hovering over a 40,000-triangle torus 1e5 from the
  * origin open 2,700 triangles per distance query instead of 10). */
 static void set_touch_band(shape_query* q, const double lo[3], const double hi[3]) {
-    double points = 0;
-    for (int k = 0; k < 3; ++k) points = prox_fmax(points, prox_fmax(fabs(lo[k]), fabs(hi[k])));
-    const double shape_extent = prox_max_row_sum(&q->xs->basis) * points;
+    const double extent = shape_extent(q, lo, hi);
     const prox_vec3 offset = prox_vec3_sub(q->xm->origin, q->xs->origin);
     const double placed_reach = prox_max_row_sum(&q->xm->basis) * prox_bvh_reach(q->mesh);
     /* the corners' rounding, placed and then moved to the shape's origin,
      * is absolute in the world coordinates */
     const double rounding = 0x1p-40 * (prox_max_abs3(q->xm->origin) + placed_reach + prox_max_abs3(q->xs->origin));
     const double mesh_extent = prox_max_abs3(offset) + placed_reach + rounding;
-    const double scene = prox_fmax(shape_extent, mesh_extent) + q->shape->radius;
+    const double scene = prox_fmax(extent, mesh_extent) + q->shape->radius;
     /* rounded up well past the few operations of S and of the bounds */
     q->touch_band = (1 + 0x1p-20) * (CVX_STALL_CONTACT + 32 * PROX_CONVEX_TOLERANCE) * scene;
     /* GJK measures a triangle to about 1e-13 S; the slabs' products round
@@ -232,15 +238,13 @@ static void place_support_points(shape_query* q, const prox_transform* mesh_inve
     const int n = q->shape->count;
     if (n < 2 || n > SUPPORT_POINTS || (n <= 8 && q->oriented)) return;
     const prox_transform rel = prox_transform_mul(mesh_inverse, q->xs);
-    double placed = 0, points = 0;
-    for (int k = 0; k < 3; ++k) points = prox_fmax(points, prox_fmax(fabs(lo[k]), fabs(hi[k])));
+    double placed = 0;
     for (int i = 0; i < n; ++i) {
         const prox_vec3 p = prox_transform_point(&rel, q->shape->points[i]);
         for (int k = 0; k < 3; ++k) q->support_point[k][i] = prox_vec3_get(p, k);
         placed = prox_fmax(placed, prox_max_abs3(p));
     }
-    const double world = prox_max_abs3(q->xs->origin) + prox_max_abs3(q->xm->origin) +
-                         prox_max_row_sum(&q->xs->basis) * points;
+    const double world = prox_max_abs3(q->xs->origin) + prox_max_abs3(q->xm->origin) + shape_extent(q, lo, hi);
     q->support_slack = 0x1p-40 * (placed + q->mesh->volume_radius + prox_stretch_bound(&mesh_inverse->basis) * world);
     if (isfinite(q->support_slack)) q->support_count = n;
 }
