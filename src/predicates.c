@@ -19,6 +19,15 @@
  *    so this stage runs only when every coordinate is 0 or has magnitude in a
  *    window (orient3d: [2^-300, 2^300]): then every double involved is a
  *    multiple of 2^-1056 and below 2^910, so nothing underflows or overflows.
+ * 2b. Outside that window, the same with each axis scaled by its own power
+ *    of two: the determinant is linear in each column (the x, y or z
+ *    coordinates of every point), so scaling a column by 2^k scales it by 2^k
+ *    and keeps its sign. Each axis is scaled until its largest coordinate is
+ *    about 1 (exact as long as no coordinate leaves the normal range, which
+ *    the window check after the scaling sees). This settles the inputs that
+ *    are outside the window only because one axis is huge, tiny or subnormal
+ *    (a sheet whose thickness is a few subnormals, a mesh at 1e-320 scale)
+ *    at the expansion stage's cost.
  * 3. Outside that window (huge, tiny or subnormal coordinates), exact big
  *    integer arithmetic: each coordinate is m * 2^e with an integer m < 2^53,
  *    each product of coordinates is a 159-bit integer times a power of two,
@@ -348,6 +357,52 @@ int prox_orient3d_exact_bigint(prox_vec3 a, prox_vec3 b, prox_vec3 c, prox_vec3 
     return big_sign(terms, nonzero, 24);
 }
 
+/* 2^k for |k| <= 1022, from its bits. */
+static double power_of_two(int k) {
+    const uint64_t bits = (uint64_t)(1023 + k) << 52;
+    double r;
+    memcpy(&r, &bits, sizeof r);
+    return r;
+}
+
+/* Stage 2b: scales column d of v[points][dims] by 2^-e_d, e_d the exponent
+ * of its largest |value| (frexp's: the largest lands in [0.5, 1)). False when
+ * a nonzero value left the window [lo, hi], which includes every value that
+ * the scaling did not keep exactly (a value that became subnormal or 0). */
+static bool scale_columns(double* v, int points, int dims, double lo, double hi) {
+    for (int d = 0; d < dims; ++d) {
+        double m = 0;
+        for (int p = 0; p < points; ++p) m = prox_pred_max(m, fabs(v[p * dims + d]));
+        if (m == 0) continue;
+        int e;
+        (void)frexp(m, &e);
+        /* 2^-e as two normal factors (e runs from -1073 to 1024): scaling up
+         * is exact; scaling down can round only a value whose first product
+         * is already subnormal, which ends far below the window */
+        const int half = -e / 2;
+        const double f1 = power_of_two(half), f2 = power_of_two(-e - half);
+        for (int p = 0; p < points; ++p) {
+            double* x = &v[p * dims + d];
+            const double scaled = *x * f1 * f2;
+            const double magnitude = fabs(scaled);
+            if (*x != 0 && !(magnitude >= lo && magnitude <= hi)) return false;
+            *x = scaled;
+        }
+    }
+    return true;
+}
+
+static int orient3d_scaled(prox_vec3 a, prox_vec3 b, prox_vec3 c, prox_vec3 d) {
+    double p[4][3];
+    o3_coords(a, b, c, d, p);
+    if (!all_finite(&p[0][0], 12) || !scale_columns(&p[0][0], 4, 3, O3_WINDOW_LO, O3_WINDOW_HI))
+        return PROX_SIGN_UNKNOWN;
+    const prox_vec3 q[4] = {{p[0][0], p[0][1], p[0][2]}, {p[1][0], p[1][1], p[1][2]},
+                            {p[2][0], p[2][1], p[2][2]}, {p[3][0], p[3][1], p[3][2]}};
+    const int s = prox_orient3d_filter(q[0], q[1], q[2], q[3]);
+    return s != PROX_SIGN_UNKNOWN ? s : prox_orient3d_exact_expansion(q[0], q[1], q[2], q[3]);
+}
+
 static bool same_point(prox_vec3 a, prox_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
 int prox_orient3d_exact(prox_vec3 a, prox_vec3 b, prox_vec3 c, prox_vec3 d) {
@@ -358,7 +413,8 @@ int prox_orient3d_exact(prox_vec3 a, prox_vec3 b, prox_vec3 c, prox_vec3 d) {
         same_point(c, d)) {
         return 0;
     }
-    const int s = prox_orient3d_exact_expansion(a, b, c, d);
+    int s = prox_orient3d_exact_expansion(a, b, c, d);
+    if (s == PROX_SIGN_UNKNOWN) s = orient3d_scaled(a, b, c, d);
     return s != PROX_SIGN_UNKNOWN ? s : prox_orient3d_exact_bigint(a, b, c, d);
 }
 
@@ -416,9 +472,16 @@ int prox_orient2d_exact_bigint(double as, double at, double bs, double bt, doubl
     return big_sign(terms, nonzero, 6);
 }
 
+static int orient2d_scaled(double as, double at, double bs, double bt, double cs, double ct) {
+    double v[6] = {as, at, bs, bt, cs, ct};
+    if (!all_finite(v, 6) || !scale_columns(v, 3, 2, O2_WINDOW_LO, O2_WINDOW_HI)) return PROX_SIGN_UNKNOWN;
+    return prox_orient2d_exact_expansion(v[0], v[1], v[2], v[3], v[4], v[5]);
+}
+
 int prox_orient2d_exact(double as, double at, double bs, double bt, double cs, double ct) {
     if ((as == bs && at == bt) || (as == cs && at == ct) || (bs == cs && bt == ct)) return 0;
-    const int s = prox_orient2d_exact_expansion(as, at, bs, bt, cs, ct);
+    int s = prox_orient2d_exact_expansion(as, at, bs, bt, cs, ct);
+    if (s == PROX_SIGN_UNKNOWN) s = orient2d_scaled(as, at, bs, bt, cs, ct);
     return s != PROX_SIGN_UNKNOWN ? s : prox_orient2d_exact_bigint(as, at, bs, bt, cs, ct);
 }
 
