@@ -2,6 +2,7 @@
 #include "test.h"
 
 #include <string.h>
+#include <time.h>
 
 #ifndef PROX_SOURCE_DIR
 #define PROX_SOURCE_DIR "."
@@ -74,7 +75,13 @@ int main(int argc, char** argv) {
         current_skipped = 0;
         printf("%s.%s\n", tests[i].suite, tests[i].name);
         fflush(stdout);
+        struct timespec start, end;
+        timespec_get(&start, TIME_UTC);
         tests[i].fn();
+        timespec_get(&end, TIME_UTC);
+        const double seconds = (double)(end.tv_sec - start.tv_sec) + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
+        /* the long tests set CI's time: name them (CI must stay well under 30 minutes) */
+        if (seconds >= 1.0) printf("  %.1f s\n", seconds);
         if (prox_test_current_failures) {
             printf("  FAILED (%d checks)\n", prox_test_current_failures);
             failed++;

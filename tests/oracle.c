@@ -37,25 +37,23 @@ void oracle_pairs_sort(prox_tri_pair* pairs, size_t count) {
 typedef struct placed {
     prox_vec3* world;     /* placed vertices */
     double (*box)[6];     /* per triangle: lo xyz, hi xyz */
-    int32_t* order;       /* candidate triangles sorted by box lo.x */
+    int32_t* order;       /* the candidate triangles */
     int candidates;       /* triangles whose box touches the other mesh's box */
     double bounds[6];     /* the whole placed mesh's box */
     const prox_mesh* mesh;
 } placed;
 
-static const double (*sort_boxes)[6];
-static int compare_lo_x(const void* x, const void* y) {
-    double a = sort_boxes[*(const int32_t*)x][0], b = sort_boxes[*(const int32_t*)y][0];
-    return a < b ? -1 : a > b ? 1 : 0;
-}
+/* min and max of finite numbers, inline (fmin and fmax are calls into libm) */
+static inline double min2(double a, double b) { return a < b ? a : b; }
+static inline double max2(double a, double b) { return a > b ? a : b; }
 
 static void place(const prox_mesh* m, const prox_transform* x, placed* p) {
     prox_transform id = prox_transform_identity();
     if (!x) x = &id;
     p->mesh = m;
     p->world = malloc(sizeof(prox_vec3) * (size_t)(m->vertex_count ? m->vertex_count : 1));
-    p->box = malloc(sizeof(double[6]) * (size_t)m->triangle_count);
-    p->order = malloc(sizeof(int32_t) * (size_t)m->triangle_count);
+    p->box = malloc(sizeof(double[6]) * (size_t)(m->triangle_count ? m->triangle_count : 1));
+    p->order = malloc(sizeof(int32_t) * (size_t)(m->triangle_count ? m->triangle_count : 1));
     if (!p->world || !p->box || !p->order) abort();
     for (int v = 0; v < m->vertex_count; ++v) p->world[v] = prox_transform_point(x, m->vertices[v]);
     for (int t = 0; t < m->triangle_count; ++t) {
@@ -64,8 +62,8 @@ static void place(const prox_mesh* m, const prox_transform* x, placed* p) {
         for (int k = 0; k < 3; ++k) {
             double v0 = prox_vec3_get(p->world[i[0]], k), v1 = prox_vec3_get(p->world[i[1]], k),
                    v2 = prox_vec3_get(p->world[i[2]], k);
-            bx[k] = fmin(v0, fmin(v1, v2));
-            bx[3 + k] = fmax(v0, fmax(v1, v2));
+            bx[k] = min2(v0, min2(v1, v2));
+            bx[3 + k] = max2(v0, max2(v1, v2));
         }
     }
     for (int k = 0; k < 3; ++k) {
@@ -74,8 +72,8 @@ static void place(const prox_mesh* m, const prox_transform* x, placed* p) {
     }
     for (int t = 0; t < m->triangle_count; ++t)
         for (int k = 0; k < 3; ++k) {
-            p->bounds[k] = fmin(p->bounds[k], p->box[t][k]);
-            p->bounds[3 + k] = fmax(p->bounds[3 + k], p->box[t][3 + k]);
+            p->bounds[k] = min2(p->bounds[k], p->box[t][k]);
+            p->bounds[3 + k] = max2(p->bounds[3 + k], p->box[t][3 + k]);
         }
 }
 
@@ -88,8 +86,6 @@ static void select_candidates(placed* p, const double other_bounds[6]) {
     p->candidates = 0;
     for (int t = 0; t < p->mesh->triangle_count; ++t)
         if (boxes_touch(p->box[t], other_bounds)) p->order[p->candidates++] = t;
-    sort_boxes = (const double(*)[6])p->box;
-    qsort(p->order, (size_t)p->candidates, sizeof(int32_t), compare_lo_x);
 }
 
 static void unplace(placed* p) {
@@ -105,10 +101,6 @@ static void triangle(const placed* p, int t, prox_vec3 out[3]) {
     out[2] = p->world[i[2]];
 }
 
-static bool boxes_touch_yz(const double* a, const double* b) {
-    return a[1] <= b[4] && b[1] <= a[4] && a[2] <= b[5] && b[2] <= a[5];
-}
-
 static bool test_pair(const placed* pa, int ta, const placed* pb, int tb, oracle_pairs* out) {
     prox_vec3 x[3], y[3];
     triangle(pa, ta, x);
@@ -116,6 +108,109 @@ static bool test_pair(const placed* pa, int ta, const placed* pb, int tb, oracle
     if (!prox_tri_tri_overlap(x, y)) return false;
     push_pair(out, ta, tb);
     return true;
+}
+
+/* A uniform grid over the region where both meshes' boxes overlap (every
+ * touching pair of triangle boxes touches inside it), holding b's candidates
+ * by the cells their boxes cover. A pair of triangles whose boxes touch
+ * shares a cell: the cell of any common point p lies in both boxes' cell
+ * ranges, because the cell index floor((x - lo) / h), clamped, does not
+ * decrease as x grows and lo <= p <= hi in each box. Boxes covering more
+ * than BIG_CELLS cells are kept apart in a list that every triangle of a
+ * meets. */
+enum { BIG_CELLS = 64, MAX_SIDE = 256 };
+
+typedef struct grid {
+    double lo[3], inv[3]; /* cell of x along k: floor((x - lo[k]) * inv[k]), clamped */
+    int side[3];
+    int32_t* start; /* CSR: cell c holds entries[start[c] .. start[c + 1]) */
+    int32_t* entries;
+    int32_t* big; /* candidates of b covering more than BIG_CELLS cells */
+    int big_count;
+} grid;
+
+static int cell_of(const grid* g, int k, double x) {
+    const double u = (x - g->lo[k]) * g->inv[k];
+    if (!(u > 0)) return 0;
+    return u >= g->side[k] ? g->side[k] - 1 : (int)u;
+}
+
+/* Cell ranges of a box; returns the number of cells it covers. */
+static long cell_range(const grid* g, const double* box, int c0[3], int c1[3]) {
+    long cells = 1;
+    for (int k = 0; k < 3; ++k) {
+        c0[k] = cell_of(g, k, box[k]);
+        c1[k] = cell_of(g, k, box[3 + k]);
+        cells *= c1[k] - c0[k] + 1;
+    }
+    return cells;
+}
+
+static void grid_build(grid* g, const placed* pb, const double region[6]) {
+    const int n = pb->candidates;
+    /* cells about the size of b's typical (mean) triangle box, at most ~4 per triangle */
+    double mean[3] = {0, 0, 0};
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < 3; ++k) mean[k] += pb->box[pb->order[i]][3 + k] - pb->box[pb->order[i]][k];
+    double cell = 0;
+    for (int k = 0; k < 3; ++k) cell = max2(cell, mean[k] / (n > 0 ? n : 1));
+    long total = 0;
+    for (int grow = 0; grow < 64; ++grow, cell *= 2) {
+        total = 1;
+        for (int k = 0; k < 3; ++k) {
+            const double extent = region[3 + k] - region[k];
+            const double cells = cell > 0 ? extent / cell : 1;
+            g->side[k] = cells >= MAX_SIDE ? MAX_SIDE : cells < 1 ? 1 : (int)cells;
+            total *= g->side[k];
+        }
+        if (total <= 4L * n + 64) break;
+    }
+    for (int k = 0; k < 3; ++k) {
+        const double extent = region[3 + k] - region[k];
+        g->lo[k] = region[k];
+        g->inv[k] = extent > 0 ? g->side[k] / extent : 0;
+    }
+    g->start = calloc((size_t)total + 1, sizeof(int32_t));
+    g->big = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (!g->start || !g->big) abort();
+    g->big_count = 0;
+    /* count, prefix sums, fill (twice over the same ranges) */
+    long entries = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        if (pass == 1) {
+            for (long c = 0; c < total; ++c) g->start[c + 1] += g->start[c];
+            g->entries = malloc(sizeof(int32_t) * (size_t)(entries ? entries : 1));
+            if (!g->entries) abort();
+        }
+        for (int i = 0; i < n; ++i) {
+            int c0[3], c1[3];
+            const int t = pb->order[i];
+            if (cell_range(g, pb->box[t], c0, c1) > BIG_CELLS) {
+                if (pass == 1) g->big[g->big_count++] = t;
+                continue;
+            }
+            for (int x = c0[0]; x <= c1[0]; ++x)
+                for (int y = c0[1]; y <= c1[1]; ++y)
+                    for (int z = c0[2]; z <= c1[2]; ++z) {
+                        const long c = ((long)x * g->side[1] + y) * g->side[2] + z;
+                        if (pass == 0) {
+                            g->start[c + 1]++;
+                            entries++;
+                        } else {
+                            g->entries[--g->start[c + 1]] = t; /* fills each cell from its end */
+                        }
+                    }
+        }
+    }
+    /* the fill pass moved each start[c + 1] (cell c's end) back to cell c's beginning */
+    for (long c = 0; c < total; ++c) g->start[c] = g->start[c + 1];
+    g->start[total] = (int32_t)entries;
+}
+
+static void grid_free(grid* g) {
+    free(g->start);
+    free(g->entries);
+    free(g->big);
 }
 
 size_t oracle_collide(const prox_mesh* a, const prox_transform* xa, const prox_mesh* b, const prox_transform* xb,
@@ -126,30 +221,49 @@ size_t oracle_collide(const prox_mesh* a, const prox_transform* xa, const prox_m
     select_candidates(&pa, pb.bounds);
     select_candidates(&pb, pa.bounds);
     size_t found = 0;
-    int ia = 0, ib = 0, na = pa.candidates, nb = pb.candidates;
-    /* Sweep over box minima in x: the pair is examined by whichever box
-     * starts first, against the other list's boxes that start before it ends. */
-    while (ia < na && ib < nb && !(first_only && found)) {
-        int ta = pa.order[ia], tb = pb.order[ib];
-        if (pa.box[ta][0] <= pb.box[tb][0]) {
-            for (int j = ib; j < nb && pb.box[pb.order[j]][0] <= pa.box[ta][3]; ++j) {
-                int t = pb.order[j];
-                if (boxes_touch_yz(pa.box[ta], pb.box[t]) && test_pair(&pa, ta, &pb, t, out)) {
-                    found++;
-                    if (first_only) break;
-                }
-            }
-            ia++;
-        } else {
-            for (int i = ia; i < na && pa.box[pa.order[i]][0] <= pb.box[tb][3]; ++i) {
-                int t = pa.order[i];
-                if (boxes_touch_yz(pa.box[t], pb.box[tb]) && test_pair(&pa, t, &pb, tb, out)) {
-                    found++;
-                    if (first_only) break;
-                }
-            }
-            ib++;
+    if (pa.candidates > 0 && pb.candidates > 0) {
+        double region[6];
+        for (int k = 0; k < 3; ++k) {
+            region[k] = max2(pa.bounds[k], pb.bounds[k]);
+            region[3 + k] = min2(pa.bounds[3 + k], pb.bounds[3 + k]);
         }
+        grid g;
+        grid_build(&g, &pb, region);
+        /* seen[t]: the last triangle of a that met b's triangle t, plus one */
+        int32_t* seen = calloc((size_t)b->triangle_count, sizeof(int32_t));
+        if (!seen) abort();
+        for (int i = 0; i < pa.candidates && !(first_only && found); ++i) {
+            const int ta = pa.order[i];
+            const double* box = pa.box[ta];
+            int c0[3], c1[3];
+            const long cells = cell_range(&g, box, c0, c1);
+            /* a's triangle against b's big boxes, then against its cells'
+             * triangles (or every candidate of b, when it covers many cells) */
+            for (int pass = 0; pass < 2 && !(first_only && found); ++pass) {
+                const int32_t* list = pass == 0 ? g.big : pb.order;
+                const int count = pass == 0 ? g.big_count : cells > BIG_CELLS ? pb.candidates : 0;
+                for (int j = 0; j < count && !(first_only && found); ++j) {
+                    const int tb = list[j];
+                    if (seen[tb] == ta + 1) continue;
+                    seen[tb] = ta + 1;
+                    if (boxes_touch(box, pb.box[tb])) found += test_pair(&pa, ta, &pb, tb, out);
+                }
+            }
+            if (cells > BIG_CELLS) continue;
+            for (int x = c0[0]; x <= c1[0]; ++x)
+                for (int y = c0[1]; y <= c1[1]; ++y)
+                    for (int z = c0[2]; z <= c1[2] && !(first_only && found); ++z) {
+                        const long c = ((long)x * g.side[1] + y) * g.side[2] + z;
+                        for (int32_t e = g.start[c]; e < g.start[c + 1] && !(first_only && found); ++e) {
+                            const int tb = g.entries[e];
+                            if (seen[tb] == ta + 1) continue;
+                            seen[tb] = ta + 1;
+                            if (boxes_touch(box, pb.box[tb])) found += test_pair(&pa, ta, &pb, tb, out);
+                        }
+                    }
+        }
+        free(seen);
+        grid_free(&g);
     }
     unplace(&pa);
     unplace(&pb);

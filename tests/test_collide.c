@@ -199,6 +199,52 @@ static void touching_placements(const char* name, int count, bool scaled) {
     model_close(&a);
 }
 
+/* The culled oracle (a grid over the overlap of the two meshes' boxes, with
+ * boxes covering many cells kept apart) against every pair, on soups that
+ * stress its cases: triangles from 1e-3 to 10 long in one mesh (big boxes,
+ * many cells), zero-area ones, flat sheets (a grid one cell thick), and the
+ * same soup placed twice at the same pose (every triangle touching its twin). */
+PROX_TEST(collide, oracle_agrees_with_quadratic_reference_on_soups) {
+    enum { N = 80 };
+    static prox_vec3 v[3 * N];
+    static uint32_t idx[3 * N];
+    prox_rng rng = prox_rng_seed(prox_test_seed(6));
+    int hits = 0, rounds = 0;
+    for (int round = 0; round < 240; ++round, ++rounds) {
+        const int shape = round % 4; /* 0 mixed sizes, 1 flat sheet, 2 degenerate, 3 small */
+        for (int t = 0; t < N; ++t) {
+            const double size = shape == 3 ? 0.05 : pow(10.0, -3.0 + 4.0 * prox_rng_uniform(&rng));
+            const prox_vec3 c = {4 * prox_rng_uniform(&rng) - 2, 4 * prox_rng_uniform(&rng) - 2,
+                                 shape == 1 ? 0 : 4 * prox_rng_uniform(&rng) - 2};
+            for (int k = 0; k < 3; ++k) {
+                prox_vec3 p = {c.x + size * (prox_rng_uniform(&rng) - 0.5), c.y + size * (prox_rng_uniform(&rng) - 0.5),
+                               shape == 1 ? 0 : c.z + size * (prox_rng_uniform(&rng) - 0.5)};
+                if (shape == 2 && t % 3 == 0) p = c;                                     /* a point */
+                if (shape == 2 && t % 3 == 1) p = prox_vec3_add(c, prox_vec3_make(k * size, 0, 0)); /* a segment */
+                v[3 * t + k] = p;
+                idx[3 * t + k] = (uint32_t)(3 * t + k);
+            }
+        }
+        const prox_mesh mesh = {v, 3 * N, idx, N};
+        prox_transform xa = random_placement(&rng, 1, round % 2);
+        prox_transform xb = round % 5 == 0 ? xa : random_placement(&rng, 1, round % 3 == 0);
+        oracle_pairs fast = {0}, slow = {0};
+        const size_t n = oracle_collide(&mesh, &xa, &mesh, &xb, false, &fast);
+        const size_t m = oracle_collide_quadratic(&mesh, &xa, &mesh, &xb, &slow);
+        CHECK_MSG(n == m, "soup round %d: %zu pairs, all pairs %zu", round, n, m);
+        if (n == m && n) {
+            oracle_pairs_sort(fast.pairs, n);
+            oracle_pairs_sort(slow.pairs, n);
+            CHECK(memcmp(fast.pairs, slow.pairs, n * sizeof(prox_tri_pair)) == 0);
+        }
+        CHECK((oracle_collide(&mesh, &xa, &mesh, &xb, true, NULL) > 0) == (m > 0)); /* first contact only */
+        hits += n > 0;
+        oracle_pairs_free(&fast);
+        oracle_pairs_free(&slow);
+    }
+    CHECK(hits > rounds / 10 && hits < rounds);
+}
+
 PROX_TEST(collide, oracle_agrees_with_quadratic_reference) {
     model a;
     REQUIRE(model_open("sphere", PROX_SPLIT_MEDIAN, 1, &a));
