@@ -218,18 +218,107 @@ static inline int support_scan_wide_impl(const prox_vec3* p, int n, prox_vec3 d,
 }
 
 static int support_scan_wide(const prox_vec3* p, int n, prox_vec3 d) { return support_scan_wide_impl(p, n, d, NULL); }
+static double wide_bound_max(const wide_bound* b) { return _mm512_reduce_max_pd(b->max_abs); }
+/* below a block of eight the scalar scan is as fast */
+#define SCAN_WIDE_MIN 8
+#elif !defined(PROX_NO_SIMD) && defined(__AVX2__) && defined(__FMA__)
+/* The same scan four points at a time for AVX2 (no masked loads or
+ * two-source permutes): the three loads of four interleaved points,
+ *   v0 = x0 y0 | z0 x1,  v1 = y1 z1 | x2 y2,  v2 = z2 x3 | y3 z3,
+ * regroup by 128-bit halves into x0 y0 | x2 y2, z0 x1 | z2 x3 and
+ * y1 z1 | y3 z3 (two blends and one cross-half permute), and three in-half
+ * shuffles of those give the x, y and z of the four points. Each lane keeps
+ * its first maximum and index; the lowest index among the lanes at the
+ * overall maximum is the scalar scan's answer, and the last n mod 4 points
+ * (higher indices) then only replace it when strictly greater. */
+typedef struct wide_bound {
+    double max_abs; /* largest |coordinate| */
+    bool bad;       /* a NaN or an infinity */
+} wide_bound;
+
+static inline int support_scan_wide_impl(const prox_vec3* p, int n, prox_vec3 d, wide_bound* bound) {
+    const __m256d dx = _mm256_set1_pd(d.x), dy = _mm256_set1_pd(d.y), dz = _mm256_set1_pd(d.z);
+    const __m256d sign = _mm256_set1_pd(-0.0), big = _mm256_set1_pd(DBL_MAX), step = _mm256_set1_pd(4.0);
+    __m256d best = _mm256_set1_pd(-INFINITY), best_index = _mm256_setzero_pd();
+    __m256d index = _mm256_setr_pd(0, 1, 2, 3), max_abs = _mm256_setzero_pd(), bad = _mm256_setzero_pd();
+    const double* c = &p[0].x;
+    const int whole = n & ~3;
+    for (int i = 0; i < whole; i += 4, c += 12) {
+        const __m256d v0 = _mm256_loadu_pd(c), v1 = _mm256_loadu_pd(c + 4), v2 = _mm256_loadu_pd(c + 8);
+        if (bound) {
+            const __m256d a0 = _mm256_andnot_pd(sign, v0), a1 = _mm256_andnot_pd(sign, v1);
+            const __m256d a2 = _mm256_andnot_pd(sign, v2);
+            /* not (a <= DBL_MAX): infinite or NaN */
+            bad = _mm256_or_pd(bad, _mm256_or_pd(_mm256_cmp_pd(a0, big, _CMP_NLE_UQ),
+                                                 _mm256_or_pd(_mm256_cmp_pd(a1, big, _CMP_NLE_UQ),
+                                                              _mm256_cmp_pd(a2, big, _CMP_NLE_UQ))));
+            max_abs = _mm256_max_pd(max_abs, _mm256_max_pd(a0, _mm256_max_pd(a1, a2)));
+        }
+        const __m256d xy = _mm256_blend_pd(v0, v1, 0xc);            /* x0 y0 | x2 y2 */
+        const __m256d zx = _mm256_permute2f128_pd(v0, v2, 0x21);   /* z0 x1 | z2 x3 */
+        const __m256d yz = _mm256_blend_pd(v1, v2, 0xc);            /* y1 z1 | y3 z3 */
+        const __m256d x = _mm256_shuffle_pd(xy, zx, 0xa), y = _mm256_shuffle_pd(xy, yz, 0x5);
+        const __m256d z = _mm256_shuffle_pd(zx, yz, 0xa);
+        const __m256d dot = _mm256_fmadd_pd(z, dz, _mm256_fmadd_pd(y, dy, _mm256_mul_pd(x, dx)));
+        const __m256d better = _mm256_cmp_pd(dot, best, _CMP_GT_OQ);
+        best = _mm256_blendv_pd(best, dot, better);
+        best_index = _mm256_blendv_pd(best_index, index, better);
+        index = _mm256_add_pd(index, step);
+    }
+    /* the overall maximum in every lane, then the lowest index among the
+     * lanes holding it (NaN products never won a lane; all NaN: index 0) */
+    __m256d top = _mm256_max_pd(best, _mm256_permute2f128_pd(best, best, 1));
+    top = _mm256_max_pd(top, _mm256_permute_pd(top, 0x5));
+    const __m256d at_top = _mm256_cmp_pd(best, top, _CMP_EQ_OQ);
+    __m256d lowest = _mm256_blendv_pd(_mm256_set1_pd((double)n), best_index, at_top);
+    lowest = _mm256_min_pd(lowest, _mm256_permute2f128_pd(lowest, lowest, 1));
+    lowest = _mm256_min_pd(lowest, _mm256_permute_pd(lowest, 0x5));
+    const double found = _mm256_cvtsd_f64(lowest);
+    int winner = found < (double)n ? (int)found : 0;
+    double top_value = _mm256_cvtsd_f64(top);
+    double m = 0.0;
+    bool not_finite = false;
+    if (bound) {
+        double lanes[4];
+        _mm256_storeu_pd(lanes, max_abs);
+        m = PROX_MAX(PROX_MAX(lanes[0], lanes[1]), PROX_MAX(lanes[2], lanes[3]));
+        not_finite = _mm256_movemask_pd(bad) != 0;
+    }
+    for (int i = whole; i < n; ++i) {
+        /* the lanes' rounding, so that equal points give equal products */
+        const double s = fma(p[i].z, d.z, fma(p[i].y, d.y, p[i].x * d.x));
+        if (s > top_value) {
+            top_value = s;
+            winner = i;
+        }
+        if (bound) {
+            const double ax = fabs(p[i].x), ay = fabs(p[i].y), az = fabs(p[i].z);
+            not_finite |= !(ax <= DBL_MAX && ay <= DBL_MAX && az <= DBL_MAX);
+            m = PROX_MAX(m, PROX_MAX(ax, PROX_MAX(ay, az)));
+        }
+    }
+    if (bound) {
+        bound->max_abs = m;
+        bound->bad = not_finite;
+    }
+    return winner;
+}
+
+static int support_scan_wide(const prox_vec3* p, int n, prox_vec3 d) { return support_scan_wide_impl(p, n, d, NULL); }
+static double wide_bound_max(const wide_bound* b) { return b->max_abs; }
+#define SCAN_WIDE_MIN 8
 #endif
 
 /* points_bound and the support index in direction d (in the points' own
  * frame) in one pass where the wide scan is available. */
 static bool points_bound_support(const prox_vec3* p, int n, prox_vec3 d, double* out_max, int* out_bad,
                                  int* out_index) {
-#if !defined(PROX_NO_SIMD) && defined(__AVX512F__)
-    if (n >= 8) {
+#if !defined(PROX_NO_SIMD) && (defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__)))
+    if (n >= SCAN_WIDE_MIN) {
         wide_bound b;
         *out_index = support_scan_wide_impl(p, n, d, &b);
         if (!b.bad) {
-            *out_max = _mm512_reduce_max_pd(b.max_abs);
+            *out_max = wide_bound_max(&b);
             *out_bad = -1;
             return true;
         }
@@ -250,8 +339,8 @@ static inline prox_vec3 to_shape_frame(const prox_mat3* m, prox_vec3 d) {
 
 int cvx_support_index(const cvx_shape* shape, double dx, double dy, double dz) {
     const prox_vec3 local = to_shape_frame(&shape->basis, prox_vec3_make(dx, dy, dz));
-#if !defined(PROX_NO_SIMD) && defined(__AVX512F__)
-    if (shape->count >= 8) return support_scan_wide(shape->points, shape->count, local);
+#if !defined(PROX_NO_SIMD) && (defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__)))
+    if (shape->count >= SCAN_WIDE_MIN) return support_scan_wide(shape->points, shape->count, local);
 #endif
     return support_scan(shape->points, shape->count, local);
 }
