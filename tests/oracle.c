@@ -114,7 +114,7 @@ static bool test_pair(const placed* pa, int ta, const placed* pb, int tb, oracle
  * touching pair of triangle boxes touches inside it), holding b's candidates
  * by the cells their boxes cover. A pair of triangles whose boxes touch
  * shares a cell: the cell of any common point p lies in both boxes' cell
- * ranges, because the cell index floor((x - lo) / h), clamped, does not
+ * ranges, because the cell index floor((x - lo) * inv), clamped, does not
  * decrease as x grows and lo <= p <= hi in each box. Boxes covering more
  * than BIG_CELLS cells are kept apart in a list that every triangle of a
  * meets. */
