@@ -217,10 +217,8 @@ static inline int support_scan_wide_impl(const prox_vec3* p, int n, prox_vec3 d,
     return (int)_mm_cvtsi128_si64(_mm512_castsi512_si128(_mm512_maskz_compress_epi64(at_top, best_index)));
 }
 
-static int support_scan_wide(const prox_vec3* p, int n, prox_vec3 d) { return support_scan_wide_impl(p, n, d, NULL); }
 static double wide_bound_max(const wide_bound* b) { return _mm512_reduce_max_pd(b->max_abs); }
-/* below a block of eight the scalar scan is as fast */
-#define SCAN_WIDE_MIN 8
+#define CVX_SCAN_WIDE 1
 #elif !defined(PROX_NO_SIMD) && defined(__AVX2__) && defined(__FMA__)
 /* The same scan four points at a time for AVX2 (no masked loads or
  * two-source permutes): the three loads of four interleaved points,
@@ -304,8 +302,13 @@ static inline int support_scan_wide_impl(const prox_vec3* p, int n, prox_vec3 d,
     return winner;
 }
 
-static int support_scan_wide(const prox_vec3* p, int n, prox_vec3 d) { return support_scan_wide_impl(p, n, d, NULL); }
 static double wide_bound_max(const wide_bound* b) { return b->max_abs; }
+#define CVX_SCAN_WIDE 1
+#endif
+
+#if defined(CVX_SCAN_WIDE)
+static int support_scan_wide(const prox_vec3* p, int n, prox_vec3 d) { return support_scan_wide_impl(p, n, d, NULL); }
+/* below eight points the scalar scan is as fast */
 #define SCAN_WIDE_MIN 8
 #endif
 
@@ -313,7 +316,7 @@ static double wide_bound_max(const wide_bound* b) { return b->max_abs; }
  * frame) in one pass where the wide scan is available. */
 static bool points_bound_support(const prox_vec3* p, int n, prox_vec3 d, double* out_max, int* out_bad,
                                  int* out_index) {
-#if !defined(PROX_NO_SIMD) && (defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__)))
+#if defined(CVX_SCAN_WIDE)
     if (n >= SCAN_WIDE_MIN) {
         wide_bound b;
         *out_index = support_scan_wide_impl(p, n, d, &b);
@@ -339,7 +342,7 @@ static inline prox_vec3 to_shape_frame(const prox_mat3* m, prox_vec3 d) {
 
 int cvx_support_index(const cvx_shape* shape, double dx, double dy, double dz) {
     const prox_vec3 local = to_shape_frame(&shape->basis, prox_vec3_make(dx, dy, dz));
-#if !defined(PROX_NO_SIMD) && (defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__)))
+#if defined(CVX_SCAN_WIDE)
     if (shape->count >= SCAN_WIDE_MIN) return support_scan_wide(shape->points, shape->count, local);
 #endif
     return support_scan(shape->points, shape->count, local);
@@ -353,14 +356,6 @@ static bool transform_finite(const prox_transform* t) {
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) z += t->basis.m[i][j] - t->basis.m[i][j];
     return z == 0.0;
-}
-
-/* 2^e for -1000 < e < 1000, built from its bits (no libm call). */
-static double power_of_two(int e) {
-    const uint64_t bits = (uint64_t)(1023 + e) << 52;
-    double r;
-    memcpy(&r, &bits, sizeof r);
-    return r;
 }
 
 static bool shape_ok(const prox_convex* s) {
@@ -438,7 +433,7 @@ static start_direction start_direction_make(const prox_mat3* basis, prox_vec3 wo
     if (!(m > 0.0 && m <= DBL_MAX) || isnan(r.d.x + r.d.y + r.d.z)) return r;
     r.k = exponent_of(m);
     if (r.k <= -1000 || r.k >= 1000) return r;
-    r.d = prox_vec3_scale(r.d, power_of_two(-r.k));
+    r.d = prox_vec3_scale(r.d, prox_power_of_two(-r.k));
     r.ok = true;
     return r;
 }
@@ -491,9 +486,9 @@ bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* x
         if (e < en - 1000) e = en - 1000;
     }
     const bool normal = e > -1000 && e < 1000;
-    const double to_internal = normal ? power_of_two(-e) : 0.0;
+    const double to_internal = normal ? prox_power_of_two(-e) : 0.0;
     pair->exponent = e;
-    pair->to_world = normal ? power_of_two(e) : 0.0;
+    pair->to_world = normal ? prox_power_of_two(e) : 0.0;
     pair->world_base = ta->origin;
     pair->size = scale2(size, -e, to_internal);
     pair->tol = PROX_CONVEX_TOLERANCE * pair->size;

@@ -9,7 +9,9 @@
 #include <math.h>
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 void* prox_alloc(const prox_allocator* allocator, size_t size);
 void prox_free(const prox_allocator* allocator, void* pointer, size_t size);
@@ -42,6 +44,15 @@ void prox_message(char* buffer, size_t size, const char* format, ...)
 
 #define PROX_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define PROX_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/// 2^e for e in [-1022, 1023] (a normal double), built from its bits: exact
+/// and without a libm call (ldexp is one).
+static inline double prox_power_of_two(int e) {
+    const uint64_t bits = (uint64_t)(1023 + e) << 52;
+    double r;
+    memcpy(&r, &bits, sizeof r);
+    return r;
+}
 
 /// fmax and fmin as C defines them (a NaN argument gives the other), in
 /// compares that the compiler keeps inline: the library's fmax is a call

@@ -46,6 +46,8 @@
  * normal of the counter-clockwise triangle a, b, c points to. */
 #include "predicates.h"
 
+#include "core.h"
+
 #include <stdint.h>
 #include <string.h>
 
@@ -357,14 +359,6 @@ int prox_orient3d_exact_bigint(prox_vec3 a, prox_vec3 b, prox_vec3 c, prox_vec3 
     return big_sign(terms, nonzero, 24);
 }
 
-/* 2^k for |k| <= 1022, from its bits. */
-static double power_of_two(int k) {
-    const uint64_t bits = (uint64_t)(1023 + k) << 52;
-    double r;
-    memcpy(&r, &bits, sizeof r);
-    return r;
-}
-
 /* Stage 2b: scales column d of v[points][dims] by 2^-e_d, e_d the exponent
  * of its largest |value| (frexp's: the largest lands in [0.5, 1)). False when
  * a nonzero value left the window [lo, hi], which includes every value that
@@ -380,7 +374,7 @@ static bool scale_columns(double* v, int points, int dims, double lo, double hi)
          * is exact; scaling down can round only a value whose first product
          * is already subnormal, which ends far below the window */
         const int half = -e / 2;
-        const double f1 = power_of_two(half), f2 = power_of_two(-e - half);
+        const double f1 = prox_power_of_two(half), f2 = prox_power_of_two(-e - half);
         for (int p = 0; p < points; ++p) {
             double* x = &v[p * dims + d];
             const double scaled = *x * f1 * f2;

@@ -61,6 +61,8 @@
  * that point and R = 0. */
 #include "sphere_fit.h"
 
+#include "core.h"
+
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -99,13 +101,6 @@ typedef struct frame {
 
 /* A power of two s with x * s in [1/2, 1), or closer to that when s would
  * leave the normal range. Both s and 1/s are normal. */
-static double power_of_two(int e) { /* 2^e for e in [-1022, 1023], from its bits */
-    const uint64_t bits = (uint64_t)(e + 1023) << 52;
-    double r;
-    memcpy(&r, &bits, sizeof r);
-    return r;
-}
-
 static void pick_scale(double x, double* scale, double* inv_scale) {
     int e = 0;
     uint64_t bits;
@@ -117,8 +112,8 @@ static void pick_scale(double x, double* scale, double* inv_scale) {
         frexp(x, &e);
     }
     e = e < -1021 ? -1021 : e > 1021 ? 1021 : e;
-    *scale = power_of_two(-e);
-    *inv_scale = power_of_two(e);
+    *scale = prox_power_of_two(-e);
+    *inv_scale = prox_power_of_two(e);
 }
 
 static void frame_make(const item_source* src, int n, frame* f) {

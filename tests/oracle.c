@@ -213,6 +213,13 @@ static void grid_free(grid* g) {
     free(g->big);
 }
 
+/* a's triangle ta against b's tb, once per ta (seen[tb] == ta + 1 after) */
+static bool meet(const placed* pa, int ta, const placed* pb, int tb, int32_t* seen, oracle_pairs* out) {
+    if (seen[tb] == ta + 1) return false;
+    seen[tb] = ta + 1;
+    return boxes_touch(pa->box[ta], pb->box[tb]) && test_pair(pa, ta, pb, tb, out);
+}
+
 size_t oracle_collide(const prox_mesh* a, const prox_transform* xa, const prox_mesh* b, const prox_transform* xb,
                       bool first_only, oracle_pairs* out) {
     placed pa, pb;
@@ -234,32 +241,20 @@ size_t oracle_collide(const prox_mesh* a, const prox_transform* xa, const prox_m
         if (!seen) abort();
         for (int i = 0; i < pa.candidates && !(first_only && found); ++i) {
             const int ta = pa.order[i];
-            const double* box = pa.box[ta];
             int c0[3], c1[3];
-            const long cells = cell_range(&g, box, c0, c1);
-            /* a's triangle against b's big boxes, then against its cells'
-             * triangles (or every candidate of b, when it covers many cells) */
-            for (int pass = 0; pass < 2 && !(first_only && found); ++pass) {
-                const int32_t* list = pass == 0 ? g.big : pb.order;
-                const int count = pass == 0 ? g.big_count : cells > BIG_CELLS ? pb.candidates : 0;
-                for (int j = 0; j < count && !(first_only && found); ++j) {
-                    const int tb = list[j];
-                    if (seen[tb] == ta + 1) continue;
-                    seen[tb] = ta + 1;
-                    if (boxes_touch(box, pb.box[tb])) found += test_pair(&pa, ta, &pb, tb, out);
-                }
-            }
-            if (cells > BIG_CELLS) continue;
-            for (int x = c0[0]; x <= c1[0]; ++x)
+            /* b's big boxes, then the triangles of a's cells (every candidate
+             * of b when a's box covers many cells) */
+            const bool many = cell_range(&g, pa.box[ta], c0, c1) > BIG_CELLS;
+            for (int j = 0; j < g.big_count && !(first_only && found); ++j)
+                found += meet(&pa, ta, &pb, g.big[j], seen, out);
+            for (int j = 0; many && j < pb.candidates && !(first_only && found); ++j)
+                found += meet(&pa, ta, &pb, pb.order[j], seen, out);
+            for (int x = c0[0]; !many && x <= c1[0]; ++x)
                 for (int y = c0[1]; y <= c1[1]; ++y)
-                    for (int z = c0[2]; z <= c1[2] && !(first_only && found); ++z) {
+                    for (int z = c0[2]; z <= c1[2]; ++z) {
                         const long c = ((long)x * g.side[1] + y) * g.side[2] + z;
-                        for (int32_t e = g.start[c]; e < g.start[c + 1] && !(first_only && found); ++e) {
-                            const int tb = g.entries[e];
-                            if (seen[tb] == ta + 1) continue;
-                            seen[tb] = ta + 1;
-                            if (boxes_touch(box, pb.box[tb])) found += test_pair(&pa, ta, &pb, tb, out);
-                        }
+                        for (int32_t e = g.start[c]; e < g.start[c + 1] && !(first_only && found); ++e)
+                            found += meet(&pa, ta, &pb, g.entries[e], seen, out);
                     }
         }
         free(seen);

@@ -209,8 +209,9 @@ PROX_TEST(collide, oracle_agrees_with_quadratic_reference_on_soups) {
     static prox_vec3 v[3 * N];
     static uint32_t idx[3 * N];
     prox_rng rng = prox_rng_seed(prox_test_seed(6));
-    int hits = 0, rounds = 0;
-    for (int round = 0; round < 240; ++round, ++rounds) {
+    enum { ROUNDS = 240 };
+    int hits = 0;
+    for (int round = 0; round < ROUNDS; ++round) {
         const int shape = round % 4; /* 0 mixed sizes, 1 flat sheet, 2 degenerate, 3 small */
         for (int t = 0; t < N; ++t) {
             const double size = shape == 3 ? 0.05 : pow(10.0, -3.0 + 4.0 * prox_rng_uniform(&rng));
@@ -242,7 +243,7 @@ PROX_TEST(collide, oracle_agrees_with_quadratic_reference_on_soups) {
         oracle_pairs_free(&fast);
         oracle_pairs_free(&slow);
     }
-    CHECK(hits > rounds / 10 && hits < rounds);
+    CHECK(hits > ROUNDS / 10 && hits < ROUNDS);
 }
 
 PROX_TEST(collide, oracle_agrees_with_quadratic_reference) {
