@@ -137,12 +137,30 @@ void prox_fixed_rss_make(const distance_frame* f, const prox_rss_lanes* r, int l
  * products. v is used as computed, unnormalised: the rounding of v itself
  * only picks another direction, and the rounding of the projections scales
  * with |v|, so after the division it is a few ulps of the sizes involved
- * whatever |v| is, far below the frame's slack. So every volume's every
- * extent enters each projection, also the terms that vanish for exactly
- * orthonormal axes or an exact cross product (review found the gap along
- * a lane axis 3e-6 too large on a box of extent 100 while they were left
- * out). A direction whose length underflows (parallel factors, coincident
- * centres) gives no gap. */
+ * whatever |v| is. So every volume's every extent enters each projection,
+ * also the terms that vanish for exactly orthonormal axes or an exact cross
+ * product (review found the gap along a lane axis 3e-6 too large on a box of
+ * extent 100 while they were left out). A direction whose length underflows
+ * (parallel factors, coincident centres) gives no gap.
+ *
+ * The gaps are computed in float, eight lanes to an AVX2 register (in
+ * double, four to a register, the lane vectors outnumbered the sixteen
+ * registers and spilled, and the bound took 1.3x the time of the whole
+ * query's in float). What float costs is bounded per lane (lane_error):
+ * the centre offset d is formed in double and rounded once, the fixed
+ * volume's axes are rounded once (a volume within sum_j 2^-24 |u_j| of the
+ * true one), and each gap is a few float operations on terms no larger than
+ * S = |d|_1 + sum_k e_k + sum_j |u_j|_1, so the computed gap exceeds a true
+ * gap of the two volumes by at most about 2^-19 S (thirteen roundings of a
+ * unit 2^-24, the division by the computed |v| included); 2^-17 S is taken
+ * off. S is local (a leaf's size, not the model's), so the bound loses a
+ * few millionths of the volumes' size, nothing of their distance. Below
+ * float's normal range the roundings are absolute, at most 2^-149 times
+ * 2^50 (a direction is used only when |v|^2 > 2^-100); the frame's slack
+ * (2^-40 of the scene, itself above 2^-80 in the float range the query
+ * checks) covers that. */
+static const float LANE_ERROR = 0x1p-17f;
+
 /* The world gap along X's direction v, kept if larger: g the volumes' gap
  * in X's frame, less the lane's swept radius (a ball of X) and Y's (an
  * ellipsoid of X: its half width along v), then to the world along v. */
@@ -158,7 +176,7 @@ static inline void consider_world(const distance_frame* f, const distance_obb* x
 
 static inline __attribute__((always_inline)) void oriented_bounds(const distance_frame* f, const prox_node* node,
                                                                   const float* center, const float* axis,
-                                                                  double e[3][PROX_LANES],
+                                                                  const float (*e)[PROX_LANES],
                                                                   const double sweep[PROX_LANES],
                                                                   const double lane_sweep[PROX_LANES], const int edges,
                                                                   const int fixed_edges, const distance_obb* x,
@@ -170,7 +188,19 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
      * rectangles, whose third extent is exactly 0): the terms of the others
      * are exactly zero and are left out of every sum (a quarter of the
      * work for swept rectangles) */
-    double d[3][L], a[3][3][L], t[3][L], best[L];
+    float d[3][L], a[3][3][L], t[3][L], best[L], err[L];
+    /* the fixed volume in float: half edges, edge directions, unit face
+     * normals and its radius along each (rounded up) */
+    float u[3][3], w[3][3], n[3][3], rn[3], u_size = 0;
+    for (int j = 0; j < 3; ++j) {
+        rn[j] = (float)x->rn[j] * (1 + 0x1p-23f);
+        for (int k = 0; k < 3; ++k) {
+            u[j][k] = (float)x->u[j][k];
+            w[j][k] = (float)x->w[j][k];
+            n[j][k] = (float)x->n[j][k];
+            u_size += fabsf(u[j][k]);
+        }
+    }
     /* track: X's placement stretches directions unequally, so each
      * direction's gap goes to the world with its own factor (world_per_x),
      * not through the least stretch, and the largest world gap wins (the
@@ -179,61 +209,64 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
      * projects onto a world direction with the slab's factor) */
     double wbest[L];
     for (int k = 0; k < 3; ++k)
-        for (int l = 0; l < L; ++l) d[k][l] = x->p[k] - (double)center[k * L + l];
+        for (int l = 0; l < L; ++l) d[k][l] = (float)(x->p[k] - (double)center[k * L + l]);
     for (int i = 0; i < 3; ++i)
         for (int k = 0; k < 3; ++k)
             for (int l = 0; l < L; ++l) a[i][k][l] = axis[(3 * i + k) * L + l];
+    for (int l = 0; l < L; ++l) /* vectorised */
+        err[l] = LANE_ERROR * (fabsf(d[0][l]) + fabsf(d[1][l]) + fabsf(d[2][l]) + e[0][l] + e[1][l] + e[2][l] + u_size);
     /* the lane volume's axes: gap |t_i| - sum_k e_k |a_k . a_i| - sum_j |a_i . u_j|
      * (the float axes are orthonormal only to a few 2^-24: the lane volume
      * reaches e_i |a_i|^2 plus a little of the other extents along a_i, an
      * error absolute in the extents that no relative factor covers) */
-    double gx[3][L], x_squares[L], x_big[L], y_squares[L], y_big[L];
-    for (int l = 0; l < L; ++l) x_squares[l] = x_big[l] = y_squares[l] = y_big[l] = 0;
+    float gx[3][L], x_squares[L], y_squares[L], y_big[L];
+    for (int l = 0; l < L; ++l) x_squares[l] = y_squares[l] = y_big[l] = 0;
     for (int i = 0; i < 3; ++i)
         for (int l = 0; l < L; ++l) { /* vectorised */
             t[i][l] = a[i][0][l] * d[0][l] + a[i][1][l] * d[1][l] + a[i][2][l] * d[2][l];
-            double r = 0;
+            float r = 0;
             for (int k = 0; k < edges; ++k)
-                r += e[k][l] * fabs(a[k][0][l] * a[i][0][l] + a[k][1][l] * a[i][1][l] + a[k][2][l] * a[i][2][l]);
+                r += e[k][l] * fabsf(a[k][0][l] * a[i][0][l] + a[k][1][l] * a[i][1][l] + a[k][2][l] * a[i][2][l]);
             for (int j = 0; j < fixed_edges; ++j)
-                r += fabs(a[i][0][l] * x->u[j][0] + a[i][1][l] * x->u[j][1] + a[i][2][l] * x->u[j][2]);
-            gx[i][l] = fabs(t[i][l]) - r;
-            const double g = gx[i][l] > 0 ? gx[i][l] : 0;
+                r += fabsf(a[i][0][l] * u[j][0] + a[i][1][l] * u[j][1] + a[i][2][l] * u[j][2]);
+            gx[i][l] = fabsf(t[i][l]) - r;
+            const float g = gx[i][l] > 0 ? gx[i][l] : 0;
             x_squares[l] += g * g;
-            x_big[l] = g > x_big[l] ? g : x_big[l];
         }
     /* the fixed volume's normals: gap |n_j . d| - rn_j - sum_i e_i |a_i . n_j| */
-    double gy[3][L];
+    float gy[3][L];
     for (int j = 0; j < 3; ++j)
         for (int l = 0; l < L; ++l) { /* vectorised */
-            double r = 0;
+            float r = 0;
             for (int i = 0; i < edges; ++i)
-                r += e[i][l] * fabs(a[i][0][l] * x->n[j][0] + a[i][1][l] * x->n[j][1] + a[i][2][l] * x->n[j][2]);
-            gy[j][l] = fabs(x->n[j][0] * d[0][l] + x->n[j][1] * d[1][l] + x->n[j][2] * d[2][l]) - x->rn[j] - r;
-            const double g = gy[j][l] > 0 ? gy[j][l] : 0;
+                r += e[i][l] * fabsf(a[i][0][l] * n[j][0] + a[i][1][l] * n[j][1] + a[i][2][l] * n[j][2]);
+            gy[j][l] = fabsf(n[j][0] * d[0][l] + n[j][1] * d[1][l] + n[j][2] * d[2][l]) - rn[j] - r;
+            const float g = gy[j][l] > 0 ? gy[j][l] : 0;
             y_squares[l] += g * g;
             y_big[l] = g > y_big[l] ? g : y_big[l];
         }
     bool any = false;
     /* both norms of the face gaps are computed and one is selected, so that
      * the loop has no branch and runs as vector code (with a branch on
-     * f->rigid it ran lane by lane, a quarter of the whole bound) */
-    const double norm_below = f->rigid ? 0x1p500 : -1; /* not rigid: the largest normal gap alone */
+     * f->rigid it ran lane by lane, a quarter of the whole bound); the gaps
+     * are below 2^42 (choose_test's float range), their squares far from
+     * overflowing */
+    const float norm_below = f->rigid ? INFINITY : -1; /* not rigid: the largest normal gap alone */
     for (int l = 0; l < L; ++l) { /* vectorised */
-        const double xn = sqrt(x_squares[l]), yn = sqrt(y_squares[l]);
-        const double bx = x_big[l] < 0x1p500 ? xn : x_big[l];
-        const double by = y_big[l] < norm_below ? yn : y_big[l];
+        const float bx = sqrtf(x_squares[l]), yn = sqrtf(y_squares[l]);
+        const float by = y_big[l] < norm_below ? yn : y_big[l];
         best[l] = bx > by ? bx : by; /* not fmax, which does not vectorise */
     }
     if (!track) {
-        for (int l = 0; l < L; ++l) out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]); /* vectorised */
+        for (int l = 0; l < L; ++l) /* vectorised */
+            out[l] = finish_bound(f, (double)(best[l] - err[l]) - sweep[l], node->count[l]);
         int below = 0;
         for (int l = 0; l < L; ++l) below += out[l] < limit; /* vectorised */
         any = below > 0;
     }
     for (int l = 0; l < L && track; ++l) {
-        const double bx = gap_norm(gx[0][l], gx[1][l], gx[2][l]);
-        const double by = gap_norm(gy[0][l], gy[1][l], gy[2][l]); /* taken when rigid */
+        const double bx = gap_norm(gx[0][l], gx[1][l], gx[2][l]) - err[l];
+        const double by = gap_norm(gy[0][l], gy[1][l], gy[2][l]) - err[l]; /* taken when rigid */
         /* each axis alone, and the axes together: the difference of the
          * volumes lies beyond g_i along each orthonormal a_i, so along
          * v = sum sign_i g_i a_i it lies beyond |g| */
@@ -243,14 +276,14 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
             if (!(gx[i][l] > 0)) continue;
             const double g = t[i][l] > 0 ? gx[i][l] : -gx[i][l];
             for (int k = 0; k < 3; ++k) v[k] += g * a[i][k][l];
-            consider_world(f, x, &wbest[l], gx[i][l], lane_sweep[l], a[i][0][l], a[i][1][l], a[i][2][l]);
+            consider_world(f, x, &wbest[l], gx[i][l] - err[l], lane_sweep[l], a[i][0][l], a[i][1][l], a[i][2][l]);
         }
         consider_world(f, x, &wbest[l], bx, lane_sweep[l], v[0], v[1], v[2]);
         for (int j = 0; j < 3; ++j) {
             if (!(gy[j][l] > 0)) continue;
-            const double sd = x->n[j][0] * d[0][l] + x->n[j][1] * d[1][l] + x->n[j][2] * d[2][l];
-            for (int k = 0; k < 3; ++k) vn[k] += (sd > 0 ? gy[j][l] : -gy[j][l]) * x->n[j][k];
-            consider_world(f, x, &wbest[l], gy[j][l], lane_sweep[l], x->n[j][0], x->n[j][1], x->n[j][2]);
+            const float sd = n[j][0] * d[0][l] + n[j][1] * d[1][l] + n[j][2] * d[2][l];
+            for (int k = 0; k < 3; ++k) vn[k] += (sd > 0 ? gy[j][l] : -gy[j][l]) * n[j][k];
+            consider_world(f, x, &wbest[l], gy[j][l] - err[l], lane_sweep[l], n[j][0], n[j][1], n[j][2]);
         }
         if (f->rigid) consider_world(f, x, &wbest[l], by, lane_sweep[l], vn[0], vn[1], vn[2]);
         out[l] = finish_world_bound(f, wbest[l], node->count[l]);
@@ -259,13 +292,12 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
     if (!any) return; /* the face gaps prune every lane already */
     /* the centre line v = d: gap |d| - sum_i e_i |t_i| - sum_j |u_j . d|, over |d| */
     for (int l = 0; l < L; ++l) { /* vectorised */
-        const double dd = d[0][l] * d[0][l] + d[1][l] * d[1][l] + d[2][l] * d[2][l];
-        double r = 0;
-        for (int i = 0; i < edges; ++i) r += e[i][l] * fabs(t[i][l]);
-        for (int j = 0; j < fixed_edges; ++j)
-            r += fabs(x->u[j][0] * d[0][l] + x->u[j][1] * d[1][l] + x->u[j][2] * d[2][l]);
-        const double g = dd > 0x1p-900 ? (dd - r) / sqrt(dd) : 0;
-        if (track) consider_world(f, x, &wbest[l], g, lane_sweep[l], d[0][l], d[1][l], d[2][l]);
+        const float dd = d[0][l] * d[0][l] + d[1][l] * d[1][l] + d[2][l] * d[2][l];
+        float r = 0;
+        for (int i = 0; i < edges; ++i) r += e[i][l] * fabsf(t[i][l]);
+        for (int j = 0; j < fixed_edges; ++j) r += fabsf(u[j][0] * d[0][l] + u[j][1] * d[1][l] + u[j][2] * d[2][l]);
+        const float g = dd > 0x1p-100f ? (dd - r) / sqrtf(dd) : 0;
+        if (track) consider_world(f, x, &wbest[l], g - err[l], lane_sweep[l], d[0][l], d[1][l], d[2][l]);
         best[l] = g > best[l] ? g : best[l];
     }
     /* one support step from the centre line (as Gilbert, Johnson and Keerthi
@@ -274,22 +306,20 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
      * the direction between the two nearest corners, which no face or edge
      * axis gives when the volumes face each other corner to corner */
     for (int l = 0; l < L; ++l) { /* vectorised */
-        double v[3], ud[3];
-        for (int j = 0; j < fixed_edges; ++j)
-            ud[j] = x->u[j][0] * d[0][l] + x->u[j][1] * d[1][l] + x->u[j][2] * d[2][l];
+        float v[3], ud[3];
+        for (int j = 0; j < fixed_edges; ++j) ud[j] = u[j][0] * d[0][l] + u[j][1] * d[1][l] + u[j][2] * d[2][l];
         for (int k = 0; k < 3; ++k) {
             v[k] = d[k][l];
             for (int i = 0; i < edges; ++i) v[k] -= (t[i][l] > 0 ? e[i][l] : -e[i][l]) * a[i][k][l];
-            for (int j = 0; j < fixed_edges; ++j) v[k] -= ud[j] > 0 ? x->u[j][k] : -x->u[j][k];
+            for (int j = 0; j < fixed_edges; ++j) v[k] -= ud[j] > 0 ? u[j][k] : -u[j][k];
         }
-        const double vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-        double r = 0;
-        for (int i = 0; i < edges; ++i)
-            r += e[i][l] * fabs(a[i][0][l] * v[0] + a[i][1][l] * v[1] + a[i][2][l] * v[2]);
-        for (int j = 0; j < fixed_edges; ++j) r += fabs(x->u[j][0] * v[0] + x->u[j][1] * v[1] + x->u[j][2] * v[2]);
-        const double g = (fabs(v[0] * d[0][l] + v[1] * d[1][l] + v[2] * d[2][l]) - r) / sqrt(vv);
-        if (track && vv > 0x1p-900) consider_world(f, x, &wbest[l], g, lane_sweep[l], v[0], v[1], v[2]);
-        best[l] = vv > 0x1p-900 && g > best[l] ? g : best[l];
+        const float vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+        float r = 0;
+        for (int i = 0; i < edges; ++i) r += e[i][l] * fabsf(a[i][0][l] * v[0] + a[i][1][l] * v[1] + a[i][2][l] * v[2]);
+        for (int j = 0; j < fixed_edges; ++j) r += fabsf(u[j][0] * v[0] + u[j][1] * v[1] + u[j][2] * v[2]);
+        const float g = (fabsf(v[0] * d[0][l] + v[1] * d[1][l] + v[2] * d[2][l]) - r) / sqrtf(vv);
+        if (track && vv > 0x1p-100f) consider_world(f, x, &wbest[l], g - err[l], lane_sweep[l], v[0], v[1], v[2]);
+        best[l] = vv > 0x1p-100f && g > best[l] ? g : best[l];
     }
     /* the cross axes v = a_i x w_j, with every volume's every term: the
      * terms along a_i and u_j vanish for the exact cross product, but not
@@ -297,24 +327,25 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
      * and they would not be tiny beside it */
     for (int i = 0; i < edges; ++i) {
         for (int j = 0; j < x->edges; ++j) {
-            const double* w = x->w[j];
+            const float* wj = w[j];
             for (int l = 0; l < L; ++l) { /* vectorised */
-                const double v0 = a[i][1][l] * w[2] - a[i][2][l] * w[1];
-                const double v1 = a[i][2][l] * w[0] - a[i][0][l] * w[2];
-                const double v2 = a[i][0][l] * w[1] - a[i][1][l] * w[0];
-                const double vv = v0 * v0 + v1 * v1 + v2 * v2;
-                double r = 0;
+                const float v0 = a[i][1][l] * wj[2] - a[i][2][l] * wj[1];
+                const float v1 = a[i][2][l] * wj[0] - a[i][0][l] * wj[2];
+                const float v2 = a[i][0][l] * wj[1] - a[i][1][l] * wj[0];
+                const float vv = v0 * v0 + v1 * v1 + v2 * v2;
+                float r = 0;
                 for (int k = 0; k < edges; ++k)
-                    r += e[k][l] * fabs(v0 * a[k][0][l] + v1 * a[k][1][l] + v2 * a[k][2][l]);
-                for (int k = 0; k < fixed_edges; ++k) r += fabs(v0 * x->u[k][0] + v1 * x->u[k][1] + v2 * x->u[k][2]);
-                const double g = (fabs(v0 * d[0][l] + v1 * d[1][l] + v2 * d[2][l]) - r) / sqrt(vv);
-                if (track && vv > 0x1p-900) consider_world(f, x, &wbest[l], g, lane_sweep[l], v0, v1, v2);
-                best[l] = vv > 0x1p-900 && g > best[l] ? g : best[l];
+                    r += e[k][l] * fabsf(v0 * a[k][0][l] + v1 * a[k][1][l] + v2 * a[k][2][l]);
+                for (int k = 0; k < fixed_edges; ++k) r += fabsf(v0 * u[k][0] + v1 * u[k][1] + v2 * u[k][2]);
+                const float g = (fabsf(v0 * d[0][l] + v1 * d[1][l] + v2 * d[2][l]) - r) / sqrtf(vv);
+                if (track && vv > 0x1p-100f) consider_world(f, x, &wbest[l], g - err[l], lane_sweep[l], v0, v1, v2);
+                best[l] = vv > 0x1p-100f && g > best[l] ? g : best[l];
             }
         }
     }
     if (!track) {
-        for (int l = 0; l < L; ++l) out[l] = finish_bound(f, best[l] - sweep[l], node->count[l]); /* vectorised */
+        for (int l = 0; l < L; ++l) /* vectorised */
+            out[l] = finish_bound(f, (double)(best[l] - err[l]) - sweep[l], node->count[l]);
         return;
     }
     for (int l = 0; l < L; ++l) out[l] = finish_world_bound(f, wbest[l], node->count[l]); /* vectorised */
@@ -323,21 +354,19 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
 PROX_TARGET_CLONES void prox_obb_distance_bounds(const distance_frame* f, const prox_node* node,
                                                  const prox_obb_lanes* o, const distance_obb* x, double limit,
                                                  double out[PROX_LANES]) {
-    double e[3][PROX_LANES], sweep[PROX_LANES];
-    for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
-        for (int k = 0; k < 3; ++k) e[k][l] = o->extent[k][l];
-        sweep[l] = 0;
-    }
+    const double sweep[PROX_LANES] = {0};
+    const float *c = &o->center[0][0], *axis = &o->axis[0][0][0];
     if (f->x_conformal)
-        oriented_bounds(f, node, &o->center[0][0], &o->axis[0][0][0], e, sweep, sweep, 3, 3, x, limit, false, out);
+        oriented_bounds(f, node, c, axis, o->extent, sweep, sweep, 3, 3, x, limit, false, out);
     else
-        oriented_bounds(f, node, &o->center[0][0], &o->axis[0][0][0], e, sweep, sweep, 3, 3, x, limit, true, out);
+        oriented_bounds(f, node, c, axis, o->extent, sweep, sweep, 3, 3, x, limit, true, out);
 }
 
 PROX_TARGET_CLONES void prox_rss_distance_bounds(const distance_frame* f, const prox_node* node,
                                                  const prox_rss_lanes* r, const distance_obb* x, double limit,
                                                  double out[PROX_LANES]) {
-    double e[3][PROX_LANES], sweep[PROX_LANES], lane_sweep[PROX_LANES];
+    float e[3][PROX_LANES];
+    double sweep[PROX_LANES], lane_sweep[PROX_LANES];
     for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
         e[0][l] = r->half[0][l];
         e[1][l] = r->half[1][l];
@@ -346,13 +375,14 @@ PROX_TARGET_CLONES void prox_rss_distance_bounds(const distance_frame* f, const 
         sweep[l] = (double)r->radius[l] + x->sweep;
     }
     const float *c = &r->center[0][0], *axis = &r->axis[0][0][0];
+    const float(*extent)[PROX_LANES] = (const float(*)[PROX_LANES])e;
     /* the fixed volume is a rectangle too (two mesh hierarchies) or a box
      * (a convex shape's, query_convex_mesh.c) */
     if (f->x_conformal && x->edges == 2)
-        oriented_bounds(f, node, c, axis, e, sweep, lane_sweep, 2, 2, x, limit, false, out);
+        oriented_bounds(f, node, c, axis, extent, sweep, lane_sweep, 2, 2, x, limit, false, out);
     else if (f->x_conformal)
-        oriented_bounds(f, node, c, axis, e, sweep, lane_sweep, 2, 3, x, limit, false, out);
+        oriented_bounds(f, node, c, axis, extent, sweep, lane_sweep, 2, 3, x, limit, false, out);
     else
-        oriented_bounds(f, node, c, axis, e, sweep, lane_sweep, 2, 3, x, limit, true, out);
+        oriented_bounds(f, node, c, axis, extent, sweep, lane_sweep, 2, 3, x, limit, true, out);
 }
 

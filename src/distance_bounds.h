@@ -32,7 +32,9 @@ typedef struct distance_frame {
 /* The factor and the slack that make every bound conservative. Each bound
  * is a handful of double operations on terms no larger than G = |t| +
  * |m| R_Y + R_X (R the models' radii): their rounding is far below 2^-40 G,
- * the absolute slack. The factor 1 - 2^-18 covers the oriented boxes' float
+ * the absolute slack. (The oriented volumes' gaps run in float and take
+ * their own rounding off per lane first, relative to the two volumes' size:
+ * LANE_ERROR in distance_bounds.c.) The factor 1 - 2^-18 covers the oriented boxes' float
  * axes, unit and orthogonal only to a few 2^-24, which makes a sum of
  * squared gaps along them exceed the squared distance by as much. */
 static const double BOUND_FACTOR = 1.0 - 0x1p-18;

@@ -398,8 +398,13 @@ static double box_distance(const prox_vec3 a[8], const prox_vec3 b[8]) {
     return best;
 }
 
-PROX_TEST(distance, oriented_bounds_never_exceed_the_box_distance) {
-    prox_rng rng = prox_rng_seed(prox_test_seed(3));
+/* The oriented-box bound of one lane box against a fixed box, against the
+ * exact distance of the two boxes (all triangle pairs of their faces): boxes
+ * of size up to 100 `size`, their centres near `offset` on every axis of X's
+ * frame (a small box far from the model's origin: the bound's float
+ * rounding must scale with the boxes, not with where they are). */
+static void check_oriented_bounds(int seed, double size, double offset) {
+    prox_rng rng = prox_rng_seed(prox_test_seed(seed));
     const int count = (int)(20000 * test_scale()) + 1;
     int binding = 0;
     for (int it = 0; it < count; ++it) {
@@ -413,11 +418,11 @@ PROX_TEST(distance, oriented_bounds_never_exceed_the_box_distance) {
         node.count[0] = 1;
         double c[3], axis[3][3], e[3];
         for (int i = 0; i < 3; ++i) {
-            lanes.center[i][0] = (float)(4 * prox_rng_uniform(&rng) - 2);
+            lanes.center[i][0] = (float)(offset + size * (4 * prox_rng_uniform(&rng) - 2));
             c[i] = lanes.center[i][0];
         }
         for (int j = 0; j < 3; ++j) {
-            lanes.extent[j][0] = prox_rng_uniform(&rng) < 0.2 ? 0.0f : (float)(100 * prox_rng_uniform(&rng));
+            lanes.extent[j][0] = prox_rng_uniform(&rng) < 0.2 ? 0.0f : (float)(100 * size * prox_rng_uniform(&rng));
             e[j] = lanes.extent[j][0];
             for (int i = 0; i < 3; ++i) lanes.axis[j][i][0] = (float)r.m[i][j];
         }
@@ -437,7 +442,7 @@ PROX_TEST(distance, oriented_bounds_never_exceed_the_box_distance) {
         const prox_mat3 ft = prox_mat3_transpose(&f), turned = prox_mat3_mul(&turn, &r);
         prox_transform rel;
         rel.basis = prox_mat3_mul(&turned, &ft);
-        const double out1 = e[1] + 1 + 50 * prox_rng_uniform(&rng), out0 = 300 * prox_rng_uniform(&rng) - 150;
+        const double out1 = e[1] + size * (1 + 50 * prox_rng_uniform(&rng)), out0 = size * (300 * prox_rng_uniform(&rng) - 150);
         rel.origin = prox_vec3_make(c[0] + out1 * axis[1][0] + out0 * axis[0][0],
                                     c[1] + out1 * axis[1][1] + out0 * axis[0][1],
                                     c[2] + out1 * axis[1][2] + out0 * axis[0][2]);
@@ -445,11 +450,11 @@ PROX_TEST(distance, oriented_bounds_never_exceed_the_box_distance) {
         REQUIRE(prox_transform_inverse(&rel, &inverse));
         const prox_mat3 identity = prox_mat3_identity();
         distance_frame frame;
-        prox_distance_frame_make(&rel, &inverse.basis, &identity, 400, 400, &frame);
+        prox_distance_frame_make(&rel, &inverse.basis, &identity, 400 * size + 2 * offset, 400 * size, &frame);
         double fc[3], fa[3][3], fe[3];
         for (int j = 0; j < 3; ++j) {
-            fc[j] = prox_rng_uniform(&rng) - 0.5;
-            fe[j] = (float)(100 * prox_rng_uniform(&rng));
+            fc[j] = size * (prox_rng_uniform(&rng) - 0.5);
+            fe[j] = (float)(100 * size * prox_rng_uniform(&rng));
             for (int i = 0; i < 3; ++i) fa[j][i] = (float)f.m[i][j];
         }
         distance_obb fixed;
@@ -471,6 +476,14 @@ PROX_TEST(distance, oriented_bounds_never_exceed_the_box_distance) {
     }
     /* most cases must test the bound where it is tight */
     CHECK(count < 100 || binding > count / 4);
+}
+
+PROX_TEST(distance, oriented_bounds_never_exceed_the_box_distance) { check_oriented_bounds(3, 1, 0); }
+
+PROX_TEST(distance, oriented_bounds_of_small_boxes_far_out) {
+    check_oriented_bounds(4, 1e-3, 1e3);
+    check_oriented_bounds(5, 1e-6, 10);
+    check_oriented_bounds(6, 1e4, 0);
 }
 
 /* A placement that scales nonuniformly prunes about as well as the same
