@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Closed axis-aligned boxes, compared exactly. */
-#include <proxima/broadphase.h>
+#include "broadphase_internal.h"
 
 #include <math.h>
 
@@ -9,7 +9,4 @@ bool prox_box_overlap(const prox_box* a, const prox_box* b) {
            a->min.z <= b->max.z && b->min.z <= a->max.z;
 }
 
-bool prox_box_is_valid(const prox_box* box) {
-    // A NaN fails every comparison, so it fails the test.
-    return box->min.x <= box->max.x && box->min.y <= box->max.y && box->min.z <= box->max.z;
-}
+bool prox_box_is_valid(const prox_box* box) { return bp_box_is_valid(box); }

@@ -93,7 +93,7 @@ static inline __m128 round_down_lanes(__m256d x) {
 /// kind there.) The box is loaded 16 bytes at a time, the way an AVX2 build
 /// copies it just before (prox_broadphase_move): a 32-byte load over two
 /// fresh 16-byte stores cannot take their data from the store buffer.
-static inline void round_box_avx2(const prox_box* b, float_box* out) {
+static inline void round_box_avx2_lanes(const prox_box* b, __m128* xy, __m128* z) {
     const __m128d p0 = _mm_loadu_pd(&b->min.x); // min x y
     const __m128d p1 = _mm_loadu_pd(&b->min.z); // min z, max x
     const __m128d p2 = _mm_loadu_pd(&b->max.y); // max y z
@@ -103,8 +103,15 @@ static inline void round_box_avx2(const prox_box* b, float_box* out) {
     const __m256d sign = _mm256_set1_pd(-0.0);
     const __m128 mins = round_down_lanes(first);
     const __m128 raised = _mm_xor_ps(round_down_lanes(_mm256_xor_pd(maxes, sign)), _mm_set1_ps(-0.0f));
-    _mm_storeu_ps(&out->min_x, _mm_unpacklo_ps(mins, raised));             // min x, max x, min y, max y
-    _mm_storel_pi((__m64*)&out->min_z, _mm_unpackhi_ps(mins, raised));     // min z, max z
+    *xy = _mm_unpacklo_ps(mins, raised); // min x, max x, min y, max y
+    *z = _mm_unpackhi_ps(mins, raised);  // min z, max z, and two lanes to ignore
+}
+
+static inline void round_box_avx2(const prox_box* b, float_box* out) {
+    __m128 xy, z;
+    round_box_avx2_lanes(b, &xy, &z);
+    _mm_storeu_ps(&out->min_x, xy);
+    _mm_storel_pi((__m64*)&out->min_z, z);
 }
 #endif
 

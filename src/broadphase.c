@@ -283,7 +283,7 @@ prox_result prox_broadphase_remove(prox_broadphase* bp, uint32_t id) {
 }
 
 prox_result prox_broadphase_move(prox_broadphase* bp, uint32_t id, const prox_box* box) {
-    if (!bp || !box || !is_live(bp, id) || !prox_box_is_valid(box)) return PROX_ERROR_INVALID_ARGUMENT;
+    if (!bp || !box || !is_live(bp, id) || !bp_box_is_valid(box)) return PROX_ERROR_INVALID_ARGUMENT;
     bp->boxes[id] = *box;
     bp_state state = state_of(bp);
     bp->ops->move(bp->impl, &state, id);

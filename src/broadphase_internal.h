@@ -9,6 +9,13 @@
 
 #include <string.h>
 
+/// prox_box_is_valid, inline: prox_broadphase_move checks every box of every
+/// moving object each frame, and the call cost as much as the test.
+static inline bool bp_box_is_valid(const prox_box* box) {
+    // A NaN fails every comparison, so it fails the test.
+    return box->min.x <= box->max.x && box->min.y <= box->max.y && box->min.z <= box->max.z;
+}
+
 /// A growable array of pairs owned by the broad phase.
 typedef struct bp_pair_list {
     prox_pair* items;
