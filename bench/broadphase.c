@@ -37,9 +37,12 @@
  *
  *   broadphase [--sizes 1000,10000,100000] [--frames F] [--warmup W]
  *              [--seed S] [--moving F] [--threads 1,2]
- *              [--kinds sap,tree,sweep,brute] [--peers | --no-peers]
- *              [--max-seconds S] [--csv FILE] [--quick]
+ *              [--kinds sap,tree,sweep,brute] [--moves each,many]
+ *              [--peers | --no-peers] [--max-seconds S] [--csv FILE] [--quick]
  *
+ * --moves: proxima variants give the moved boxes one prox_broadphase_move
+ * call each (each, the default), or all in one prox_broadphase_move_many
+ * call per frame (many), or both as separate variants.
  * Default frames: 100 for n <= 30000, else 3,000,000 / n, at least 10.
  * --quick: sizes 1000,10000, 20 frames, 2 warm-up frames, 20 s per variant.
  */
@@ -72,6 +75,7 @@ typedef struct options {
     int thread_count;
     int lookaheads[MAX_THREADS]; /* the sweep kind's def.lookahead_frames, one variant each */
     int lookahead_count;         /* 0: the default only */
+    bool moves_each, moves_many; /* proxima variants: one prox_broadphase_move per box, and/or move_many */
     bool kinds[4]; /* indexed by prox_broadphase_kind */
     bool peers;
     const char* peer_list; /* NULL: every peer */
@@ -80,11 +84,12 @@ typedef struct options {
 } options;
 
 typedef struct variant {
-    char name[48];
+    char name[64];
     bool proxima;
     prox_broadphase_kind kind;
     int threads;
     int lookahead;
+    bool many; /* the moved boxes given by one prox_broadphase_move_many per frame */
     int peer;
 } variant;
 
@@ -123,7 +128,7 @@ static int failures; /* proxima mismatches */
 static void usage(const char* program) {
     fprintf(stderr,
             "usage: %s [--sizes 1000,10000,100000] [--frames F] [--warmup W] [--seed S] [--moving F]\n"
-            "       [--threads 1,2] [--lookahead 0,4] [--kinds sap,tree,sweep,brute]\n"
+            "       [--threads 1,2] [--lookahead 0,4] [--kinds sap,tree,sweep,brute] [--moves each,many]\n"
             "       [--peers | --peers=NAME,... | --no-peers]\n"
             "       [--max-seconds S]\n"
             "       [--csv FILE] [--quick]\n",
@@ -179,6 +184,7 @@ static bool parse_options(int argc, char** argv, options* o) {
     o->warmup = 3;
     o->seed = 2024;
     o->moving = 1.0;
+    o->moves_each = true;
     o->threads[0] = 1, o->threads[1] = 2;
     o->thread_count = 2;
     for (int k = 0; k < 4; ++k) o->kinds[k] = true;
@@ -232,6 +238,10 @@ static bool parse_options(int argc, char** argv, options* o) {
                 return false;
         } else if (strcmp(a, "--kinds") == 0) {
             if (!parse_kinds(v, o)) return false;
+        } else if (strcmp(a, "--moves") == 0) {
+            o->moves_each = bench_name_in_list(v, "each");
+            o->moves_many = bench_name_in_list(v, "many");
+            if (!o->moves_each && !o->moves_many) return false;
         } else if (strcmp(a, "--max-seconds") == 0) {
             o->max_seconds = strtod(v, &end);
             if (*end || !(o->max_seconds > 0)) return false;
@@ -488,6 +498,8 @@ static bool run_variant(run* r) {
 
     prox_broadphase* bp = NULL;
     uint32_t* id_of = NULL;
+    uint32_t* moved_ids = NULL; /* many: the movers' ids and boxes of a frame */
+    prox_box* moved_boxes = NULL;
     uint32_t* index_of = NULL;
     size_t index_cap = 0;
     void* world = NULL;
@@ -507,7 +519,12 @@ static bool run_variant(run* r) {
         id_of = malloc(n * sizeof *id_of);
         index_cap = n;
         index_of = malloc(index_cap * sizeof *index_of);
-        if (!id_of || !index_of || prox_broadphase_create(&def, &bp) != PROX_OK) {
+        if (r->v->many) {
+            moved_ids = malloc(n * sizeof *moved_ids);
+            moved_boxes = malloc(n * sizeof *moved_boxes);
+        }
+        if (!id_of || !index_of || (r->v->many && (!moved_ids || !moved_boxes)) ||
+            prox_broadphase_create(&def, &bp) != PROX_OK) {
             ok = false;
             goto done;
         }
@@ -591,9 +608,17 @@ static bool run_variant(run* r) {
         double t;
         if (r->v->proxima) {
             t = experiment_now();
-            for (size_t m = 0; m < mover_count; ++m) {
-                const prox_box box = box_at(r->boxes + 6 * (size_t)movers[m]);
-                prox_broadphase_move(bp, id_of[movers[m]], &box);
+            if (r->v->many) {
+                for (size_t m = 0; m < mover_count; ++m) {
+                    moved_ids[m] = id_of[movers[m]];
+                    moved_boxes[m] = box_at(r->boxes + 6 * (size_t)movers[m]);
+                }
+                prox_broadphase_move_many(bp, moved_ids, moved_boxes, mover_count);
+            } else {
+                for (size_t m = 0; m < mover_count; ++m) {
+                    const prox_box box = box_at(r->boxes + 6 * (size_t)movers[m]);
+                    prox_broadphase_move(bp, id_of[movers[m]], &box);
+                }
             }
             if (prox_broadphase_update(bp, &events) != PROX_OK) {
                 ok = false;
@@ -638,6 +663,8 @@ done:
     }
     if (world) prox_broadphase_peer_destroy(r->v->peer, world);
     free(id_of);
+    free(moved_ids);
+    free(moved_boxes);
     free(index_of);
     scene_boxes_destroy(scene);
     return ok;
@@ -723,20 +750,25 @@ int main(int argc, char** argv) {
         const int copies = threaded ? o.thread_count : 1;
         const bool looks = order[k] == PROX_BROADPHASE_SWEEP && o.lookahead_count > 0;
         for (int la = 0; la < (looks ? o.lookahead_count : 1); ++la)
-            for (int t = 0; t < copies && variant_count < MAX_VARIANTS; ++t) {
-                variant* v = &variants[variant_count++];
-                v->proxima = true;
-                v->kind = order[k];
-                v->threads = threaded ? o.threads[t] : 1;
-                v->lookahead = looks ? o.lookaheads[la] : -1;
-                v->peer = -1;
-                char ahead[24] = "";
-                if (looks) snprintf(ahead, sizeof ahead, " k=%d", v->lookahead);
-                if (threaded)
-                    snprintf(v->name, sizeof v->name, "proxima %s%s (%d thread%s)", prox_broadphase_kind_name(order[k]),
-                             ahead, v->threads, v->threads > 1 ? "s" : "");
-                else snprintf(v->name, sizeof v->name, "proxima %s", prox_broadphase_kind_name(order[k]));
-            }
+            for (int t = 0; t < copies; ++t)
+                for (int many = 0; many < 2 && variant_count < MAX_VARIANTS; ++many) {
+                    if (!(many ? o.moves_many : o.moves_each)) continue;
+                    variant* v = &variants[variant_count++];
+                    v->proxima = true;
+                    v->kind = order[k];
+                    v->threads = threaded ? o.threads[t] : 1;
+                    v->lookahead = looks ? o.lookaheads[la] : -1;
+                    v->many = many;
+                    v->peer = -1;
+                    char ahead[24] = "";
+                    if (looks) snprintf(ahead, sizeof ahead, " k=%d", v->lookahead);
+                    const char* moves = many ? ", move_many" : "";
+                    if (threaded)
+                        snprintf(v->name, sizeof v->name, "proxima %s%s (%d thread%s%s)",
+                                 prox_broadphase_kind_name(order[k]), ahead, v->threads, v->threads > 1 ? "s" : "",
+                                 moves);
+                    else snprintf(v->name, sizeof v->name, "proxima %s%s", prox_broadphase_kind_name(order[k]), moves);
+                }
     }
     const int peer_count = o.peers ? prox_broadphase_peer_count() : 0;
     for (int p = 0; p < peer_count && variant_count < MAX_VARIANTS; ++p) {
@@ -744,6 +776,7 @@ int main(int argc, char** argv) {
         variant* v = &variants[variant_count++];
         v->proxima = false;
         v->lookahead = -1;
+        v->many = false;
         v->peer = p;
         v->threads = 1;
         snprintf(v->name, sizeof v->name, "%s", prox_broadphase_peer_name(p));
@@ -771,6 +804,9 @@ int main(int argc, char** argv) {
            def.margin, def.margin_fraction, def.lookahead_frames);
     for (int t = 0; t < o.thread_count; ++t) printf("%s %d", t ? "," : "", o.threads[t]);
     printf(" thread(s).\n");
+    printf("Moves: a proxima name without `move_many` gives each moved box by its own prox_broadphase_move call; "
+           "with it, the frame's moved boxes go in one prox_broadphase_move_many call (the ids and boxes gathered "
+           "into arrays inside the timed frame).\n");
     printf("Sweeps / updates: for the sweep kind with a lookahead, the updates that swept grown boxes (the others "
            "only tested the candidate pairs of the last sweep), of all updates including the build and warm-up; the "
            "mean counts both, the median is the more common one.\n");

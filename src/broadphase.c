@@ -127,7 +127,8 @@ static prox_result brute_update(void* impl, const bp_state* state, bp_output* ou
     return PROX_OK;
 }
 
-const bp_kind_ops bp_brute_ops = {brute_create, brute_destroy, brute_add, brute_change, brute_change, brute_update, NULL};
+const bp_kind_ops bp_brute_ops = {.create = brute_create, .destroy = brute_destroy, .add = brute_add,
+                                  .remove = brute_change, .move = brute_change, .update = brute_update};
 
 /* ------------------------------------------------------------------------ */
 /* Public API                                                               */
@@ -287,6 +288,25 @@ prox_result prox_broadphase_move(prox_broadphase* bp, uint32_t id, const prox_bo
     bp->boxes[id] = *box;
     bp_state state = state_of(bp);
     bp->ops->move(bp->impl, &state, id);
+    return PROX_OK;
+}
+
+prox_result prox_broadphase_move_many(prox_broadphase* bp, const uint32_t* ids, const prox_box* boxes, size_t count) {
+    if (!bp || (count && (!ids || !boxes))) return PROX_ERROR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < count; i++)
+        if (!is_live(bp, ids[i]) || !bp_box_is_valid(&boxes[i])) return PROX_ERROR_INVALID_ARGUMENT;
+    bp_state state = state_of(bp);
+    // In chunks: the kind reads each box just copied while it is in cache.
+    enum { CHUNK = 64 };
+    for (size_t first = 0; first < count; first += CHUNK) {
+        const size_t n = count - first < CHUNK ? count - first : CHUNK;
+        for (size_t i = first; i < first + n; i++) bp->boxes[ids[i]] = boxes[i];
+        if (bp->ops->move_many) {
+            bp->ops->move_many(bp->impl, &state, ids + first, n);
+        } else {
+            for (size_t i = first; i < first + n; i++) bp->ops->move(bp->impl, &state, ids[i]);
+        }
+    }
     return PROX_OK;
 }
 

@@ -73,6 +73,8 @@ typedef struct bp_kind_ops {
     prox_result (*add)(void* impl, const bp_state* state, uint32_t id);
     void (*remove)(void* impl, const bp_state* state, uint32_t id);
     void (*move)(void* impl, const bp_state* state, uint32_t id);
+    /// move for each of ids[0..count) (optional: NULL calls move per id).
+    void (*move_many)(void* impl, const bp_state* state, const uint32_t* ids, size_t count);
     prox_result (*update)(void* impl, const bp_state* state, bp_output* out);
     /// Fills the kind's fields of the stats (optional).
     void (*stats)(const void* impl, prox_broadphase_stats* out);

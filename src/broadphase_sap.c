@@ -941,4 +941,5 @@ static prox_result sap_update_pairs(void* impl, const bp_state* state, bp_output
     return PROX_OK;
 }
 
-const bp_kind_ops bp_sap_ops = {sap_create, sap_destroy, sap_add, sap_remove, sap_move, sap_update_pairs, NULL};
+const bp_kind_ops bp_sap_ops = {.create = sap_create, .destroy = sap_destroy, .add = sap_add,
+                                .remove = sap_remove, .move = sap_move, .update = sap_update_pairs};

@@ -1154,6 +1154,17 @@ static void sweep_move(void* impl, const bp_state* state, uint32_t id) {
     move_and_check(s, id, &state->boxes[id]);
 }
 
+/// sweep_move for many ids in one loop, without a call per box (a call and
+/// its frame cost as much as the box's rounding and test).
+static void sweep_move_many(void* impl, const bp_state* state, const uint32_t* ids, size_t count) {
+    sweep* s = impl;
+    if (!s->lookahead) {
+        for (size_t i = 0; i < count; i++) round_box(&state->boxes[ids[i]], &s->boxes[ids[i]]);
+        return;
+    }
+    for (size_t i = 0; i < count; i++) move_and_check(s, ids[i], &state->boxes[ids[i]]);
+}
+
 /// The sweep over s->swept (exactly or for candidates, as s->exact says):
 /// appends every pair it finds to out, in no particular order.
 static prox_result sweep_all(sweep* s, const bp_state* state, bool parallel, bp_pair_list* out) {
@@ -1303,5 +1314,6 @@ static void sweep_stats(const void* impl, prox_broadphase_stats* out) {
     out->exact_sweeps = s->exact_updates;
 }
 
-const bp_kind_ops bp_sweep_ops = {sweep_create, sweep_destroy, sweep_add,   sweep_remove,
-                                  sweep_move,   sweep_update,  sweep_stats};
+const bp_kind_ops bp_sweep_ops = {.create = sweep_create, .destroy = sweep_destroy, .add = sweep_add,
+                                  .remove = sweep_remove, .move = sweep_move,       .move_many = sweep_move_many,
+                                  .update = sweep_update, .stats = sweep_stats};

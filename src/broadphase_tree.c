@@ -681,4 +681,5 @@ static prox_result tree_update(void* impl, const bp_state* state, bp_output* out
     return PROX_OK;
 }
 
-const bp_kind_ops bp_tree_ops = {tree_create, tree_destroy, tree_add, tree_remove, tree_move, tree_update, NULL};
+const bp_kind_ops bp_tree_ops = {.create = tree_create, .destroy = tree_destroy, .add = tree_add,
+                                 .remove = tree_remove, .move = tree_move, .update = tree_update};

@@ -639,6 +639,104 @@ PROX_TEST(broadphase, parallel_equals_serial) {
     parallel_equals_serial(PROX_BROADPHASE_TREE); /* frames 1-4 go in bulk: every box moves */
 }
 
+/* prox_broadphase_move_many gives the same pairs and events as a call per
+ * box, for every kind (the sweep kind with and without candidates): two
+ * broad phases fed the same frames, one box at a time and in batches (with
+ * ids out of order and some given twice, the last box counting); a batch
+ * with one dead id or one bad box changes nothing. */
+static void move_many_equals_moves(prox_broadphase_kind kind, int lookahead) {
+    const char* name = prox_broadphase_kind_name(kind);
+    const int objects = (int)(600 * test_scale()) + 300;
+    prox_broadphase *each, *many;
+    prox_broadphase_def def = prox_default_broadphase_def();
+    def.kind = kind;
+    def.lookahead_frames = lookahead;
+    REQUIRE(prox_broadphase_create(&def, &each) == PROX_OK);
+    REQUIRE(prox_broadphase_create(&def, &many) == PROX_OK);
+    static scene s;
+    memset(&s, 0, sizeof s);
+    s.rng = prox_rng_seed(2026 + (uint64_t)kind * 8 + (uint64_t)lookahead);
+    s.world = cbrt((double)objects) * 2.0;
+    for (int i = 0; i < objects; i++) {
+        prox_box box = random_box(&s);
+        uint32_t id, twin;
+        REQUIRE(prox_broadphase_add(each, &box, &id) == PROX_OK);
+        REQUIRE(prox_broadphase_add(many, &box, &twin) == PROX_OK && twin == id);
+        s.boxes[id] = box, s.live[id] = true, s.limit = id + 1;
+    }
+    enum { BATCH = 3 * MAX_OBJECTS / 2 };
+    static uint32_t ids[BATCH];
+    static prox_box boxes[BATCH];
+    checker c = checker_make((size_t)objects * 64);
+    int refused = 0;
+    for (int frame = 0; frame < 12; frame++) {
+        prox_pair_events ev_each, ev_many;
+        REQUIRE(prox_broadphase_update(each, &ev_each) == PROX_OK);
+        REQUIRE(prox_broadphase_update(many, &ev_many) == PROX_OK);
+        check_events(&c, &s, &ev_each, name, frame);
+        const bool same = ev_many.pair_count == ev_each.pair_count && ev_many.began_count == ev_each.began_count &&
+                          ev_many.ended_count == ev_each.ended_count &&
+                          memcmp(ev_many.pairs, ev_each.pairs, ev_each.pair_count * sizeof *ev_each.pairs) == 0 &&
+                          memcmp(ev_many.began, ev_each.began, ev_each.began_count * sizeof *ev_each.began) == 0 &&
+                          memcmp(ev_many.ended, ev_each.ended, ev_each.ended_count * sizeof *ev_each.ended) == 0;
+        CHECK_MSG(same, "%s k=%d: move_many differs from moves in frame %d", name, lookahead, frame);
+        /* a batch: every other frame all boxes, else a random half, in
+         * random order; a tenth of them given twice, first with a box that
+         * the second replaces */
+        static uint32_t order[MAX_OBJECTS];
+        for (uint32_t id = 0; id < s.limit; id++) order[id] = id;
+        for (uint32_t i = s.limit; i > 1; i--) {
+            const uint32_t j = (uint32_t)(prox_rng_next(&s.rng) % i), t = order[j];
+            order[j] = order[i - 1], order[i - 1] = t;
+        }
+        static prox_box before[MAX_OBJECTS];
+        memcpy(before, s.boxes, sizeof before);
+        size_t n = 0;
+        for (uint32_t i = 0; i < s.limit; i++) {
+            const uint32_t id = order[i];
+            if (frame % 2 && prox_rng_next(&s.rng) % 2) continue;
+            if (prox_rng_next(&s.rng) % 10 == 0) {
+                ids[n] = id;
+                boxes[n++] = random_box(&s);
+            }
+            s.boxes[id] = moved_box(&s, s.boxes[id]);
+            ids[n] = id;
+            boxes[n++] = s.boxes[id];
+            CHECK(prox_broadphase_move(each, id, &s.boxes[id]) == PROX_OK);
+        }
+        if (frame == 5 || frame == 9) { /* a refused batch first: nothing may change */
+            const size_t bad = n / 2;
+            const uint32_t keep_id = ids[bad];
+            const prox_box keep_box = boxes[bad];
+            if (frame == 5) ids[bad] = s.limit + 3;
+            else boxes[bad].min.y = NAN;
+            CHECK(prox_broadphase_move_many(many, ids, boxes, n) == PROX_ERROR_INVALID_ARGUMENT);
+            ids[bad] = keep_id, boxes[bad] = keep_box;
+            int changed = 0;
+            for (size_t i = 0; i < n; i++) {
+                prox_box now;
+                REQUIRE(prox_broadphase_box(many, ids[i], &now));
+                changed += memcmp(&now, &before[ids[i]], sizeof now) != 0;
+            }
+            CHECK_MSG(changed == 0, "%s: a refused batch changed %d boxes", name, changed);
+            refused++;
+        }
+        CHECK(prox_broadphase_move_many(many, ids, boxes, n) == PROX_OK);
+        CHECK(prox_broadphase_move_many(many, NULL, NULL, 0) == PROX_OK);
+    }
+    CHECK(refused == 2);
+    CHECK(c.previous_count > (size_t)objects / 8); /* the scene is dense enough to mean something */
+    checker_free(&c);
+    prox_broadphase_destroy(each);
+    prox_broadphase_destroy(many);
+}
+
+PROX_TEST(broadphase, move_many_equals_moves) {
+    for (size_t k = 0; k < sizeof all_kinds / sizeof *all_kinds; k++) move_many_equals_moves(all_kinds[k], 4);
+    move_many_equals_moves(PROX_BROADPHASE_SWEEP, 0);
+    CHECK(prox_broadphase_move_many(NULL, NULL, NULL, 0) == PROX_ERROR_INVALID_ARGUMENT);
+}
+
 PROX_TEST(broadphase, bad_input_is_refused) {
     prox_broadphase_def def = prox_default_broadphase_def();
     prox_broadphase* bp = NULL;
