@@ -17,7 +17,9 @@
  *   cells all happen); move every object or a share of them by grid steps,
  *   random or steady (the same step per object every time, so the sweep's
  *   candidates serve several updates; a quarter of them widen or narrow
- *   steadily instead, until they would turn inside out); update.
+ *   steadily instead, until they would turn inside out), one call per
+ *   object or all in one prox_broadphase_move_many (after one refused for a
+ *   NaN box); update.
  * Checked after every update, abort() on failure: the pairs equal the
  * overlapping pairs of the live boxes by prox_box_overlap (sorted, a < b),
  * began and ended are exactly the differences from the previous update,
@@ -164,7 +166,13 @@ static void move_object(scene* s, int index, const prox_box* box) {
 /* Moves a share (in eighths) of the objects by a grid step per axis: a
  * random one, or (steady) the same one at every such move, so that objects
  * keep their course and the sweep kind's grown boxes hold for a while. */
-static void move_crowd(scene* s, int share, bool steady) {
+/* batch: the moves go in one prox_broadphase_move_many call per kind, and
+ * (refuse) first in a call with one NaN box added, which must change nothing. */
+static void move_crowd(scene* s, int share, bool steady, bool batch, bool refuse) {
+    static uint32_t ids[KINDS][MAX_OBJECTS + 1];
+    static prox_box boxes[MAX_OBJECTS + 1];
+    static int moved[MAX_OBJECTS];
+    int n = 0;
     for (int i = 0; i < s->object_count; ++i) {
         object* o = &s->objects[i];
         if (!o->live || (int)(next_random(s) % 8) >= share) continue;
@@ -177,8 +185,26 @@ static void move_crowd(scene* s, int share, bool steady) {
             *lo[k] += step;
             *hi[k] += steady && i % 4 == 0 ? -step : step; // every fourth steady object widens or narrows
         }
-        if (prox_box_is_valid(&b)) move_object(s, i, &b);
+        if (!prox_box_is_valid(&b)) continue;
+        if (!batch) {
+            move_object(s, i, &b);
+            continue;
+        }
+        boxes[n] = b;
+        moved[n++] = i;
     }
+    if (!batch || n == 0) return;
+    for (int k = 0; k < KINDS; ++k)
+        for (int j = 0; j < n; ++j) ids[k][j] = id_for(s, moved[j], k);
+    if (refuse) {
+        for (int k = 0; k < KINDS; ++k) ids[k][n] = ids[k][0];
+        boxes[n] = boxes[0];
+        boxes[n].max.y = NAN;
+        for (int k = 0; k < KINDS; ++k)
+            check(prox_broadphase_move_many(s->bp[k], ids[k], boxes, (size_t)n + 1) == PROX_ERROR_INVALID_ARGUMENT);
+    }
+    for (int k = 0; k < KINDS; ++k) check(prox_broadphase_move_many(s->bp[k], ids[k], boxes, (size_t)n) == PROX_OK);
+    for (int j = 0; j < n; ++j) s->objects[moved[j]].box = boxes[j];
 }
 
 static int pair_order(const void* x, const void* y) {
@@ -304,7 +330,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         case 7: {
             const uint8_t how = next_byte(&r);
-            move_crowd(&s, 1 + how % 8, how & 8);
+            move_crowd(&s, 1 + how % 8, how & 8, how & 16, how & 32);
             break;
         }
         }
