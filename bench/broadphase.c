@@ -613,7 +613,10 @@ static bool run_variant(run* r) {
                     moved_ids[m] = id_of[movers[m]];
                     moved_boxes[m] = box_at(r->boxes + 6 * (size_t)movers[m]);
                 }
-                prox_broadphase_move_many(bp, moved_ids, moved_boxes, mover_count);
+                if (prox_broadphase_move_many(bp, moved_ids, moved_boxes, mover_count) != PROX_OK) {
+                    ok = false;
+                    goto done;
+                }
             } else {
                 for (size_t m = 0; m < mover_count; ++m) {
                     const prox_box box = box_at(r->boxes + 6 * (size_t)movers[m]);

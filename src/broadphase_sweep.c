@@ -60,6 +60,12 @@
 #include <immintrin.h>
 #endif
 
+#if defined(__AVX2__) && !(defined(__AVX512F__) && defined(__AVX512VL__))
+/// Two adjacent floats into the low lanes (the upper two zero): an 8-byte
+/// load through the intrinsic's may-alias type, not a double pointer.
+static inline __m128 load_two_floats(const float* p) { return _mm_castsi128_ps(_mm_loadl_epi64((const __m128i*)p)); }
+#endif
+
 #if defined(__AVX512F__)
 enum { LANES = 16 }; ///< lanes per vector test; arrays are padded by this much
 #else
@@ -619,9 +625,9 @@ static inline int float_verdict(const float_box* a, const float_box* b) {
     // The same with AVX2: the boxes loaded 16 + 8 bytes (no masked load
     // past a box at the end of the array), the margins in two halves.
     const __m256 va = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps((const float*)a)),
-                                           _mm_castpd_ps(_mm_load_sd((const double*)&a->min_z)), 1);
+                                           load_two_floats(&a->min_z), 1);
     const __m256 vb = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps((const float*)b)),
-                                           _mm_castpd_ps(_mm_load_sd((const double*)&b->min_z)), 1);
+                                           load_two_floats(&b->min_z), 1);
     const __m256 swapped = _mm256_permute_ps(vb, 0xb1); // b's max, min per axis
     // Lane 2k: a's min <= b's max; lane 2k + 1: b's min <= a's max (lanes 6, 7: 0 <= 0).
     const __m256 lo = _mm256_blend_ps(va, swapped, 0xaa), hi = _mm256_blend_ps(swapped, va, 0xaa);
@@ -979,10 +985,10 @@ static void grow_task(void* context, int task) {
         const __m256 sign = _mm256_setr_ps(-1, 1, -1, 1, -1, 1, 0, 0), magnitude = _mm256_set1_ps(-0.0f);
         const __m256 inf = _mm256_set1_ps(INFINITY), zero = _mm256_setzero_ps(), most_v = _mm256_set1_ps(most);
         const __m256 vb = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(&b->min_x)),
-                                               _mm_castpd_ps(_mm_load_sd((const double*)&b->min_z)), 1);
+                                               load_two_floats(&b->min_z), 1);
         const __m256 vg = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(&g->min_x)),
-                                               _mm_castpd_ps(_mm_load_sd((const double*)&g->min_z)), 1);
-        const __m128 by3 = _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd((const double*)&by->x)), _mm_load_ss(&by->z));
+                                               load_two_floats(&g->min_z), 1);
+        const __m128 by3 = _mm_movelh_ps(load_two_floats(&by->x), _mm_load_ss(&by->z));
         const __m256 last = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(by3), _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 2, 2));
         const __m256 then = _mm256_sub_ps(vg, _mm256_mul_ps(sign, last)); // where the bounds were
         const __m256 bound_moved = _mm256_andnot_ps(magnitude, _mm256_sub_ps(vb, then));
@@ -1037,7 +1043,7 @@ static inline void move_and_check(sweep* s, uint32_t id, const prox_box* b) {
     round_box_avx2_lanes(b, &xy, &z);
     _mm_storeu_ps(&box->min_x, xy);
     _mm_storel_pi((__m64*)&box->min_z, z);
-    const __m128 gxy = _mm_loadu_ps(&g->min_x), gz = _mm_castpd_ps(_mm_load_sd((const double*)&g->min_z));
+    const __m128 gxy = _mm_loadu_ps(&g->min_x), gz = load_two_floats(&g->min_z);
     // Inside: grown min <= min and max <= grown max (lanes 0, 2 are mins).
     const int xy_inside = _mm_movemask_ps(_mm_cmp_ps(_mm_blend_ps(gxy, xy, 0xa), _mm_blend_ps(xy, gxy, 0xa), _CMP_LE_OQ));
     const int z_inside = _mm_movemask_ps(_mm_cmp_ps(_mm_blend_ps(gz, z, 0xa), _mm_blend_ps(z, gz, 0xa), _CMP_LE_OQ));

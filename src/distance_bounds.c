@@ -155,17 +155,23 @@ void prox_fixed_rss_make(const distance_frame* f, const prox_rss_lanes* r, int l
  * unit 2^-24, the division by the computed |v| included); 2^-17 S is taken
  * off. S is local (a leaf's size, not the model's), so the bound loses a
  * few millionths of the volumes' size, nothing of their distance. Below
- * float's normal range the roundings are absolute, at most 2^-149 times
- * 2^50 (a direction is used only when |v|^2 > 2^-100); the frame's slack
- * (2^-40 of the scene, itself above 2^-80 in the float range the query
- * checks) covers that. */
+ * float's normal range the roundings are absolute, at most 2^-149 a product,
+ * which the division by |v| grows to 2^-99 at most (a direction is used only
+ * when |v|^2 > 2^-100): LANE_UNDERFLOW, 2^-90, is taken off besides, which
+ * only volumes within 10^-27 of each other notice. (The norms of the face
+ * gaps, whose squares would underflow sooner, are guarded below.) A float
+ * product that overflows makes its gap infinite or NaN, never a wrong
+ * finite value: such gaps are dropped; an infinite input makes the lane's
+ * error infinite and its bound 0. */
 static const float LANE_ERROR = 0x1p-17f;
+static const float LANE_UNDERFLOW = 0x1p-90f;
 
 /* The world gap along X's direction v, kept if larger: g the volumes' gap
  * in X's frame, less the lane's swept radius (a ball of X) and Y's (an
  * ellipsoid of X: its half width along v), then to the world along v. */
 static inline void consider_world(const distance_frame* f, const distance_obb* x, double* wbest, double g,
                                   double lane_sweep, double v0, double v1, double v2) {
+    if (!(g < INFINITY)) return; /* a float product overflowed: no gap */
     g -= lane_sweep;
     if (!(g > 0)) return;
     g -= y_ball_along(f, x->sweep_in_y, v0, v1, v2);
@@ -214,13 +220,14 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
         for (int k = 0; k < 3; ++k)
             for (int l = 0; l < L; ++l) a[i][k][l] = axis[(3 * i + k) * L + l];
     for (int l = 0; l < L; ++l) /* vectorised */
-        err[l] = LANE_ERROR * (fabsf(d[0][l]) + fabsf(d[1][l]) + fabsf(d[2][l]) + e[0][l] + e[1][l] + e[2][l] + u_size);
+        err[l] = LANE_ERROR * (fabsf(d[0][l]) + fabsf(d[1][l]) + fabsf(d[2][l]) + e[0][l] + e[1][l] + e[2][l] + u_size) +
+                 LANE_UNDERFLOW;
     /* the lane volume's axes: gap |t_i| - sum_k e_k |a_k . a_i| - sum_j |a_i . u_j|
      * (the float axes are orthonormal only to a few 2^-24: the lane volume
      * reaches e_i |a_i|^2 plus a little of the other extents along a_i, an
      * error absolute in the extents that no relative factor covers) */
-    float gx[3][L], x_squares[L], y_squares[L], y_big[L];
-    for (int l = 0; l < L; ++l) x_squares[l] = y_squares[l] = y_big[l] = 0;
+    float gx[3][L], x_squares[L], x_big[L], y_squares[L], y_big[L];
+    for (int l = 0; l < L; ++l) x_squares[l] = x_big[l] = y_squares[l] = y_big[l] = 0;
     for (int i = 0; i < 3; ++i)
         for (int l = 0; l < L; ++l) { /* vectorised */
             t[i][l] = a[i][0][l] * d[0][l] + a[i][1][l] * d[1][l] + a[i][2][l] * d[2][l];
@@ -230,8 +237,9 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
             for (int j = 0; j < fixed_edges; ++j)
                 r += fabsf(a[i][0][l] * u[j][0] + a[i][1][l] * u[j][1] + a[i][2][l] * u[j][2]);
             gx[i][l] = fabsf(t[i][l]) - r;
-            const float g = gx[i][l] > 0 ? gx[i][l] : 0;
+            const float g = gx[i][l] > 0 && gx[i][l] < INFINITY ? gx[i][l] : 0; /* overflow: no gap */
             x_squares[l] += g * g;
+            x_big[l] = g > x_big[l] ? g : x_big[l];
         }
     /* the fixed volume's normals: gap |n_j . d| - rn_j - sum_i e_i |a_i . n_j| */
     float gy[3][L];
@@ -241,20 +249,25 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
             for (int i = 0; i < edges; ++i)
                 r += e[i][l] * fabsf(a[i][0][l] * n[j][0] + a[i][1][l] * n[j][1] + a[i][2][l] * n[j][2]);
             gy[j][l] = fabsf(n[j][0] * d[0][l] + n[j][1] * d[1][l] + n[j][2] * d[2][l]) - rn[j] - r;
-            const float g = gy[j][l] > 0 ? gy[j][l] : 0;
+            const float g = gy[j][l] > 0 && gy[j][l] < INFINITY ? gy[j][l] : 0;
             y_squares[l] += g * g;
             y_big[l] = g > y_big[l] ? g : y_big[l];
         }
     bool any = false;
     /* both norms of the face gaps are computed and one is selected, so that
      * the loop has no branch and runs as vector code (with a branch on
-     * f->rigid it ran lane by lane, a quarter of the whole bound); the gaps
-     * are below 2^42 (choose_test's float range), their squares far from
-     * overflowing */
-    const float norm_below = f->rigid ? INFINITY : -1; /* not rigid: the largest normal gap alone */
+     * f->rigid it ran lane by lane, a quarter of the whole bound). A norm is
+     * taken only while the largest gap lies in [2^-60, 2^60], where the sum
+     * of squares neither overflows nor loses the largest square below
+     * float's normal range (a subnormal square errs by 2^-150 absolute: a
+     * gap of 2^-75 came out 1.4 times too large); else the largest gap
+     * alone. (The mesh distance query checks the float range first, the
+     * shape-against-mesh query does not.) */
+    const float norm_low = 0x1p-60f, norm_high = f->rigid ? 0x1p60f : -1; /* not rigid: the largest normal gap alone */
     for (int l = 0; l < L; ++l) { /* vectorised */
-        const float bx = sqrtf(x_squares[l]), yn = sqrtf(y_squares[l]);
-        const float by = y_big[l] < norm_below ? yn : y_big[l];
+        const float bx = x_big[l] >= norm_low && x_big[l] < 0x1p60f ? sqrtf(x_squares[l]) : x_big[l];
+        const float yn = sqrtf(y_squares[l]);
+        const float by = y_big[l] >= norm_low && y_big[l] < norm_high ? yn : y_big[l];
         best[l] = bx > by ? bx : by; /* not fmax, which does not vectorise */
     }
     if (!track) {
@@ -296,7 +309,7 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
         float r = 0;
         for (int i = 0; i < edges; ++i) r += e[i][l] * fabsf(t[i][l]);
         for (int j = 0; j < fixed_edges; ++j) r += fabsf(u[j][0] * d[0][l] + u[j][1] * d[1][l] + u[j][2] * d[2][l]);
-        const float g = dd > 0x1p-100f ? (dd - r) / sqrtf(dd) : 0;
+        const float g = dd > 0x1p-100f && dd < INFINITY ? (dd - r) / sqrtf(dd) : 0;
         if (track) consider_world(f, x, &wbest[l], g - err[l], lane_sweep[l], d[0][l], d[1][l], d[2][l]);
         best[l] = g > best[l] ? g : best[l];
     }
@@ -319,7 +332,7 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
         for (int j = 0; j < fixed_edges; ++j) r += fabsf(u[j][0] * v[0] + u[j][1] * v[1] + u[j][2] * v[2]);
         const float g = (fabsf(v[0] * d[0][l] + v[1] * d[1][l] + v[2] * d[2][l]) - r) / sqrtf(vv);
         if (track && vv > 0x1p-100f) consider_world(f, x, &wbest[l], g - err[l], lane_sweep[l], v[0], v[1], v[2]);
-        best[l] = vv > 0x1p-100f && g > best[l] ? g : best[l];
+        best[l] = vv > 0x1p-100f && g > best[l] && g < INFINITY ? g : best[l];
     }
     /* the cross axes v = a_i x w_j, with every volume's every term: the
      * terms along a_i and u_j vanish for the exact cross product, but not
@@ -339,7 +352,7 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
                 for (int k = 0; k < fixed_edges; ++k) r += fabsf(v0 * u[k][0] + v1 * u[k][1] + v2 * u[k][2]);
                 const float g = (fabsf(v0 * d[0][l] + v1 * d[1][l] + v2 * d[2][l]) - r) / sqrtf(vv);
                 if (track && vv > 0x1p-100f) consider_world(f, x, &wbest[l], g - err[l], lane_sweep[l], v0, v1, v2);
-                best[l] = vv > 0x1p-100f && g > best[l] ? g : best[l];
+                best[l] = vv > 0x1p-100f && g > best[l] && g < INFINITY ? g : best[l];
             }
         }
     }
