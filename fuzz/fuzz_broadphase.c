@@ -161,13 +161,13 @@ static void move_object(scene* s, int index, const prox_box* box) {
     if (o->live && valid) o->box = *box;
 }
 
-/* Moves about share/8 of the live objects by whole grid steps (touching
- * boxes stay touching, overlaps come and go by whole cells). */
-/* Moves a share (in eighths) of the objects by a grid step per axis: a
+/* Moves a share (in eighths) of the live objects by a whole grid step per
+ * axis (touching boxes stay touching, overlaps come and go by whole cells): a
  * random one, or (steady) the same one at every such move, so that objects
- * keep their course and the sweep kind's grown boxes hold for a while. */
-/* batch: the moves go in one prox_broadphase_move_many call per kind, and
- * (refuse) first in a call with one NaN box added, which must change nothing. */
+ * keep their course and the sweep kind's grown boxes hold for a while.
+ * batch: the moves go in one prox_broadphase_move_many call per kind, and
+ * (refuse) first in a call with one NaN box added, which must change no
+ * object's box. */
 static void move_crowd(scene* s, int share, bool steady, bool batch, bool refuse) {
     static uint32_t ids[KINDS][MAX_OBJECTS + 1];
     static prox_box boxes[MAX_OBJECTS + 1];
@@ -202,6 +202,12 @@ static void move_crowd(scene* s, int share, bool steady, bool batch, bool refuse
         boxes[n].max.y = NAN;
         for (int k = 0; k < KINDS; ++k)
             check(prox_broadphase_move_many(s->bp[k], ids[k], boxes, (size_t)n + 1) == PROX_ERROR_INVALID_ARGUMENT);
+        for (int k = 0; k < KINDS; ++k)
+            for (int j = 0; j < n; ++j) {
+                prox_box now;
+                check(prox_broadphase_box(s->bp[k], ids[k][j], &now));
+                check(memcmp(&now, &s->objects[moved[j]].box, sizeof now) == 0);
+            }
     }
     for (int k = 0; k < KINDS; ++k) check(prox_broadphase_move_many(s->bp[k], ids[k], boxes, (size_t)n) == PROX_OK);
     for (int j = 0; j < n; ++j) s->objects[moved[j]].box = boxes[j];

@@ -64,6 +64,12 @@
 /// Two adjacent floats into the low lanes (the upper two zero): an 8-byte
 /// load through the intrinsic's may-alias type, not a double pointer.
 static inline __m128 load_two_floats(const float* p) { return _mm_castsi128_ps(_mm_loadl_epi64((const __m128i*)p)); }
+
+/// A float box's six bounds in lanes 0-5 (6 and 7 zero), loaded as 16 + 8
+/// bytes: no load reaches past a box at the end of an array.
+static inline __m256 load_float_box(const float_box* b) {
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(&b->min_x)), load_two_floats(&b->min_z), 1);
+}
 #endif
 
 #if defined(__AVX512F__)
@@ -624,10 +630,8 @@ static inline int float_verdict(const float_box* a, const float_box* b) {
 #elif defined(__AVX2__)
     // The same with AVX2: the boxes loaded 16 + 8 bytes (no masked load
     // past a box at the end of the array), the margins in two halves.
-    const __m256 va = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps((const float*)a)),
-                                           load_two_floats(&a->min_z), 1);
-    const __m256 vb = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps((const float*)b)),
-                                           load_two_floats(&b->min_z), 1);
+    const __m256 va = load_float_box(a);
+    const __m256 vb = load_float_box(b);
     const __m256 swapped = _mm256_permute_ps(vb, 0xb1); // b's max, min per axis
     // Lane 2k: a's min <= b's max; lane 2k + 1: b's min <= a's max (lanes 6, 7: 0 <= 0).
     const __m256 lo = _mm256_blend_ps(va, swapped, 0xaa), hi = _mm256_blend_ps(swapped, va, 0xaa);
@@ -984,10 +988,8 @@ static void grow_task(void* context, int task) {
         // boxes loaded and stored as 16 + 8 bytes, the growths as 8 + 4.
         const __m256 sign = _mm256_setr_ps(-1, 1, -1, 1, -1, 1, 0, 0), magnitude = _mm256_set1_ps(-0.0f);
         const __m256 inf = _mm256_set1_ps(INFINITY), zero = _mm256_setzero_ps(), most_v = _mm256_set1_ps(most);
-        const __m256 vb = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(&b->min_x)),
-                                               load_two_floats(&b->min_z), 1);
-        const __m256 vg = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(&g->min_x)),
-                                               load_two_floats(&g->min_z), 1);
+        const __m256 vb = load_float_box(b);
+        const __m256 vg = load_float_box(g);
         const __m128 by3 = _mm_movelh_ps(load_two_floats(&by->x), _mm_load_ss(&by->z));
         const __m256 last = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(by3), _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 2, 2));
         const __m256 then = _mm256_sub_ps(vg, _mm256_mul_ps(sign, last)); // where the bounds were
@@ -1151,17 +1153,9 @@ static void sweep_remove(void* impl, const bp_state* state, uint32_t id) {
     s->boxes[id] = (float_box){INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY};
 }
 
-static void sweep_move(void* impl, const bp_state* state, uint32_t id) {
-    sweep* s = impl;
-    if (!s->lookahead) {
-        round_box(&state->boxes[id], &s->boxes[id]);
-        return;
-    }
-    move_and_check(s, id, &state->boxes[id]);
-}
-
-/// sweep_move for many ids in one loop, without a call per box (a call and
-/// its frame cost as much as the box's rounding and test).
+/// Rounds the moved boxes to float and, with candidates, checks that they
+/// stayed in their grown boxes: one loop for many ids (a call per box and its
+/// frame cost as much as the box's rounding and test).
 static void sweep_move_many(void* impl, const bp_state* state, const uint32_t* ids, size_t count) {
     sweep* s = impl;
     if (!s->lookahead) {
@@ -1170,6 +1164,8 @@ static void sweep_move_many(void* impl, const bp_state* state, const uint32_t* i
     }
     for (size_t i = 0; i < count; i++) move_and_check(s, ids[i], &state->boxes[ids[i]]);
 }
+
+static void sweep_move(void* impl, const bp_state* state, uint32_t id) { sweep_move_many(impl, state, &id, 1); }
 
 /// The sweep over s->swept (exactly or for candidates, as s->exact says):
 /// appends every pair it finds to out, in no particular order.

@@ -79,6 +79,11 @@ static size_t brute_pairs(const scene* s, prox_pair* out, size_t capacity) {
 
 static bool same_pair(prox_pair x, prox_pair y) { return x.a == y.a && x.b == y.b; }
 
+/* Two pair lists alike (either may be NULL when empty: no memcmp on it). */
+static bool same_pairs(const prox_pair* a, size_t a_count, const prox_pair* b, size_t b_count) {
+    return a_count == b_count && (a_count == 0 || memcmp(a, b, a_count * sizeof *a) == 0);
+}
+
 static bool in_sorted(const prox_pair* list, size_t count, prox_pair p) {
     size_t lo = 0, hi = count;
     while (lo < hi) {
@@ -620,8 +625,7 @@ static void parallel_equals_serial(prox_broadphase_kind kind) {
         for (int t = 0; t < 3; t++) REQUIRE(prox_broadphase_update(bps[t], &ev[t]) == PROX_OK);
         check_events(&c, &s, &ev[0], name, frame);
         for (int t = 1; t < 3; t++) {
-            bool same = ev[t].pair_count == ev[0].pair_count &&
-                        memcmp(ev[t].pairs, ev[0].pairs, ev[0].pair_count * sizeof *ev[0].pairs) == 0;
+            const bool same = same_pairs(ev[t].pairs, ev[t].pair_count, ev[0].pairs, ev[0].pair_count);
             CHECK_MSG(same, "%s x%d differs from x1 in frame %d", name, threads[t], frame);
         }
         for (uint32_t id = 0; id < s.limit; id++) {
@@ -644,11 +648,6 @@ PROX_TEST(broadphase, parallel_equals_serial) {
  * broad phases fed the same frames, one box at a time and in batches (with
  * ids out of order and some given twice, the last box counting); a batch
  * with one dead id or one bad box changes nothing. */
-/* Two pair lists alike (either may be NULL when empty: no memcmp on it). */
-static bool same_pairs(const prox_pair* a, size_t a_count, const prox_pair* b, size_t b_count) {
-    return a_count == b_count && (a_count == 0 || memcmp(a, b, a_count * sizeof *a) == 0);
-}
-
 static void move_many_equals_moves(prox_broadphase_kind kind, int lookahead) {
     const char* name = prox_broadphase_kind_name(kind);
     const int objects = (int)(600 * test_scale()) + 300;
