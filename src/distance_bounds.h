@@ -34,9 +34,9 @@ typedef struct distance_frame {
  * |m| R_Y + R_X (R the models' radii): their rounding is far below 2^-40 G,
  * the absolute slack. (The oriented volumes' gaps run in float and take
  * their own rounding off per lane first, relative to the two volumes' size:
- * LANE_ERROR in distance_bounds.c.) The factor 1 - 2^-18 covers the oriented boxes' float
- * axes, unit and orthogonal only to a few 2^-24, which makes a sum of
- * squared gaps along them exceed the squared distance by as much. */
+ * LANE_ERROR in distance_bounds.c.) The factor 1 - 2^-18 covers the oriented
+ * boxes' float axes, unit and orthogonal only to a few 2^-24, which makes a
+ * sum of squared gaps along them exceed the squared distance by as much. */
 static const double BOUND_FACTOR = 1.0 - 0x1p-18;
 
 /* The frame of Y in X (x_X = m x_Y + t is `rel`; `rel_inv` its inverse's
