@@ -145,8 +145,8 @@ void prox_fixed_rss_make(const distance_frame* f, const prox_rss_lanes* r, int l
  *
  * The gaps are computed in float, eight lanes to an AVX2 register (in
  * double, four to a register, the lane vectors outnumbered the sixteen
- * registers and spilled, and the bound took 1.3x the time of the whole
- * query's in float). What float costs is bounded per lane (lane_error):
+ * registers and spilled; in float a distance query takes 0.7-0.9x the
+ * time). What float costs is bounded per lane (err, from LANE_ERROR):
  * the centre offset d is formed in double and rounded once, the fixed
  * volume's axes are rounded once (a volume within sum_j 2^-24 |u_j| of the
  * true one), and each gap is a few float operations on terms no larger than
