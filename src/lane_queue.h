@@ -20,11 +20,24 @@
  * torus's far band pushed 1,020 pairs per distance query for 560 pops). The
  * order is the same: the least bound of all pending lanes comes first.
  *
+ * Touching pairs, whose bound is 0, come before all others in any order;
+ * they are taken last in, first out, from a stack of their own beside the
+ * heap: a depth-first descent through the touching volumes, which on
+ * intersecting models reaches a pair of crossing triangles (distance 0,
+ * the end of the query) as a collision traversal does, where the heap's
+ * order among equal keys would spread over them breadth first. This is what
+ * lets the distance query go without a collision pass before it (see
+ * query_distance.c). The stack holds a chain of descents, each group
+ * unfolded from a lane of the one below it, a level deeper in one of the
+ * trees: at most GROUP_STACK_RESERVE groups. A group leaves it for the heap
+ * when its last touching lane is taken.
+ *
  * Fixed arrays, so the query never allocates: should every group be in use
  * after the pruned ones are dropped (queue_make_room), the same arrays
- * become a depth-first stack from then on, which the tree depths bound
- * (each group on top of the stack is a level deeper in one of the trees
- * than the one below it: GROUP_STACK_RESERVE more groups). */
+ * become a depth-first stack from then on (the touching stack's groups on
+ * top), which the tree depths bound (each group on top of the stack is a
+ * level deeper in one of the trees than the one below it:
+ * GROUP_STACK_RESERVE more groups). */
 #ifndef PROX_LANE_QUEUE_H
 #define PROX_LANE_QUEUE_H
 
@@ -36,7 +49,9 @@
 enum {
     GROUP_HEAP_CAPACITY = PROX_PAIR_HEAP_CAPACITY,
     GROUP_STACK_RESERVE = 2 * PROX_MAX_DEPTH + 2,
-    GROUP_CAPACITY = GROUP_HEAP_CAPACITY + GROUP_STACK_RESERVE
+    /* the heap, the touching stack when the heap turns depth first, then
+     * the depth-first stack's growth */
+    GROUP_CAPACITY = GROUP_HEAP_CAPACITY + 2 * GROUP_STACK_RESERVE
 };
 
 /* The lanes of one unfolded node against one fixed volume. */
@@ -56,7 +71,9 @@ typedef struct lane_queue {
     lane_group group[GROUP_CAPACITY];
     group_entry entry[GROUP_CAPACITY]; /* a binary heap by key, or (depth first) a stack */
     int32_t free_group[GROUP_CAPACITY]; /* groups spent, to reuse */
-    int count, free_count, fresh;       /* fresh: groups never used start here */
+    int32_t touching[GROUP_STACK_RESERVE]; /* groups with a lane of bound 0, newest on top */
+    int count, free_count, fresh;          /* fresh: groups never used start here */
+    int touching_count;
     bool depth_first; /* the groups ran out: last in, first out from then on */
 } lane_queue;
 
@@ -65,6 +82,7 @@ static inline void queue_reset(lane_queue* q) {
     q->depth_first = false;
     q->free_count = 0;
     q->fresh = 0;
+    q->touching_count = 0;
 }
 
 static inline void sift_down(group_entry* heap, int count, int i, group_entry moving) {
@@ -100,6 +118,23 @@ static inline void queue_make_room(lane_queue* q, double limit) {
     q->count = kept;
     for (int i = kept / 2 - 1; i >= 0; --i) sift_down(q->entry, kept, i, q->entry[i]);
     q->depth_first = kept > GROUP_HEAP_CAPACITY / 2;
+    if (q->depth_first) { /* one stack from now on: the touching groups on top, newest last */
+        for (int i = 0; i < q->touching_count; ++i) q->entry[q->count++] = (group_entry){0.0, q->touching[i]};
+        q->touching_count = 0;
+    }
+}
+
+/* Adds group `id` with least bound `key` to the heap (or, depth first, on
+ * top of the stack). */
+static inline void heap_insert(lane_queue* q, double key, int32_t id) {
+    int i = q->count++;
+    if (!q->depth_first) {
+        while (i > 0 && key < q->entry[(i - 1) / 2].key) {
+            q->entry[i] = q->entry[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+    }
+    q->entry[i] = (group_entry){key, id};
 }
 
 /* A new group from the lanes' bounds: those not below the limit are left
@@ -108,28 +143,44 @@ static inline void queue_push(lane_queue* q, const double bound[PROX_LANES], int
                               bool open_is_a, double limit) {
     const double key = least_bound(bound);
     if (!(key < limit)) return;
-    if (!q->depth_first && q->count == GROUP_HEAP_CAPACITY) queue_make_room(q, limit);
+    const bool touching = !(key > 0) && !q->depth_first; /* (bounds are never negative) */
+    if (!touching && !q->depth_first && q->count == GROUP_HEAP_CAPACITY) queue_make_room(q, limit);
     const int32_t id = q->free_count > 0 ? q->free_group[--q->free_count] : q->fresh++;
     lane_group* g = &q->group[id];
     for (int l = 0; l < PROX_LANES; ++l) g->bound[l] = bound[l] < limit ? bound[l] : INFINITY;
     g->fixed = fixed;
     g->base = base;
     g->open_is_a = open_is_a;
-    const group_entry e = {key, id};
-    int i = q->count++;
-    if (!q->depth_first) {
-        while (i > 0 && key < q->entry[(i - 1) / 2].key) {
-            q->entry[i] = q->entry[(i - 1) / 2];
-            i = (i - 1) / 2;
-        }
-    }
-    q->entry[i] = e;
+    if (touching) q->touching[q->touching_count++] = id;
+    else heap_insert(q, key, id);
 }
 
 /* Takes the pending lane with the least bound (depth first: the nearest
  * lane of the newest group) into *sa, *sb; false when none is below the
  * limit, which ends the traversal. */
 static inline bool queue_pop(lane_queue* q, double limit, int32_t* sa, int32_t* sb) {
+    if (q->touching_count > 0) { /* (never while depth first) */
+        if (!(0 < limit)) return false; /* a limit of 0 prunes every pair */
+        const int32_t id = q->touching[q->touching_count - 1];
+        lane_group* g = &q->group[id];
+        int lane = 0;
+        while (lane < PROX_LANES - 1 && !(g->bound[lane] <= 0)) ++lane;
+        g->bound[lane] = INFINITY;
+        const int32_t open = g->base + lane;
+        *sa = g->open_is_a ? open : g->fixed;
+        *sb = g->open_is_a ? g->fixed : open;
+        const double next = least_bound(g->bound);
+        if (next > 0) { /* no touching lane left: to the heap, or spent */
+            q->touching_count--;
+            if (next < limit) {
+                if (q->count == GROUP_HEAP_CAPACITY) queue_make_room(q, limit);
+                heap_insert(q, next, id);
+            } else {
+                q->free_group[q->free_count++] = id;
+            }
+        }
+        return true;
+    }
     while (q->count > 0) {
         const int top = q->depth_first ? q->count - 1 : 0;
         const group_entry e = q->entry[top];

@@ -158,6 +158,19 @@ static void check_distance(const model* ma, const prox_bvh* a, const prox_transf
     prox_distance_result bounded = prox_distance(a, xa, b, xb, &def);
     CHECK(!bounded.beyond_upper_bound && bounded.distance == r.distance);
 
+    /* a collision pass first: the same distance (and the same pair when
+     * the models touch: the first contact it finds) */
+    def = prox_default_distance_def();
+    def.contact_first = true;
+    prox_distance_result settled = prox_distance(a, xa, b, xb, &def);
+    CHECK_MSG(settled.distance == r.distance, "%s %s: contact_first %.17g, without %.17g", what, kind,
+              settled.distance, r.distance);
+    if (settled.distance == 0) {
+        test_placed_triangle(&ma->mesh, xa, settled.triangle_a, ta);
+        test_placed_triangle(&mb->mesh, xb, settled.triangle_b, tb);
+        CHECK(prox_tri_tri_distance(ta, tb, NULL, NULL) == 0);
+    }
+
     /* the warm start: same answer, and a second query from the cache */
     prox_distance_cache cache = {false, 0, 0};
     def = prox_default_distance_def();
