@@ -905,7 +905,7 @@ static void sweep_task(void* context, int task_index) {
  * slow boxes change by a unit now and then, by rounding, and a motion
  * measured as 0 must not send them out at the next move. Rounding is
  * monotone, so x - d <= x <= x + d for d >= 0: the grown box holds the box.
- * An infinite bound stays where it is. (These three are grow_task's scalar
+ * An infinite bound stays where it is. (These four are grow_task's scalar
  * form, compiled where its AVX2 form is not: a compiler may
  * warn about unused functions otherwise.) */
 #if !defined(__AVX2__)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char* prox_version_string(void) { return "0.1.0"; }
+const char* prox_version_string(void) { return "0.2.0"; }
 
 const char* prox_result_string(prox_result result) {
     switch (result) {

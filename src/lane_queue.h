@@ -27,17 +27,19 @@
  * the end of the query) as a collision traversal does, where the heap's
  * order among equal keys would spread over them breadth first. This is what
  * lets the distance query go without a collision pass before it (see
- * query_distance.c). The stack holds a chain of descents, each group
- * unfolded from a lane of the one below it, a level deeper in one of the
- * trees: at most GROUP_STACK_RESERVE groups. A group leaves it for the heap
- * when its last touching lane is taken.
+ * query_distance.c). A group's level being the sum of its two volumes'
+ * depths, each group on the stack is unfolded from a lane of a group that
+ * lay below it (which may since have left for the heap), so the levels grow
+ * strictly from the bottom up: at most 2 PROX_MAX_DEPTH + 1 groups,
+ * within GROUP_STACK_RESERVE. A group leaves for the heap when its last
+ * touching lane is taken.
  *
  * Fixed arrays, so the query never allocates: should every group be in use
  * after the pruned ones are dropped (queue_make_room), the same arrays
  * become a depth-first stack from then on (the touching stack's groups on
- * top), which the tree depths bound (each group on top of the stack is a
- * level deeper in one of the trees than the one below it:
- * GROUP_STACK_RESERVE more groups). */
+ * top), which the tree depths bound: above the heap's groups it holds one
+ * chain of strictly growing levels, the touching groups' continued by the
+ * descent (GROUP_STACK_RESERVE more groups). */
 #ifndef PROX_LANE_QUEUE_H
 #define PROX_LANE_QUEUE_H
 
@@ -49,9 +51,7 @@
 enum {
     GROUP_HEAP_CAPACITY = PROX_PAIR_HEAP_CAPACITY,
     GROUP_STACK_RESERVE = 2 * PROX_MAX_DEPTH + 2,
-    /* the heap, the touching stack when the heap turns depth first, then
-     * the depth-first stack's growth */
-    GROUP_CAPACITY = GROUP_HEAP_CAPACITY + 2 * GROUP_STACK_RESERVE
+    GROUP_CAPACITY = GROUP_HEAP_CAPACITY + GROUP_STACK_RESERVE
 };
 
 /* The lanes of one unfolded node against one fixed volume. */

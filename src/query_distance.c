@@ -26,7 +26,8 @@
  * 0.01-0.1 R 0.91-0.97x, farther ones the same; intersecting placements
  * 1.6-2.3x (the dive's bounds cost more than box overlap tests: 5 -> 9 us
  * on the torus), which is what contact_first is for. The tolerance query
- * (no definition) goes without the pass. */
+ * (no definition) runs the pass for a tolerance of 0 only, which asks
+ * whether the models touch. */
 #include <proxima/geometry.h>
 #include <proxima/query.h>
 
@@ -364,10 +365,11 @@ static bool first_contact(prox_tri_pair pair, void* context) {
     return false;
 }
 
-/* def.contact_first: intersecting models settled by the collision query,
- * whose volume tests cost less than distance bounds: distance 0 at a common
- * point of the first contacting pair. Tried only when the models' world
- * boxes overlap. */
+/* Intersecting models settled by the collision query, whose volume tests
+ * cost less than distance bounds: distance 0 at a common point of the
+ * first contacting pair. Tried only when the models' world boxes overlap;
+ * with def.contact_first, for a tolerance of 0, and after a traversal that
+ * error bounds stopped before its touching pairs. */
 static bool settle_by_contact(distance_state* st) {
     if (!root_boxes_overlap(st->a, st->xa, st->b, st->xb)) return false;
     prox_tri_pair pair = {-1, -1};
@@ -414,6 +416,11 @@ prox_distance_result prox_distance(const prox_bvh* a, const prox_transform* xa, 
         consider_pair(&st, ta, tb, cache->triangle_a, cache->triangle_b);
     }
     if (!st.done && !(d.contact_first && settle_by_contact(&st))) run(&st, &f);
+    /* A limit of 0 or below (error bounds: a pair within absolute_error of
+     * touching was found, maybe by the cache) ends the traversal before its
+     * touching pairs: whether the models intersect is then still open, and
+     * the answer must be 0 if they do (and no containment reported). */
+    if (st.best > 0 && !(0 < st.limit)) settle_by_contact(&st);
     result.distance = st.best;
     result.point_a = st.point_a;
     result.point_b = st.point_b;
@@ -453,7 +460,9 @@ prox_tolerance_result prox_within_distance(const prox_bvh* a, const prox_transfo
     st.tolerance = tolerance;
     st.upper_limit = nextafter(tolerance, INFINITY);
     update_limit(&st);
-    run(&st, &f);
+    /* tolerance 0 asks whether the models touch: the collision query's
+     * question, which its box tests answer for less */
+    if (!(tolerance == 0 && settle_by_contact(&st))) run(&st, &f);
     result.volume_tests = st.volume_tests;
     result.triangle_tests = st.triangle_tests;
     if (st.best <= tolerance) {

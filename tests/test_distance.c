@@ -126,6 +126,11 @@ static void check_distance(const model* ma, const prox_bvh* a, const prox_transf
         CHECK(t.triangle_a == -1 && t.distance == INFINITY);
     }
 
+    /* tolerance 0: do they touch? (a collision pass answers it) */
+    t = prox_within_distance(a, xa, b, xb, 0.0);
+    CHECK_MSG(t.within == (expected == 0), "%s %s: within 0 is %d, distance %.17g", what, kind, t.within, expected);
+    if (t.within) CHECK(t.distance == 0 && t.triangle_a >= 0);
+
     if (!options) return;
     /* approximate distance: true <= d <= (1 + rel) true + abs */
     prox_distance_def def = prox_default_distance_def();
@@ -135,7 +140,25 @@ static void check_distance(const model* ma, const prox_bvh* a, const prox_transf
     CHECK_MSG(approx.distance >= expected * (1 - 1e-12) &&
                   approx.distance <= 1.25 * expected + 0.01 * scale + 1e-12 * scale,
               "%s %s: approximate %.17g, true %.17g", what, kind, approx.distance, expected);
-    CHECK(approx.triangle_tests <= r.triangle_tests + 1);
+    /* no more triangles than the exact query, unless the pair found lies
+     * within absolute_error of touching: then a collision pass settles
+     * whether the models intersect */
+    if (approx.distance > def.absolute_error) CHECK(approx.triangle_tests <= r.triangle_tests + 1);
+    /* intersecting models stay at 0 whatever the error bounds allow (the
+     * search may stop at a pair within absolute_error of touching), and are
+     * never reported as one inside the other */
+    if (expected == 0)
+        CHECK_MSG(approx.distance == 0 && approx.containment == PROX_NOT_CONTAINED,
+                  "%s %s: approximate distance %.17g, containment %d on intersecting models", what, kind,
+                  approx.distance, (int)approx.containment);
+    /* the same from a cached pair within absolute_error of touching */
+    if (expected == 0 && r.triangle_a >= 0) {
+        prox_distance_cache near_cache = {true, r.triangle_a, r.triangle_b};
+        def.cache = &near_cache;
+        prox_distance_result cached = prox_distance(a, xa, b, xb, &def);
+        CHECK(cached.distance == 0 && cached.containment == PROX_NOT_CONTAINED);
+        def.cache = NULL;
+    }
     /* with an upper bound at the distance: the pair found may lie beyond
      * it, but the models do not (fuzz_collide found the flag set) */
     def.upper_bound = r.distance;

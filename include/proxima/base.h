@@ -27,7 +27,7 @@
 #endif
 
 #define PROX_VERSION_MAJOR 0
-#define PROX_VERSION_MINOR 1
+#define PROX_VERSION_MINOR 2
 #define PROX_VERSION_PATCH 0
 
 /// Version of the library actually linked, as "major.minor.patch".

@@ -186,8 +186,9 @@ typedef struct prox_distance_def {
     /// for about half what the distance bounds cost (intersecting placements
     /// of the test meshes take 0.45-0.6x the time with it). Off by default: on
     /// models that are near but apart, the usual case of a distance query, the
-    /// pass finds nothing and costs about a sixth of the query. The answer is
-    /// the same either way.
+    /// pass finds nothing and costs about a sixth of the query. The distance
+    /// is the same either way (with error bounds: within them either way;
+    /// the pair found and its points may differ).
     bool contact_first;
 } prox_distance_def;
 
@@ -222,7 +223,7 @@ typedef struct prox_distance_result {
 /// (Larsen, Gottschalk, Lin, Manocha 1999). Every volume kind works; the
 /// oriented ones (PROX_VOLUME_RSS, _OBB, _OBB_SPHERE) are the fastest, the
 /// others' bounds are looser. The query never allocates (its queue lives on
-/// the stack, about 50 KB). When the models intersect the distance is 0 and
+/// the stack, about 40 KB). When the models intersect the distance is 0 and
 /// both points are one common point. `def` may be NULL.
 PROX_API prox_distance_result prox_distance(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                             const prox_transform* xb, const prox_distance_def* def);
