@@ -173,7 +173,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         check(d.invalid_transform || d.distance == expected_distance);
         if (!d.invalid_transform && isfinite(expected_distance)) {
             /* the options: a cache holding any ids (stale, out of range), an
-             * upper bound around the distance, the error bounds */
+             * upper bound around the distance, the error bounds, the
+             * collision pass first or not */
             const int32_t cached_a = (int8_t)next_byte(&r), cached_b = (int8_t)next_byte(&r);
             prox_distance_cache cache = {true, cached_a, cached_b};
             prox_distance_def dd = prox_default_distance_def();
@@ -183,6 +184,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             const double rel = (next_byte(&r) % 3) * 0.25, abs_error = ldexp((double)(next_byte(&r) % 3), scale - 4);
             dd.relative_error = rel;
             dd.absolute_error = abs_error;
+            dd.contact_first = next_byte(&r) & 1; /* the same contract with the collision pass first */
             prox_distance_result o = prox_distance(bvh, &x[0], bvh, &x[1], &dd);
             check(!o.invalid_transform);
             /* beyond the bound only when certain; with error bounds the
