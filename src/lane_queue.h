@@ -170,6 +170,17 @@ static inline void queue_push(lane_queue* q, const double bound[PROX_LANES], int
     else heap_insert(q, key, id);
 }
 
+/* Takes the group's first lane whose bound is `key` (a bound it holds:
+ * the last lane otherwise) out of it, as the pair (*sa, *sb). */
+static inline void take_lane(lane_group* g, double key, int32_t* sa, int32_t* sb) {
+    int lane = 0;
+    while (lane < PROX_LANES - 1 && g->bound[lane] != key) ++lane;
+    g->bound[lane] = INFINITY;
+    const int32_t open = g->base + lane;
+    *sa = g->open_is_a ? open : g->fixed;
+    *sb = g->open_is_a ? g->fixed : open;
+}
+
 /* Takes the pending lane with the least bound (depth first: the nearest
  * lane of the newest group) into *sa, *sb; false when none is below the
  * limit, which ends the traversal. */
@@ -178,12 +189,7 @@ static inline bool queue_pop(lane_queue* q, double limit, int32_t* sa, int32_t* 
         if (!(0 < limit)) return false; /* a limit of 0 prunes every pair */
         const int32_t id = q->touching[q->touching_count - 1];
         lane_group* g = &q->group[id];
-        int lane = 0;
-        while (lane < PROX_LANES - 1 && !(g->bound[lane] <= 0)) ++lane;
-        g->bound[lane] = INFINITY;
-        const int32_t open = g->base + lane;
-        *sa = g->open_is_a ? open : g->fixed;
-        *sb = g->open_is_a ? g->fixed : open;
+        take_lane(g, least_bound(g->bound), sa, sb); /* (0: bounds are never negative) */
         const double next = least_bound(g->bound);
         if (next > 0) { /* no touching lane left: to the heap, or spent */
             q->touching_count--;
@@ -208,12 +214,7 @@ static inline bool queue_pop(lane_queue* q, double limit, int32_t* sa, int32_t* 
             q->count--;
             continue;
         }
-        int lane = 0;
-        while (lane < PROX_LANES - 1 && g->bound[lane] != key) ++lane;
-        g->bound[lane] = INFINITY;
-        const int32_t open = g->base + lane;
-        *sa = g->open_is_a ? open : g->fixed;
-        *sb = g->open_is_a ? g->fixed : open;
+        take_lane(g, key, sa, sb);
         if (!q->depth_first) {
             const double next = least_bound(g->bound);
             if (next < limit) {

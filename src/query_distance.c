@@ -419,8 +419,9 @@ prox_distance_result prox_distance(const prox_bvh* a, const prox_transform* xa, 
     /* A limit of 0 or below (error bounds: a pair within absolute_error of
      * touching was found, maybe by the cache) ends the traversal before its
      * touching pairs: whether the models intersect is then still open, and
-     * the answer must be 0 if they do (and no containment reported). */
-    if (st.best > 0 && !(0 < st.limit)) settle_by_contact(&st);
+     * the answer must be 0 if they do (and no containment reported). With
+     * contact_first the pass has already answered that. */
+    if (st.best > 0 && !(0 < st.limit) && !d.contact_first) settle_by_contact(&st);
     result.distance = st.best;
     result.point_a = st.point_a;
     result.point_b = st.point_b;

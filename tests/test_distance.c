@@ -181,8 +181,8 @@ static void check_distance(const model* ma, const prox_bvh* a, const prox_transf
     prox_distance_result bounded = prox_distance(a, xa, b, xb, &def);
     CHECK(!bounded.beyond_upper_bound && bounded.distance == r.distance);
 
-    /* a collision pass first: the same distance (and the same pair when
-     * the models touch: the first contact it finds) */
+    /* a collision pass first: the same distance, and when the models touch
+     * a pair of triangles that touch (the first contact the pass finds) */
     def = prox_default_distance_def();
     def.contact_first = true;
     prox_distance_result settled = prox_distance(a, xa, b, xb, &def);
