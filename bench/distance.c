@@ -26,12 +26,18 @@
  * it, and through it against each other (the OBB row agrees with itself by
  * construction). FCL's AABB type copies and rebuilds both models per query
  * (milliseconds); it runs on a prefix of the placements within a time budget,
- * marked "(prefix)", and is left out of the ratios. Then
+ * marked "(prefix)", and is left out of the ratios. The fastest kind runs
+ * again with prox_distance_def.contact_first (the collision test before the
+ * search), its row named so. Then
  * prox_within_distance at tolerances 0.5x and 2x the distance (the answers
  * must be "no" and "yes"; FCL 0.7 has no tolerance query, so its column is
  * its full distance query), and the warm start: B moving slowly along a path
  * at about 0.02R from A (see make_path), frame by frame, with and without a
  * prox_distance_cache, and FCL on the same frames.
+ *
+ * Per model also intersecting placements (make_band; distance 0):
+ * every kind with and without contact_first, and FCL, on the same
+ * placements. The summary gives each band's fastest kind both ways.
  *
  * Timing as in vdb98 (tools/experiment.h): a short warm-up, then one clock
  * around the loop over all placements (the mean) and a second pass with a
@@ -67,6 +73,15 @@ enum { KIND_COUNT = PROX_VOLUME_COUNT, MAX_PEERS = 32, BAND_COUNT = 3, MAX_MODEL
 
 static const double band_lo[BAND_COUNT] = {0.001, 0.01, 0.1};
 static const double band_hi[BAND_COUNT] = {0.01, 0.1, 1.0};
+
+/* Band index of the intersecting placements in the tables and the CSV. */
+enum { INTERSECTING = BAND_COUNT };
+
+static const char* band_label(int band, char* buffer, size_t size) {
+    if (band == INTERSECTING) snprintf(buffer, size, "intersecting");
+    else snprintf(buffer, size, "[%gR, %gR)", band_lo[band], band_hi[band]);
+    return buffer;
+}
 
 /* Relative agreement demanded between any two distance answers. */
 static const double AGREE_RELATIVE = 1e-6;
@@ -218,11 +233,16 @@ typedef struct band_placements {
     experiment_placement* p;
     double* gap; /* measured at setup: the reference answer */
     int count;
-    int queries; /* distance queries spent on the setup */
+    int queries; /* queries spent on the setup (distance; collision for INTERSECTING) */
     int redraws; /* placements abandoned (no convergence) */
     double seconds;
 } band_placements;
 
+/* A band's placements (see the file comment); for INTERSECTING, B's origin
+ * at a distance from A's drawn uniformly in [0, 2R) along the random
+ * direction, kept when the collision query (prox_overlap, a separate code
+ * path) finds the models touching, with a reference distance of 0: shallow
+ * and deep overlaps both come up, the models' shapes decide the mix. */
 static void make_band(const prox_bvh* tree, double radius, int band, int count, uint64_t seed, band_placements* out) {
     out->p = malloc(sizeof *out->p * (size_t)count);
     out->gap = malloc(sizeof *out->gap * (size_t)count);
@@ -233,16 +253,26 @@ static void make_band(const prox_bvh* tree, double radius, int band, int count, 
     prox_rng rng = prox_rng_seed(seed);
     /* targets log-uniform in [lo, hi / 1.2): the gap found is within 20% above its target */
     const double slack = 0.2;
-    double lo = band_lo[band] * radius, hi = band_hi[band] * radius / (1 + slack);
+    const bool intersecting = band == INTERSECTING;
+    double lo = intersecting ? 0 : band_lo[band] * radius, hi = intersecting ? 0 : band_hi[band] * radius / (1 + slack);
     for (int i = 0; i < count;) {
         prox_quat qa = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
         prox_quat qb = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
         prox_vec3 u = bench_random_direction(&rng);
-        double target = lo * pow(hi / lo, prox_rng_uniform(&rng));
+        double target = intersecting ? 0 : lo * pow(hi / lo, prox_rng_uniform(&rng));
         prox_mat3 ra = prox_mat3_from_quat(qa), rb = prox_mat3_from_quat(qb);
         prox_transform xa = rigid(&ra, prox_vec3_make(0, 0, 0));
-        double s, gap;
-        if (!advance_to_gap(tree, &xa, &rb, u, radius, target, slack, &s, &gap, &out->queries)) {
+        double s, gap = 0;
+        bool found;
+        if (intersecting) { /* (the gap bands draw no s: their placements stay those of earlier runs) */
+            s = 2 * radius * prox_rng_uniform(&rng);
+            prox_transform xb = rigid(&rb, prox_vec3_scale(u, s));
+            out->queries++;
+            found = prox_overlap(tree, &xa, tree, &xb, PROX_SAT_FULL);
+        } else {
+            found = advance_to_gap(tree, &xa, &rb, u, radius, target, slack, &s, &gap, &out->queries);
+        }
+        if (!found) {
             out->redraws++;
             continue;
         }
@@ -266,6 +296,7 @@ typedef struct band_summary {
     double gap_median; /* model units */
     int best_kind;
     timing best_prox;
+    timing contact_first; /* best_kind with prox_distance_def.contact_first */
     int best_peer; /* -1: none */
     timing best_fcl;
     int disagreements;
@@ -282,7 +313,7 @@ typedef struct model_summary {
     const char* name;
     int triangles;
     double radius;
-    band_summary band[BAND_COUNT];
+    band_summary band[BAND_COUNT + 1]; /* the gap bands, then the intersecting placements */
     warm_summary motion;
     int disagreements;
 } model_summary;
@@ -293,62 +324,66 @@ static void print_disagreement(int* printed, const char* model, int band, int i,
                                double reference) {
     if (*printed >= 10) return;
     ++*printed;
-    printf("  DISAGREEMENT: %s band %d placement %d: %s gives %.17g, reference %.17g (relative %.3g)\n", model, band,
-           i, who, got, reference, fabs(got - reference) / fmax(fabs(reference), 1e-300));
+    char label[64];
+    printf("  DISAGREEMENT: %s band %s placement %d: %s gives %.17g, reference %.17g (relative %.3g)\n", model,
+           band_label(band, label, sizeof label), i, who, got, reference,
+           fabs(got - reference) / fmax(fabs(reference), 1e-300));
 }
 
 /* ------------------------------------------------------------------------ */
 /* Distance and tolerance per band */
 
-static void run_band(const char* model, int band, prox_bvh* const* trees, void* const* peer_models, int peer_count,
-                     const band_placements* b, const options* o, band_summary* out, int* disagreements) {
-    int n = b->count;
-    double* d = malloc(sizeof(double) * (size_t)n);
-    double* scratch = malloc(sizeof(double) * (size_t)n);
-    int64_t* nb = malloc(sizeof(int64_t) * (size_t)n);
-    int64_t* np = malloc(sizeof(int64_t) * (size_t)n);
-    uint8_t* within = malloc((size_t)n);
-    int warm = n < 20 ? n : 20;
-    int printed = 0;
-
-    for (int i = 0; i < n; ++i) scratch[i] = b->gap[i];
-    out->gap_median = experiment_median(scratch, n);
-
-    /* distance */
-    out->best_kind = 0;
-    out->best_prox.mean_us = INFINITY;
-    out->best_peer = -1;
-    out->best_fcl.mean_us = INFINITY;
-    out->disagreements = 0;
-    double kind_mean[KIND_COUNT];
-    for (int k = 0; k < KIND_COUNT; ++k) {
-        if (!kind_selected[k]) continue;
-        distance_context c = {trees[k], b->p, prox_default_distance_def(), {0}, false, d, nb, np};
-        job j = {distance_reset, distance_run, &c};
-        timing t;
-        bench_time_job(&j, n, warm, scratch, &t);
-        int bad = 0;
-        double worst = 0;
-        for (int i = 0; i < n; ++i) {
-            worst = fmax(worst, relative_difference(d[i], b->gap[i]));
-            if (!agree(d[i], b->gap[i])) {
-                ++bad;
-                print_disagreement(&printed, model, band, i, kind_name(k), d[i], b->gap[i]);
-            }
-        }
-        out->disagreements += bad;
-        kind_mean[k] = t.mean_us;
-        printf("| %s | proxima %s | %d | %.1f | %.2f | %.2f / %.2f | %d | %.1e |\n", model, kind_name(k), n,
-               sum_i64(nb, n) / n, sum_i64(np, n) / n, t.mean_us, t.median_us, bad, worst);
-        if (csv)
-            fprintf(csv, "distance,%s,%g,%g,proxima-%s,,%d,%.4f,%.4f,%.3f,%.3f,%d\n", model, band_lo[band],
-                    band_hi[band], kind_name(k), n, t.mean_us, t.median_us, sum_i64(nb, n) / n, sum_i64(np, n) / n,
-                    bad);
-        if (t.mean_us < out->best_prox.mean_us) {
-            out->best_prox = t;
-            out->best_kind = k;
+/* The answers d[0..n) against the references: how many differ (each
+ * printed, up to ten per band), and the largest relative difference. */
+static int check_answers(const char* model, int band, const char* who, const double* d, const double* reference,
+                         int n, int* printed, double* out_worst) {
+    int bad = 0;
+    double worst = 0;
+    for (int i = 0; i < n; ++i) {
+        worst = fmax(worst, relative_difference(d[i], reference[i]));
+        if (!agree(d[i], reference[i])) {
+            ++bad;
+            print_disagreement(printed, model, band, i, who, d[i], reference[i]);
         }
     }
+    *out_worst = worst;
+    return bad;
+}
+
+/* Times prox_distance of one tree over the band's placements (with
+ * contact_first as given), checks every answer against the band's reference
+ * and prints the row; returns the answers that differ. */
+static int distance_row(const char* model, int band, const prox_bvh* tree, const band_placements* b,
+                        bool contact_first, int* printed, double* d, int64_t* nb, int64_t* np, double* scratch,
+                        timing* out) {
+    const int n = b->count, warm = n < 20 ? n : 20;
+    distance_context c = {tree, b->p, prox_default_distance_def(), {0}, false, d, nb, np};
+    c.def.contact_first = contact_first;
+    job j = {distance_reset, distance_run, &c};
+    bench_time_job(&j, n, warm, scratch, out);
+    const char* kind = prox_volume_name(prox_bvh_get_stats(tree).volume);
+    char who[64];
+    snprintf(who, sizeof who, "%s%s", kind, contact_first ? " contact_first" : "");
+    double worst;
+    const int bad = check_answers(model, band, who, d, b->gap, n, printed, &worst);
+    printf("| %s | proxima %s | %d | %.1f | %.2f | %.2f / %.2f | %d | %.1e |\n", model, who, n, sum_i64(nb, n) / n,
+           sum_i64(np, n) / n, out->mean_us, out->median_us, bad, worst);
+    if (csv) {
+        char range[64];
+        if (band != INTERSECTING) snprintf(range, sizeof range, "%g,%g", band_lo[band], band_hi[band]);
+        else snprintf(range, sizeof range, "0,0");
+        fprintf(csv, "distance,%s,%s,proxima-%s,%s,%d,%.4f,%.4f,%.3f,%.3f,%d\n", model, range, kind,
+                contact_first ? "contact_first" : "", n, out->mean_us, out->median_us, sum_i64(nb, n) / n,
+                sum_i64(np, n) / n, bad);
+    }
+    return bad;
+}
+
+/* Times every peer with a distance query over the band's placements and
+ * prints its row; keeps the fastest in out (best_peer, best_fcl). */
+static void peer_rows(const char* model, int band, void* const* peer_models, int peer_count, const band_placements* b,
+                      const options* o, int* printed, double* d, double* scratch, band_summary* out) {
+    const int n = b->count, warm = n < 20 ? n : 20;
     for (int q = 0; q < peer_count; ++q) {
         if (!peer_models[q]) continue;
         peer_context c = {q, peer_models[q], b->p, d};
@@ -363,29 +398,28 @@ static void run_band(const char* model, int band, prox_bvh* const* trees, void* 
         job j = {NULL, peer_run, &c};
         timing t;
         bench_time_job(&j, m, m < n ? 0 : warm, scratch, &t); /* the estimate above warmed up a slow peer */
-        int bad = 0;
-        double worst = 0;
-        for (int i = 0; i < m; ++i) {
-            worst = fmax(worst, relative_difference(d[i], b->gap[i]));
-            if (!agree(d[i], b->gap[i])) {
-                ++bad;
-                print_disagreement(&printed, model, band, i, prox_peer_name(q), d[i], b->gap[i]);
-            }
-        }
+        double worst;
+        const int bad = check_answers(model, band, prox_peer_name(q), d, b->gap, m, printed, &worst);
         out->disagreements += bad;
         printf("| %s | %s%s | %d | | | %.2f / %.2f | %d | %.1e |\n", model, prox_peer_name(q),
                m < n ? " (prefix)" : "", m, t.mean_us, t.median_us, bad, worst);
         if (csv)
-            fprintf(csv, "distance,%s,%g,%g,%s,,%d,%.4f,%.4f,,,%d\n", model, band_lo[band], band_hi[band],
-                    prox_peer_name(q), m, t.mean_us, t.median_us, bad);
+            fprintf(csv, "distance,%s,%g,%g,%s,,%d,%.4f,%.4f,,,%d\n", model, band < BAND_COUNT ? band_lo[band] : 0.0,
+                    band < BAND_COUNT ? band_hi[band] : 0.0, prox_peer_name(q), m, t.mean_us, t.median_us, bad);
         if (m == n && t.mean_us < out->best_fcl.mean_us) {
             out->best_fcl = t;
             out->best_peer = q;
         }
     }
-    *disagreements += out->disagreements;
+}
 
-    /* tolerance, per kind: 0.5x (answer: no) and 2x (answer: yes) the distance */
+/* prox_within_distance per kind at 0.5x (answer: no) and 2x (answer: yes)
+ * each placement's distance, with the answers checked; kind_mean: the
+ * kinds' prox_distance means, for the ratio column. */
+static void tolerance_rows(const char* model, int band, prox_bvh* const* trees, const band_placements* b,
+                           const double kind_mean[], int* printed, double* d, int64_t* nb, int64_t* np,
+                           uint8_t* within, double* scratch, band_summary* out, int* disagreements) {
+    const int n = b->count, warm = n < 20 ? n : 20;
     printf("\nTolerance queries (prox_within_distance), same placements; `exact distance` is the kind's prox_distance "
            "mean above%s:\n\n",
            out->best_peer >= 0 ? "; FCL has no tolerance query for meshes, so its user pays the full distance query "
@@ -410,8 +444,8 @@ static void run_band(const char* model, int band, prox_bvh* const* trees, void* 
                 bool ok = (within[i] != 0) == expect && (!within[i] || d[i] <= factor * b->gap[i]);
                 if (!ok) {
                     ++wrong;
-                    if (printed < 10) {
-                        ++printed;
+                    if (*printed < 10) {
+                        ++*printed;
                         printf("  WRONG TOLERANCE ANSWER: %s band %d placement %d: %s at %.2fx gives within=%d "
                                "(distance %.17g, reference %.17g)\n",
                                model, band, i, kind_name(k), factor, within[i], d[i], b->gap[i]);
@@ -430,6 +464,57 @@ static void run_band(const char* model, int band, prox_bvh* const* trees, void* 
                         sum_i64(np, n) / n, wrong);
         }
     }
+}
+
+static void run_band(const char* model, int band, prox_bvh* const* trees, void* const* peer_models, int peer_count,
+                     const band_placements* b, const options* o, band_summary* out, int* disagreements) {
+    int n = b->count;
+    double* d = malloc(sizeof(double) * (size_t)n);
+    double* scratch = malloc(sizeof(double) * (size_t)n);
+    int64_t* nb = malloc(sizeof(int64_t) * (size_t)n);
+    int64_t* np = malloc(sizeof(int64_t) * (size_t)n);
+    uint8_t* within = malloc((size_t)n);
+    int printed = 0;
+
+    for (int i = 0; i < n; ++i) scratch[i] = b->gap[i];
+    out->gap_median = experiment_median(scratch, n);
+
+    /* distance */
+    out->best_kind = 0;
+    out->best_prox.mean_us = INFINITY;
+    out->best_peer = -1;
+    out->best_fcl.mean_us = INFINITY;
+    out->contact_first.mean_us = out->contact_first.median_us = NAN;
+    out->disagreements = 0;
+    double kind_mean[KIND_COUNT];
+    const bool intersecting = band == INTERSECTING;
+    for (int k = 0; k < KIND_COUNT; ++k) {
+        if (!kind_selected[k]) continue;
+        timing t, first = {0, NAN, NAN};
+        out->disagreements += distance_row(model, band, trees[k], b, false, &printed, d, nb, np, scratch, &t);
+        /* intersecting: every kind also with the collision test first */
+        if (intersecting)
+            out->disagreements += distance_row(model, band, trees[k], b, true, &printed, d, nb, np, scratch, &first);
+        kind_mean[k] = t.mean_us;
+        if (t.mean_us < out->best_prox.mean_us) {
+            out->best_prox = t;
+            out->best_kind = k;
+            out->contact_first = first;
+        }
+    }
+    /* apart: the fastest kind again with the collision test first, what
+     * prox_distance_def.contact_first costs on models apart */
+    if (!intersecting && kind_selected[out->best_kind]) {
+        timing t;
+        out->disagreements +=
+            distance_row(model, band, trees[out->best_kind], b, true, &printed, d, nb, np, scratch, &t);
+        out->contact_first = t;
+    }
+    peer_rows(model, band, peer_models, peer_count, b, o, &printed, d, scratch, out);
+    *disagreements += out->disagreements;
+
+    if (!intersecting)
+        tolerance_rows(model, band, trees, b, kind_mean, &printed, d, nb, np, within, scratch, out, disagreements);
     printf("\n");
     free(d);
     free(scratch);
@@ -726,6 +811,20 @@ int main(int argc, char** argv) {
             run_band(name, band, trees, peer_models, peer_count, &b, &o, &ms->band[band], &ms->disagreements);
             free_band(&b);
         }
+        {
+            band_placements b;
+            make_band(trees[PROX_VOLUME_OBB], ms->radius, INTERSECTING, o.placements, seed + 50, &b);
+            printf("### %s, intersecting: %d placements, B's origin 0 to 2R from A's (setup: %d collision queries, %d "
+                   "placements apart redrawn, %.1f s)\n\n",
+                   name, b.count, b.queries, b.redraws, b.seconds);
+            printf("Every kind by default and with `contact_first` (the collision test first); the distance is 0.\n\n");
+            printf("| model | variant | placements | Nb | Np | us per query (mean / median) | answers that differ | "
+                   "largest relative difference |\n");
+            printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
+            run_band(name, INTERSECTING, trees, peer_models, peer_count, &b, &o, &ms->band[INTERSECTING],
+                             &ms->disagreements);
+            free_band(&b);
+        }
         printf("### %s, warm start\n\n", name);
         run_motion(name, ms->radius, trees, peer_models, peer_count, &o, seed + 100, &ms->motion, &ms->disagreements);
         disagreements += ms->disagreements;
@@ -739,15 +838,19 @@ int main(int argc, char** argv) {
     }
 
     printf("## Summary: exact distance, mean / median us per query\n\n");
-    printf("| model | gap band | median gap | proxima fastest | us | FCL fastest | us | FCL / proxima (mean / median) | "
-           "answers that differ |\n");
-    printf("|---|---|---:|---|---:|---|---:|---:|---:|\n");
+    printf("`contact_first`: the same kind with prox_distance_def.contact_first (the collision test first).\n\n");
+    printf("| model | gap band | median gap | proxima fastest | us | us with contact_first | FCL fastest | us | FCL / "
+           "proxima (mean / median) | answers that differ |\n");
+    printf("|---|---|---:|---|---:|---:|---|---:|---:|---:|\n");
     for (int m = 0; m < model_count; ++m) {
         const model_summary* ms = &summaries[m];
-        for (int band = 0; band < BAND_COUNT; ++band) {
+        for (int band = 0; band <= INTERSECTING; ++band) {
             const band_summary* bs = &ms->band[band];
-            printf("| %s | [%gR, %gR) | %.3g R | %s | %.2f / %.2f |", ms->name, band_lo[band], band_hi[band],
-                   bs->gap_median / ms->radius, kind_name(bs->best_kind), bs->best_prox.mean_us, bs->best_prox.median_us);
+            char label[64];
+            printf("| %s | %s | %.3g R | %s | %.2f / %.2f | %.2f / %.2f |", ms->name,
+                   band_label(band, label, sizeof label), bs->gap_median / ms->radius, kind_name(bs->best_kind),
+                   bs->best_prox.mean_us, bs->best_prox.median_us, bs->contact_first.mean_us,
+                   bs->contact_first.median_us);
             if (bs->best_peer >= 0)
                 printf(" %s | %.2f / %.2f | %.2fx / %.2fx |", prox_peer_name(bs->best_peer), bs->best_fcl.mean_us,
                        bs->best_fcl.median_us, bs->best_fcl.mean_us / bs->best_prox.mean_us,

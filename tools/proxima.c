@@ -5,7 +5,7 @@
  *   proxima collide A B [--bv KIND] [--sat full|lite] [--all] [--stats]
  *                       [--pose-a "12 numbers"] [--pose-b "12 numbers"] [--placements FILE]
  *   proxima distance A B [--bv KIND] [--points] [--rel-error X] [--abs-error X] [--upper-bound X]
- *                        [--tolerance D] [--pose-a ...] [--pose-b ...] [--placements FILE]
+ *                        [--contact-first] [--tolerance D] [--pose-a ...] [--pose-b ...] [--placements FILE]
  *   proxima contacts A B [--bv KIND] [--sat full|lite] [--pose-a ...] [--pose-b ...] [--placements FILE]
  *   proxima demo [--placements N]
  *   proxima scene FILE [--frames N] [--threads N] [--broadphase KIND] [--schedule] [--no-contacts]
@@ -37,8 +37,8 @@ static void usage(FILE* f) {
           "                      [--pose-a \"R00 R01 R02 R10 R11 R12 R20 R21 R22 TX TY TZ\"] [--pose-b ...]\n"
           "                      [--placements FILE]\n"
           "  proxima distance A B [--bv KIND] [--points] [--rel-error X] [--abs-error X]\n"
-          "                       [--upper-bound X] [--tolerance D] [--pose-a ...] [--pose-b ...]\n"
-          "                       [--placements FILE]\n"
+          "                       [--upper-bound X] [--contact-first] [--tolerance D]\n"
+          "                       [--pose-a ...] [--pose-b ...] [--placements FILE]\n"
           "  proxima contacts A B [--bv KIND] [--sat full|lite] [--pose-a ...] [--pose-b ...]\n"
           "                       [--placements FILE]\n"
           "  proxima demo [--placements N]\n"
@@ -61,7 +61,10 @@ static void usage(FILE* f) {
           "else 0 (--points: then the distance, triangles and points of a pair within D).\n"
           "--rel-error/--abs-error allow an approximate distance d <= (1+rel) true + abs;\n"
           "--upper-bound stops early when the models are farther apart (the distance\n"
-          "printed is then above the bound).\n"
+          "printed is then above the bound). --contact-first runs a collision test\n"
+          "before the distance search: faster when the models often intersect, slower\n"
+          "when they are apart; the distance is the same (within the error bounds).\n"
+          "It has no effect with --tolerance, whose test runs first at D = 0 only.\n"
           "contacts prints the number of contacting triangle pairs per placement, then one\n"
           "line per pair (triangle a, triangle b, contact point, normal) and a line\n"
           "'manifold N nx ny nz' with up to 4 points, then an empty line.\n"
@@ -164,6 +167,7 @@ static int parse_options(int argc, char** argv, int first, options* o) {
         if (strcmp(a, "--all") == 0) o->all = true;
         else if (strcmp(a, "--stats") == 0) o->stats = true;
         else if (strcmp(a, "--points") == 0) o->points = true;
+        else if (strcmp(a, "--contact-first") == 0) o->distance.contact_first = true;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             exit(0);
