@@ -860,8 +860,9 @@ int main(int argc, char** argv) {
 
         printf("## n = %zu\n\n", n);
         printf("L = %.2f; %d timed frames.\n\n", side, frames);
-        printf("| n | variant | build ms | median ms/frame | mean | p10 | p90 | sweeps / updates | frames | pairs/frame "
-               "| median / best proxima | check |\n");
+        printf(
+            "| n | variant | build ms | median ms/frame | mean | p10 | p90 | sweeps / updates | frames | pairs/frame "
+            "| median / best proxima | check |\n");
         printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         fflush(stdout);
         /* Rows are printed as soon as their ratio is known: proxima's once
@@ -897,12 +898,14 @@ int main(int argc, char** argv) {
                 if (!w->ran) continue;
                 print_row(n, &variants[printed], w, frames, best);
                 if (csv && !w->skipped_after)
-                    fprintf(csv, "%zu,\"%s\",%llu,%g,%d,%d,%d,%.4f,%d,%d,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.4f,%d,%d,%llu,%llu\n", n,
-                            variants[printed].name, (unsigned long long)o.seed, o.moving, o.warmup, frames, w->built,
-                            w->build_ms, w->frames_done, w->cut, w->median_ms, w->p10_ms, w->p90_ms, w->mean_ms,
-                            w->pairs_mean, variants[printed].proxima ? 0.0 : w->extra_mean,
-                            isfinite(best) ? w->median_ms / best : NAN, w->mismatch_frames, w->missing_frames,
-                            (unsigned long long)w->sweeps, (unsigned long long)w->updates);
+                    fprintf(
+                        csv,
+                        "%zu,\"%s\",%llu,%g,%d,%d,%d,%.4f,%d,%d,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.4f,%d,%d,%llu,%llu\n",
+                        n, variants[printed].name, (unsigned long long)o.seed, o.moving, o.warmup, frames, w->built,
+                        w->build_ms, w->frames_done, w->cut, w->median_ms, w->p10_ms, w->p90_ms, w->mean_ms,
+                        w->pairs_mean, variants[printed].proxima ? 0.0 : w->extra_mean,
+                        isfinite(best) ? w->median_ms / best : NAN, w->mismatch_frames, w->missing_frames,
+                        (unsigned long long)w->sweeps, (unsigned long long)w->updates);
             }
             fflush(stdout);
             if (csv) fflush(csv);

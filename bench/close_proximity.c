@@ -267,9 +267,10 @@ static bool write_plot_files(const options* o, const char* command, int triangle
     fprintf(gp, "set logscale xy\nset format x \"10^{%%L}\"\nset format y \"10^{%%L}\"\n");
     fprintf(gp, "set xlabel \"gap (outer surface at least 1 + gap from the centre; inner sphere radius 1)\"\n");
     fprintf(gp, "set ylabel \"BV tests per query (mean of %d rotations)\"\n", o->rotations);
-    fprintf(gp,
-            "set title \"Parallel close proximity: UV sphere (%d triangles) inside a concentric sphere, leaf size 1\"\n",
-            triangles);
+    fprintf(
+        gp,
+        "set title \"Parallel close proximity: UV sphere (%d triangles) inside a concentric sphere, leaf size 1\"\n",
+        triangles);
     fprintf(gp, "set grid xtics ytics mxtics mytics lc rgb \"#dddddd\"\n");
     fprintf(gp, "set key bottom left box opaque\nset samples 400\n");
     fprintf(gp, "set xrange [%.6g:%.6g]\n", gaps[gap_count - 1] / 1.5, gaps[0] * 1.5);
@@ -372,9 +373,11 @@ int main(int argc, char** argv) {
            2 * (1 - h_unit));
     printf("%d gaps from %.3g down to %.3g (%d per decade); %d random rotations of both models (seed %llu), the "
            "same for every gap and kind; leaf size 1, the papers' splits (median for AABB and sphere, the "
-           "OBBTree's mean for OBB). Nb = BV tests per query (mean over the rotations; every child volume tested when an 8-wide "
+           "OBBTree's mean for OBB). Nb = BV tests per query (mean over the rotations; every child volume tested when "
+           "an 8-wide "
            "node is unfolded counts one), Np = triangle tests per query (mean), time = median over the rotations of "
-           "the fastest of its runs (1, or 1 + %d when under 200 us). Every query asks for all contacting pairs and must find none.\n\n",
+           "the fastest of its runs (1, or 1 + %d when under 200 us). Every query asks for all contacting pairs and "
+           "must find none.\n\n",
            gap_count, gaps[0], gaps[gap_count - 1], o.per_decade, o.rotations, (unsigned long long)o.seed, o.repeats);
 
     prox_transform* xa = malloc(sizeof *xa * (size_t)o.rotations);
@@ -399,7 +402,8 @@ int main(int argc, char** argv) {
 
     prox_bvh* inner[PROX_VOLUME_COUNT];
     for (int k = 0; k < PROX_VOLUME_COUNT; ++k) inner[k] = build_tree(&unit, (prox_volume)k);
-    printf("| tree | volumes | leaves | 8-wide nodes | depth (8-wide) | mean leaf depth |\n|---|---:|---:|---:|---:|---:|\n");
+    printf("| tree | volumes | leaves | 8-wide nodes | depth (8-wide) | mean leaf depth "
+           "|\n|---|---:|---:|---:|---:|---:|\n");
     for (int k = 0; k < PROX_VOLUME_COUNT; ++k) {
         prox_bvh_stats s = prox_bvh_get_stats(inner[k]);
         printf("| %s (%s split) | %d | %d | %d | %d | %.2f |\n", prox_volume_name((prox_volume)k),

@@ -192,7 +192,8 @@ int main(int argc, char** argv) {
                     } else if (disagreements_printed < 12) {
                         ++disagreements_printed;
                         fprintf(stderr, "disagreement: n=%d %s placement %d: proxima %.17g, %s %.17g\n", n,
-                                query_names[q], lists[q][i], answers[0][i], prox_convex_peer_name(v - 1), answers[v][i]);
+                                query_names[q], lists[q][i], answers[0][i], prox_convex_peer_name(v - 1),
+                                answers[v][i]);
                     }
                 }
             }

@@ -545,7 +545,8 @@ static bool make_path(const prox_bvh* tree, double radius, int frames, uint64_t 
     for (int attempt = 0; attempt < 20; ++attempt) {
         prox_quat qa = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
         prox_quat qb = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
-        prox_vec3 e1 = bench_random_direction(&rng), spin = bench_random_direction(&rng), w = bench_random_direction(&rng);
+        prox_vec3 e1 = bench_random_direction(&rng), spin = bench_random_direction(&rng),
+                  w = bench_random_direction(&rng);
         prox_vec3 e2 = prox_vec3_cross(e1, w);
         if (prox_vec3_length(e2) < 1e-3) continue;
         e2 = prox_vec3_scale(e2, 1 / prox_vec3_length(e2));
@@ -604,10 +605,12 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
         return;
     }
     int n = pa.frames;
-    printf("Warm start: %d frames, gap along the path %.4g R .. %.4g R (%d frames touching); path set up in %.1f s.\n\n",
-           n, pa.min_gap / radius, pa.max_gap / radius, pa.touching, experiment_now() - t0);
-    printf("| kind | no cache: us per frame (mean / median) | Nb | Np | with cache: us per frame (mean / median) | Nb | "
-           "Np | gain (mean / median) | answers that differ |\n");
+    printf(
+        "Warm start: %d frames, gap along the path %.4g R .. %.4g R (%d frames touching); path set up in %.1f s.\n\n",
+        n, pa.min_gap / radius, pa.max_gap / radius, pa.touching, experiment_now() - t0);
+    printf(
+        "| kind | no cache: us per frame (mean / median) | Nb | Np | with cache: us per frame (mean / median) | Nb | "
+        "Np | gain (mean / median) | answers that differ |\n");
     printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     double* d = malloc(sizeof(double) * (size_t)n);
     double* d2 = malloc(sizeof(double) * (size_t)n);
@@ -868,7 +871,8 @@ int main(int argc, char** argv) {
         const warm_summary* w = &summaries[m].motion;
         if (w->best_kind < 0) continue;
         printf("| %s | %s | %.2f / %.2f | %.2f / %.2f | %.2fx |", summaries[m].name, kind_name(w->best_kind),
-               w->cold.mean_us, w->cold.median_us, w->warm.mean_us, w->warm.median_us, w->cold.mean_us / w->warm.mean_us);
+               w->cold.mean_us, w->cold.median_us, w->warm.mean_us, w->warm.median_us,
+               w->cold.mean_us / w->warm.mean_us);
         if (w->fcl_peer >= 0)
             printf(" %s %.2f / %.2f | %.2fx |\n", prox_peer_name(w->fcl_peer), w->fcl.mean_us, w->fcl.median_us,
                    w->fcl.mean_us / w->warm.mean_us);

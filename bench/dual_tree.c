@@ -451,13 +451,14 @@ static void summary_table(const char* title, model_axes* m, int count, bool use_
         char name5[128], name6[128];
         set_name(set5, name5, sizeof name5);
         set_name(set6, name6, sizeof name6);
-        printf("| %s | %lld | %lld (%.1f%%) | %lld (%.2f%%) | %lld (%.1f%%) | %lld (%.2f%%) | %lld (%.2f%%) | %s | %lld "
-               "(%.2f%%) | %lld (%.2f%%) | %s |\n",
-               m[i].name, (long long)s->lane_pairs, (long long)s->sphere_pairs, pct(s->sphere_pairs, s->lane_pairs),
-               (long long)s->sphere_only, pct(s->sphere_only, s->lane_pairs - s->sphere_pairs),
-               (long long)s->separated, pct(s->separated, s->sphere_pairs), (long long)paper,
-               pct(paper, s->separated), (long long)best5, pct(best5, s->separated), name5, (long long)lite,
-               pct(lite, s->separated), (long long)best6, pct(best6, s->separated), name6);
+        printf(
+            "| %s | %lld | %lld (%.1f%%) | %lld (%.2f%%) | %lld (%.1f%%) | %lld (%.2f%%) | %lld (%.2f%%) | %s | %lld "
+            "(%.2f%%) | %lld (%.2f%%) | %s |\n",
+            m[i].name, (long long)s->lane_pairs, (long long)s->sphere_pairs, pct(s->sphere_pairs, s->lane_pairs),
+            (long long)s->sphere_only, pct(s->sphere_only, s->lane_pairs - s->sphere_pairs), (long long)s->separated,
+            pct(s->separated, s->sphere_pairs), (long long)paper, pct(paper, s->separated), (long long)best5,
+            pct(best5, s->separated), name5, (long long)lite, pct(lite, s->separated), (long long)best6,
+            pct(best6, s->separated), name6);
         if (csv)
             fprintf(csv, "sat_summary,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,\"%s\",%lld,%lld,\"%s\"\n", m[i].name,
                     use_first ? "first_contact" : "all_pairs", (long long)s->lane_pairs, (long long)s->sphere_pairs,
@@ -468,7 +469,8 @@ static void summary_table(const char* title, model_axes* m, int count, bool use_
            "sigma\": the fixed sphere's radius scaled by the sigma the library's query uses, see above; the "
            "library's dual test is its sphere test plus the 5 axes):\n\n");
     printf("| model | volume pairs met | SAT (15 axes) | SAT lite (6 faces) | sphere | sphere, library's sigma | "
-           "sphere + the paper's 5 (A1, A2, B1, B2, A0xB0) | the same, library's sigma | sphere + best 5 (the library's dual test) | sphere + SAT |\n");
+           "sphere + the paper's 5 (A1, A2, B1, B2, A0xB0) | the same, library's sigma | sphere + best 5 (the "
+           "library's dual test) | sphere + SAT |\n");
     printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < count; ++i) {
         axis_stats* s = use_first ? &m[i].first : &m[i].all;
@@ -494,7 +496,8 @@ static void summary_table(const char* title, model_axes* m, int count, bool use_
 static void axis_experiment(char* const* names, int name_count, int placements, uint64_t seed) {
     printf("## Experiment 1: which axis separates two oriented boxes whose spheres overlap\n\n");
     printf("Trees: PROX_VOLUME_OBB_SPHERE (split at the mean, the OBBTree's rule), leaf size 1. Placements as in "
-           "vdb98: two copies, uniformly random rotations, origins uniform in a cube sized for ~60%% collisions (calibrated on 1000 "
+           "vdb98: two copies, uniformly random rotations, origins uniform in a cube sized for ~60%% collisions "
+           "(calibrated on 1000 "
            "placements), %d placements per model. Double-precision tandem traversal over the private nodes: "
            "unfold the larger volume (extent product), 8 lanes per node; for each (fixed, lane) pair: the sphere test, "
            "and all 15 axes; descend only when the spheres overlap and no axis separates the boxes.\n\n",
@@ -537,12 +540,13 @@ static void axis_experiment(char* const* names, int name_count, int placements, 
             library_disagree += hit != prox_overlap(tree, &p[i].a, tree, &p[i].b, PROX_SAT_FULL);
         }
         m->seconds = experiment_now() - t0;
-        printf("- %s: %d triangles, cube side %.4g, %d of %d placements collide (%.1f%%); traversal answers that differ "
-               "from prox_overlap: %d; lanes whose extents are not in decreasing order: %lld of %lld; the library's "
-               "sigma: mean %.3f, range %.3f-%.3f; %.1f s\n",
-               m->name, m->triangles, m->side, m->hits, placements, pct(m->hits, placements), library_disagree,
-               (long long)m->unsorted, (long long)m->lanes, m->sigma_sum / placements, m->sigma_min, m->sigma_max,
-               m->seconds);
+        printf(
+            "- %s: %d triangles, cube side %.4g, %d of %d placements collide (%.1f%%); traversal answers that differ "
+            "from prox_overlap: %d; lanes whose extents are not in decreasing order: %lld of %lld; the library's "
+            "sigma: mean %.3f, range %.3f-%.3f; %.1f s\n",
+            m->name, m->triangles, m->side, m->hits, placements, pct(m->hits, placements), library_disagree,
+            (long long)m->unsorted, (long long)m->lanes, m->sigma_sum / placements, m->sigma_min, m->sigma_max,
+            m->seconds);
         fflush(stdout);
         free(p);
         prox_bvh_destroy(tree);

@@ -231,9 +231,11 @@ struct Variant {
 const Variant kVariants[] = {
 #ifdef PROX_HAVE_CCD
     {"libccd-gjk", "libccd 2: ccdGJKIntersect; ccdGJKPenetration (EPA, tolerance 1e-4); no distance query",
-     PROX_CONVEX_PEER_OVERLAP | PROX_CONVEX_PEER_DEPTH, ccd_build, ccd_destroy, ccd_gjk_overlap, nullptr, ccd_gjk_depth},
+     PROX_CONVEX_PEER_OVERLAP | PROX_CONVEX_PEER_DEPTH, ccd_build, ccd_destroy, ccd_gjk_overlap, nullptr,
+     ccd_gjk_depth},
     {"libccd-mpr", "libccd 2: ccdMPRIntersect; ccdMPRPenetration (MPR, tolerance 1e-4)",
-     PROX_CONVEX_PEER_OVERLAP | PROX_CONVEX_PEER_DEPTH, ccd_build, ccd_destroy, ccd_mpr_overlap, nullptr, ccd_mpr_depth},
+     PROX_CONVEX_PEER_OVERLAP | PROX_CONVEX_PEER_DEPTH, ccd_build, ccd_destroy, ccd_mpr_overlap, nullptr,
+     ccd_mpr_depth},
 #endif
 #ifdef PROX_HAVE_FCL
     {"fcl-libccd",

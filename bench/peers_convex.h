@@ -48,7 +48,8 @@ static inline const char* prox_convex_peer_name(int peer) { (void)peer; return "
 static inline const char* prox_convex_peer_notes(int peer) { (void)peer; return ""; }
 static inline int prox_convex_peer_abilities(int peer) { (void)peer; return 0; }
 static inline void* prox_convex_peer_build(int peer, const prox_hull* hull) { (void)peer; (void)hull; return NULL; }
-static inline int prox_convex_peer_overlap(int peer, void* a, const prox_transform* xa, void* b, const prox_transform* xb) {
+static inline int prox_convex_peer_overlap(int peer, void* a, const prox_transform* xa, void* b,
+                                           const prox_transform* xb) {
     (void)peer, (void)a, (void)xa, (void)b, (void)xb;
     return 0;
 }
@@ -57,7 +58,8 @@ static inline double prox_convex_peer_distance(int peer, void* a, const prox_tra
     (void)peer, (void)a, (void)xa, (void)b, (void)xb;
     return -1;
 }
-static inline double prox_convex_peer_depth(int peer, void* a, const prox_transform* xa, void* b, const prox_transform* xb) {
+static inline double prox_convex_peer_depth(int peer, void* a, const prox_transform* xa, void* b,
+                                            const prox_transform* xb) {
     (void)peer, (void)a, (void)xa, (void)b, (void)xb;
     return -1;
 }

@@ -179,10 +179,11 @@ static void deformation_experiment(const char* name, const prox_mesh* mesh, int 
                (double)tb.volume_tests / count, (double)ta.triangle_tests / count, (double)tb.triangle_tests / count,
                1e6 * ta.total_seconds / count, 1e6 * tb.total_seconds / count, disagree);
         if (csv)
-            fprintf(csv, "deform,%s,%s,%.9g,%.9g,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%d\n", name, kind == 0 ? "smooth" : "radical",
-                    refit_s, rebuild_s, (double)ta.volume_tests / count, (double)tb.volume_tests / count,
-                    (double)ta.triangle_tests / count, (double)tb.triangle_tests / count,
-                    1e6 * ta.total_seconds / count, 1e6 * tb.total_seconds / count, disagree);
+            fprintf(csv, "deform,%s,%s,%.9g,%.9g,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%d\n", name,
+                    kind == 0 ? "smooth" : "radical", refit_s, rebuild_s, (double)ta.volume_tests / count,
+                    (double)tb.volume_tests / count, (double)ta.triangle_tests / count,
+                    (double)tb.triangle_tests / count, 1e6 * ta.total_seconds / count, 1e6 * tb.total_seconds / count,
+                    disagree);
         free(ans_a);
         free(ans_b);
         free(p);
@@ -217,7 +218,8 @@ static void refit_experiment(bool use_peers) {
     const char* names[] = {"torus-100k", "bunny"};
     double bandwidth = measure_copy_bandwidth();
     printf("\nMeasured copy bandwidth (one core, 256 MiB memcpy, read + write): %.1f GB/s\n\n", 1e-9 * bandwidth);
-    printf("| mesh | triangles | leaf | refit (ms, median of 21) | ns per triangle | traffic floor (bytes) | floor (ms) | ratio to floor |");
+    printf("| mesh | triangles | leaf | refit (ms, median of 21) | ns per triangle | traffic floor (bytes) | floor "
+           "(ms) | ratio to floor |");
     int peer_count = use_peers ? prox_peer_count() : 0;
     for (int p = 0; p < peer_count; ++p)
         if (strcmp(prox_peer_name(p), "fcl-aabb") == 0) printf(" FCL AABB refit (ns/tri) |");
@@ -338,7 +340,8 @@ int main(int argc, char** argv) {
         uint8_t* answers = malloc((size_t)count);
         experiment_make_placements(seed, side, count, p);
         printf("## %s (%d triangles, cube side %.4g)\n\n", name, mesh.triangle_count, side);
-        printf("| tree | SAT | hits | Nb | Cb (ns) | Tb (s) | Np | Cp (ns) | Tp (s) | Ttotal (s) | per query (us, mean / median) |\n");
+        printf("| tree | SAT | hits | Nb | Cb (ns) | Tb (s) | Np | Cp (ns) | Tp (s) | Ttotal (s) | per query (us, mean "
+               "/ median) |\n");
         printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         double test_us[2] = {0, 0};
         double obb_us = 1e30;
@@ -399,7 +402,9 @@ int main(int argc, char** argv) {
         }
 
         if (peer_count) {
-            printf("| peer | hits | answers that differ from proxima's | build (ms) | peer per query (us, mean / median) | proxima's fastest on the same placements (us, mean / median) | proxima's speedup (mean / median) | proxima's OBB tree (us, mean / median) | its speedup |\n");
+            printf("| peer | hits | answers that differ from proxima's | build (ms) | peer per query (us, mean / "
+                   "median) | proxima's fastest on the same placements (us, mean / median) | proxima's speedup (mean / "
+                   "median) | proxima's OBB tree (us, mean / median) | its speedup |\n");
             printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (int q = 0; q < peer_count; ++q) {
                 double b0 = experiment_now();
@@ -428,17 +433,19 @@ int main(int argc, char** argv) {
                 double proxima_mean = 1e6 * same.total_seconds / n, proxima_median = 1e-3 * same.median_ns;
                 experiment_time_proxima(trees[obb_variant], trees[obb_variant], p, n, obb_sat, NULL, &same_obb);
                 double obb_mean = 1e6 * same_obb.total_seconds / n, obb_median = 1e-3 * same_obb.median_ns;
-                printf("| %s | %d | %d of %d | %.2f | %.3f / %.3f | %.3f / %.3f | %.1fx / %.1fx | %.3f / %.3f | %.1fx / "
-                       "%.1fx |\n",
-                       prox_peer_name(q), hits, disagree, n, build_ms, mean_us, median_us, proxima_mean, proxima_median,
-                       mean_us / proxima_mean, median_us / proxima_median, obb_mean, obb_median, mean_us / obb_mean,
-                       median_us / obb_median);
+                printf(
+                    "| %s | %d | %d of %d | %.2f | %.3f / %.3f | %.3f / %.3f | %.1fx / %.1fx | %.3f / %.3f | %.1fx / "
+                    "%.1fx |\n",
+                    prox_peer_name(q), hits, disagree, n, build_ms, mean_us, median_us, proxima_mean, proxima_median,
+                    mean_us / proxima_mean, median_us / proxima_median, obb_mean, obb_median, mean_us / obb_mean,
+                    median_us / obb_median);
                 if (csv)
                     fprintf(csv, "peer,%s,%s,,%d,%d,,,%.9g,%.1f,,\n", name, prox_peer_name(q), n, hits,
                             1e-6 * mean_us * n, 1e3 * median_us);
                 prox_peer_destroy(q, model);
             }
-            printf("\nproxima's fastest configuration here (used for the ratios): %s, %.3f us per query (mean over all placements); its fastest OBB tree: %s, %s.\n\n",
+            printf("\nproxima's fastest configuration here (used for the ratios): %s, %.3f us per query (mean over all "
+                   "placements); its fastest OBB tree: %s, %s.\n\n",
                    res->best_proxima, res->best_proxima_us, variants[obb_variant].name,
                    obb_sat == PROX_SAT_LITE ? "lite" : "full");
         }
@@ -468,7 +475,8 @@ int main(int argc, char** argv) {
         for (int m = 0; m < result_count; ++m) printf(" %.3f |", r < 1 ? 1e3 * table3[m][r] : table3[m][r]);
     }
     printf("\n\n## Query cost after refit vs after rebuild (median split, SAT)\n\n");
-    printf("| model | deformation | update time | Nb per query (refit / rebuild) | Np per query | us per query | answers that differ |\n");
+    printf("| model | deformation | update time | Nb per query (refit / rebuild) | Np per query | us per query | "
+           "answers that differ |\n");
     printf("|---|---|---|---:|---:|---:|---:|\n");
     int deform_count = count < 10000 ? count : 10000;
     for (int m = 0; m < result_count; ++m) {

@@ -274,7 +274,8 @@ static void update_and_check(scene* s) {
         check(equal_pairs(e.began, e.began_count, &began));
         check(equal_pairs(e.ended, e.ended_count, &ended));
         s->previous[k].count = 0;
-        for (size_t p = 0; p < expected.count; ++p) push_pair(&s->previous[k], expected.items[p].a, expected.items[p].b);
+        for (size_t p = 0; p < expected.count; ++p)
+            push_pair(&s->previous[k], expected.items[p].a, expected.items[p].b);
     }
     free(overlapping.items);
     free(expected.items);

@@ -199,8 +199,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             } else {
                 check(!(o.distance <= dd.upper_bound));
             }
-            const double tolerances[4] = {expected_distance, nextafter(expected_distance, -1.0), 0.5 * expected_distance,
-                                          2 * expected_distance};
+            const double tolerances[4] = {expected_distance, nextafter(expected_distance, -1.0),
+                                          0.5 * expected_distance, 2 * expected_distance};
             for (int t = 0; t < 4; ++t) {
                 prox_tolerance_result w = prox_within_distance(bvh, &x[0], bvh, &x[1], tolerances[t]);
                 check(w.invalid_transform || w.within == (expected_distance <= tolerances[t]));

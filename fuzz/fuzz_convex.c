@@ -201,8 +201,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const double d_hi = d.status == PROX_CONVEX_SEPARATED ? d.distance : fmax(d.distance, stall);
     const double dj_hi = dj.status == PROX_CONVEX_SEPARATED ? dj.distance : fmax(dj.distance, stall);
     check(intervals_meet(d.lower_bound, d_hi, dj.lower_bound, dj_hi, slack));
-    if (d.status == PROX_CONVEX_SEPARATED && dj.status == PROX_CONVEX_SEPARATED && d.distance - d.lower_bound <= slack &&
-        dj.distance - dj.lower_bound <= slack)
+    if (d.status == PROX_CONVEX_SEPARATED && dj.status == PROX_CONVEX_SEPARATED &&
+        d.distance - d.lower_bound <= slack && dj.distance - dj.lower_bound <= slack)
         check(fabs(dj.distance - d.distance) <= slack);
     const prox_convex_penetration_result pj = prox_convex_penetration(&a, &x[0], &b, &x[1], NULL, &j2);
     const bool converged = p.status == PROX_CONVEX_SEPARATED || p.status == PROX_CONVEX_TOUCHING ||

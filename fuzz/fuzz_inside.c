@@ -67,7 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     prox_transform x = prox_transform_identity();
     if (how % 4 != 0) {
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) x.basis.m[i][j] = (i == j) * (how & 4 ? -1.0 : 1.0) + next_small_integer(&r) / 4.0;
+            for (int j = 0; j < 3; ++j)
+                x.basis.m[i][j] = (i == j) * (how & 4 ? -1.0 : 1.0) + next_small_integer(&r) / 4.0;
         x.origin = prox_vec3_scale(next_small_vec3(&r), 0.5);
     }
     if (!prox_transform_is_valid(&x)) return 0;

@@ -315,7 +315,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 const bool enabled = next_byte(&r) & 1;
                 if (other == target || !s.objects[other].live) break;
                 for (int w = 0; w < 2; w++)
-                    check(prox_world_set_pair_enabled(s.world[w], o->id[w], s.objects[other].id[w], enabled) == PROX_OK);
+                    check(prox_world_set_pair_enabled(s.world[w], o->id[w], s.objects[other].id[w], enabled) ==
+                          PROX_OK);
                 s.disabled[target][other] = s.disabled[other][target] = !enabled;
             }
             break;

@@ -80,7 +80,8 @@ static inline __m128 round_down_lanes(__m256d x) {
     const __m128i bits = _mm_castps_si128(f);
     const __m128i negative = _mm_srli_epi32(bits, 31);
     // +1 below zero (away from it), -1 above (toward it)
-    const __m128i toward_minus = _mm_add_epi32(bits, _mm_sub_epi32(_mm_add_epi32(negative, negative), _mm_set1_epi32(1)));
+    const __m128i toward_minus =
+        _mm_add_epi32(bits, _mm_sub_epi32(_mm_add_epi32(negative, negative), _mm_set1_epi32(1)));
     const __m128i zero = _mm_cmpeq_epi32(_mm_slli_epi32(bits, 1), _mm_setzero_si128());
     const __m128i stepped = _mm_blendv_epi8(toward_minus, _mm_set1_epi32((int)0x80000001u), zero);
     return _mm_castsi128_ps(_mm_blendv_epi8(bits, stepped, step));

@@ -342,7 +342,8 @@ prox_result prox_broadphase_update(prox_broadphase* bp, prox_pair_events* out_ev
     bp_pair_list swap = bp->current;
     bp->current = bp->next;
     bp->next = swap;
-    if (bp->pending_count) memcpy(bp->free_ids + bp->free_count, bp->pending_ids, bp->pending_count * sizeof *bp->free_ids);
+    if (bp->pending_count)
+        memcpy(bp->free_ids + bp->free_count, bp->pending_ids, bp->pending_count * sizeof *bp->free_ids);
     bp->free_count += bp->pending_count;
     bp->pending_count = 0;
     *out_events = (prox_pair_events){bp->current.items, bp->current.count, bp->began.items,

@@ -764,7 +764,8 @@ static inline void collect(candidates* c, unsigned hits, uint32_t k, uint32_t j)
 #if defined(__AVX512F__)
     // Compressed in a register and stored whole (Zen 4 compresses to memory
     // slowly); the arrays have LANES of slack for the full store.
-    __m512i lanes = _mm512_add_epi32(_mm512_set1_epi32((int)j), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    __m512i lanes = _mm512_add_epi32(_mm512_set1_epi32((int)j),
+                                     _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
     _mm512_storeu_si512(c->second + c->count, _mm512_maskz_compress_epi32((__mmask16)hits, lanes));
     _mm512_storeu_si512(c->first + c->count, _mm512_set1_epi32((int)k));
     c->count += (size_t)__builtin_popcount(hits);
@@ -807,7 +808,8 @@ static bool sweep_cell(sweep* s, sweep_task_state* task, size_t cell) {
         t.key[k] = (float)(uint16_t)(sorted[k] >> 32), t.min_y[k] = x->box.min_y, t.max_y[k] = x->box.max_y;
         t.min_z[k] = x->box.min_z, t.max_z[k] = x->box.max_z;
     }
-    for (size_t l = 0; l < LANES; l++) t.key[n + l] = t.min_y[n + l] = t.max_y[n + l] = t.min_z[n + l] = t.max_z[n + l] = NAN;
+    for (size_t l = 0; l < LANES; l++)
+        t.key[n + l] = t.min_y[n + l] = t.max_y[n + l] = t.min_z[n + l] = t.max_z[n + l] = NAN;
     candidates found; // not `= {0}`: that zeroed its 8 KB for every cell
     found.count = 0;
     for (size_t k = 0; k + 1 < n; k++) {
@@ -972,7 +974,8 @@ static void grow_task(void* context, int task) {
         const __m256 vb = load_float_box(b);
         const __m256 vg = load_float_box(g);
         const __m128 by3 = _mm_movelh_ps(load_two_floats(&by->x), _mm_load_ss(&by->z));
-        const __m256 last = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(by3), _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 2, 2));
+        const __m256 last =
+            _mm256_permutevar8x32_ps(_mm256_castps128_ps256(by3), _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 2, 2));
         const __m256 then = _mm256_sub_ps(vg, _mm256_mul_ps(sign, last)); // where the bounds were
         const __m256 bound_moved = _mm256_andnot_ps(magnitude, _mm256_sub_ps(vb, then));
         const __m256 moved = _mm256_mul_ps(_mm256_max_ps(bound_moved, _mm256_permute_ps(bound_moved, 0xb1)),
@@ -1028,7 +1031,8 @@ static inline void move_and_check(sweep* s, uint32_t id, const prox_box* b) {
     _mm_storel_pi((__m64*)&box->min_z, z);
     const __m128 gxy = _mm_loadu_ps(&g->min_x), gz = load_two_floats(&g->min_z);
     // Inside: grown min <= min and max <= grown max (lanes 0, 2 are mins).
-    const int xy_inside = _mm_movemask_ps(_mm_cmp_ps(_mm_blend_ps(gxy, xy, 0xa), _mm_blend_ps(xy, gxy, 0xa), _CMP_LE_OQ));
+    const int xy_inside =
+        _mm_movemask_ps(_mm_cmp_ps(_mm_blend_ps(gxy, xy, 0xa), _mm_blend_ps(xy, gxy, 0xa), _CMP_LE_OQ));
     const int z_inside = _mm_movemask_ps(_mm_cmp_ps(_mm_blend_ps(gz, z, 0xa), _mm_blend_ps(z, gz, 0xa), _CMP_LE_OQ));
     if ((xy_inside & 0xf) != 0xf || (z_inside & 0x3) != 0x3) s->candidates_valid = false;
 #else

@@ -296,7 +296,8 @@ static prox_result tree_create(const prox_broadphase_def* def, void** out_impl) 
     *kind = (tree_kind){.allocator = def->allocator};
     // Without workers (the system refused threads) the bulk traversal runs
     // on the calling thread.
-    if (def->threads > 1 && thread_pool_create(def->threads, &def->allocator, &kind->pool) == PROX_ERROR_OUT_OF_MEMORY) {
+    if (def->threads > 1 &&
+        thread_pool_create(def->threads, &def->allocator, &kind->pool) == PROX_ERROR_OUT_OF_MEMORY) {
         prox_free(&def->allocator, kind, sizeof *kind);
         return PROX_ERROR_OUT_OF_MEMORY;
     }

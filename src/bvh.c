@@ -264,9 +264,10 @@ bool prox_bvh_validate(const prox_bvh* bvh, char* message, size_t message_size) 
                         prox_vec3 p = bvh->vertices[idx[c]];
                         double pt[3] = {p.x, p.y, p.z};
                         if (!box_contains(&node->lo[0][lane], &node->hi[0][lane], PROX_LANES, pt, pt)) {
-                            prox_message(message, message_size,
-                                         "node %d lane %d does not contain vertex %u of triangle %d (%.17g, %.17g, %.17g)",
-                                         i, lane, idx[c], bvh->slot_triangle[s], p.x, p.y, p.z);
+                            prox_message(
+                                message, message_size,
+                                "node %d lane %d does not contain vertex %u of triangle %d (%.17g, %.17g, %.17g)", i,
+                                lane, idx[c], bvh->slot_triangle[s], p.x, p.y, p.z);
                             return false;
                         }
                     }

@@ -261,7 +261,8 @@ static bool triangle_ball_center(const prox_vec3* p, prox_vec3* out) {
     if (prox_vec3_dot(u, v) > 0) {
         const prox_vec3 n = prox_vec3_cross(u, v);
         const double nn = prox_vec3_dot(n, n);
-        const prox_vec3 w = prox_vec3_sub(prox_vec3_scale(v, prox_vec3_dot(u, u)), prox_vec3_scale(u, prox_vec3_dot(v, v)));
+        const prox_vec3 w =
+            prox_vec3_sub(prox_vec3_scale(v, prox_vec3_dot(u, u)), prox_vec3_scale(u, prox_vec3_dot(v, v)));
         if (nn > 0) c = prox_vec3_add(p[o], prox_vec3_scale(prox_vec3_cross(w, n), 0.5 / nn));
     }
     *out = c;
@@ -616,7 +617,8 @@ static bool fit_with_hulls(prox_bvh* bvh, double* out_radius) {
     /* a first guess at the pool's size: the sets hold hull vertices, about
      * as many as there are triangles over all the internal lanes */
     bool ok = s.sets && s.set_of && s.stamp && gather_reserve(&s.g, 3 * PROX_LANES) &&
-              gather_reserve(&s.leaf, 3 * PROX_MAX_LEAF_SIZE) && pool_reserve(&s.pool, (size_t)bvh->triangle_count + 64);
+              gather_reserve(&s.leaf, 3 * PROX_MAX_LEAF_SIZE) &&
+              pool_reserve(&s.pool, (size_t)bvh->triangle_count + 64);
     if (ok) memset(s.stamp, 0, stamp_bytes);
     for (int i = 0; ok && i < bvh->internal_lane_count; ++i) {
         const uint32_t ref = bvh->internal_lanes[i];

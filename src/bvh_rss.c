@@ -216,8 +216,9 @@ static bool check_lane(const prox_bvh* bvh, const prox_rss_lanes* r, int lane, i
         for (int c = 0; c < 3; ++c) {
             const uint32_t v = bvh->slot_indices[3 * (size_t)s + (size_t)c];
             if (!holds(r, lane, bvh->vertices[v])) {
-                prox_message(message, message_size, "swept sphere of node %d lane %d does not contain vertex %u of triangle %d",
-                             node, lane, v, bvh->slot_triangle[s]);
+                prox_message(message, message_size,
+                             "swept sphere of node %d lane %d does not contain vertex %u of triangle %d", node, lane, v,
+                             bvh->slot_triangle[s]);
                 return false;
             }
         }

@@ -171,9 +171,12 @@ typedef struct wide_bound {
 
 static inline int support_scan_wide_impl(const prox_vec3* p, int n, prox_vec3 d, wide_bound* bound) {
     const __m512d dx = _mm512_set1_pd(d.x), dy = _mm512_set1_pd(d.y), dz = _mm512_set1_pd(d.z);
-    const __m512i x_first = _mm512_setr_epi64(0, 3, 6, 9, 12, 15, 0, 0), x_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 10, 13);
-    const __m512i y_first = _mm512_setr_epi64(1, 4, 7, 10, 13, 0, 0, 0), y_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 8, 11, 14);
-    const __m512i z_first = _mm512_setr_epi64(2, 5, 8, 11, 14, 0, 0, 0), z_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 9, 12, 15);
+    const __m512i x_first = _mm512_setr_epi64(0, 3, 6, 9, 12, 15, 0, 0),
+                  x_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 10, 13);
+    const __m512i y_first = _mm512_setr_epi64(1, 4, 7, 10, 13, 0, 0, 0),
+                  y_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 8, 11, 14);
+    const __m512i z_first = _mm512_setr_epi64(2, 5, 8, 11, 14, 0, 0, 0),
+                  z_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 9, 12, 15);
     const __m512d sign = _mm512_set1_pd(-0.0), big = _mm512_set1_pd(DBL_MAX);
     __m512d best = _mm512_set1_pd(-INFINITY), max_abs = _mm512_setzero_pd();
     __m512i best_index = _mm512_setzero_si512(), index = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);

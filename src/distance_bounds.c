@@ -220,8 +220,9 @@ static inline __attribute__((always_inline)) void oriented_bounds(const distance
         for (int k = 0; k < 3; ++k)
             for (int l = 0; l < L; ++l) a[i][k][l] = axis[(3 * i + k) * L + l];
     for (int l = 0; l < L; ++l) /* vectorised */
-        err[l] = LANE_ERROR * (fabsf(d[0][l]) + fabsf(d[1][l]) + fabsf(d[2][l]) + e[0][l] + e[1][l] + e[2][l] + u_size) +
-                 LANE_UNDERFLOW;
+        err[l] =
+            LANE_ERROR * (fabsf(d[0][l]) + fabsf(d[1][l]) + fabsf(d[2][l]) + e[0][l] + e[1][l] + e[2][l] + u_size) +
+            LANE_UNDERFLOW;
     /* the lane volume's axes: gap |t_i| - sum_k e_k |a_k . a_i| - sum_j |a_i . u_j|
      * (the float axes are orthonormal only to a few 2^-24: the lane volume
      * reaches e_i |a_i|^2 plus a little of the other extents along a_i, an

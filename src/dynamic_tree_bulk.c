@@ -59,7 +59,8 @@ void dtree_refit_tight(prox_dynamic_tree* tree) {
     const int32_t top = nodes[tree->root].height;
     for (int32_t h = 1; h <= top; h++)
         for (int32_t i = 0; i < tree->node_capacity; i++)
-            if (nodes[i].height == h) nodes[i].box = box_union(&nodes[nodes[i].child1].box, &nodes[nodes[i].child2].box);
+            if (nodes[i].height == h)
+                nodes[i].box = box_union(&nodes[nodes[i].child1].box, &nodes[nodes[i].child2].box);
 }
 
 bool dtree_pairs_below(const prox_dynamic_tree* tree, int32_t a0, int32_t b0, int32_t* stack,
@@ -144,7 +145,8 @@ size_t dtree_split_self_pairs(const prox_dynamic_tree* tree, int32_t* entries, s
         queue[2 * tail] = nodes[x].child1, queue[2 * tail + 1] = y, tail++;
         queue[2 * tail] = nodes[x].child2, queue[2 * tail + 1] = y, tail++;
     }
-    for (size_t i = head; i < tail; i++) entries[2 * kept] = queue[2 * i], entries[2 * kept + 1] = queue[2 * i + 1], kept++;
+    for (size_t i = head; i < tail; i++)
+        entries[2 * kept] = queue[2 * i], entries[2 * kept + 1] = queue[2 * i + 1], kept++;
     return kept;
 }
 

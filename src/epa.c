@@ -177,7 +177,8 @@ static bool face_plane(const epa_polytope* P, int a, int b, int c, prox_vec3* ou
     if (!(len > EPA_TRUST * shorter)) return false;
     *out_n = unit;
     /* the mean of the three corners' distances: symmetric in the corners */
-    *out_dist = (prox_vec3_dot(*out_n, P->w[a]) + prox_vec3_dot(*out_n, P->w[b]) + prox_vec3_dot(*out_n, P->w[c])) / 3.0;
+    *out_dist =
+        (prox_vec3_dot(*out_n, P->w[a]) + prox_vec3_dot(*out_n, P->w[b]) + prox_vec3_dot(*out_n, P->w[c])) / 3.0;
     return true;
 }
 

@@ -117,7 +117,8 @@ static int simplex_step(cvx_vertex* s, int* count, prox_vec3* d) {
         const double m2 = PROX_MAX(PROX_MAX(prox_vec3_dot(a, a), prox_vec3_dot(b, b)),
                                    PROX_MAX(prox_vec3_dot(c, c), prox_vec3_dot(dd, dd)));
         const double trust2 = FACE_TRUST * FACE_TRUST * m2 * m2 * m2; /* (FACE_TRUST M^3)^2 */
-        const prox_vec3 n_abc = prox_vec3_cross(ab, ac), n_acd = prox_vec3_cross(ac, ad), n_adb = prox_vec3_cross(ad, ab);
+        const prox_vec3 n_abc = prox_vec3_cross(ab, ac), n_acd = prox_vec3_cross(ac, ad),
+                        n_adb = prox_vec3_cross(ad, ab);
         const double volume = prox_vec3_dot(n_abc, ad); /* = n_acd . ab = n_adb . ac */
         if (!(volume * volume > trust2)) return -1; /* flat to rounding */
         /* each n . (opposite corner - A) equals the volume: outward is the other sign */

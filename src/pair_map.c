@@ -35,7 +35,8 @@ bool pair_map_put(pair_map* map, uint64_t key, pair_map_value value, const prox_
         if (!slots) return false;
         for (size_t i = 0; i < capacity; i++) slots[i].key = PAIR_MAP_EMPTY;
         for (size_t i = 0; i < map->capacity; i++)
-            if (map->slots[i].key != PAIR_MAP_EMPTY) insert_fresh(slots, capacity, map->slots[i].key, map->slots[i].value);
+            if (map->slots[i].key != PAIR_MAP_EMPTY)
+                insert_fresh(slots, capacity, map->slots[i].key, map->slots[i].value);
         prox_free(allocator, map->slots, map->capacity * sizeof *map->slots);
         map->slots = slots;
         map->capacity = capacity;

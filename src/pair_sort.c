@@ -74,7 +74,8 @@ bool prox_pair_sort(bp_pair_list* list, uint32_t id_limit, pair_sort_scratch* sc
     else
         sorted = radix_sort(keys, keys + scratch->capacity, count, 2 * bits);
     const uint64_t low = (UINT64_C(1) << bits) - 1;
-    for (size_t i = 0; i < count; i++) list->items[i] = (prox_pair){(uint32_t)(sorted[i] >> bits), (uint32_t)(sorted[i] & low)};
+    for (size_t i = 0; i < count; i++)
+        list->items[i] = (prox_pair){(uint32_t)(sorted[i] >> bits), (uint32_t)(sorted[i] & low)};
     return true;
 }
 

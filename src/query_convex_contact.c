@@ -62,7 +62,8 @@ static void on_touch(int32_t triangle, const prox_vec3 t[3], void* context) {
         double size = prox_fmax(prox_max_abs3(t[0]), prox_fmax(prox_max_abs3(t[1]), prox_max_abs3(t[2])));
         const double r = b->shape->radius;
         for (int i = 0; i < b->shape->count; ++i) {
-            const prox_vec3 low = prox_vec3_sub(prox_transform_point(b->xs, b->shape->points[i]), prox_vec3_scale(up, r));
+            const prox_vec3 low =
+                prox_vec3_sub(prox_transform_point(b->xs, b->shape->points[i]), prox_vec3_scale(up, r));
             const double tolerance = 0x1p-40 * prox_fmax(size, prox_max_abs3(low) + r);
             const double h = prox_vec3_dot(prox_vec3_sub(low, t[0]), up);
             if (!(h <= tolerance)) continue;

@@ -370,7 +370,8 @@ static void oriented_lane_bounds(const shape_query* q, const prox_node* node, in
     double oriented[PROX_LANES];
     /* the limit the oriented gaps must reach to prune, before the radius comes off */
     const double before_radius = limit + q->shape->radius;
-    if (q->mesh->rss) prox_rss_distance_bounds(&q->frame, node, &q->mesh->rss[index], &q->fixed, before_radius, oriented);
+    if (q->mesh->rss)
+        prox_rss_distance_bounds(&q->frame, node, &q->mesh->rss[index], &q->fixed, before_radius, oriented);
     else prox_obb_distance_bounds(&q->frame, node, &q->mesh->obbs[index], &q->fixed, before_radius, oriented);
     for (int l = 0; l < PROX_LANES; ++l) {
         const double g = oriented[l] - q->shape->radius;

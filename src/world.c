@@ -709,7 +709,8 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
                 const world_object *a = &world->objects[c->a], *b = &world->objects[c->b];
                 pair_map_value v = {time + earliest_contact(c->separation, time, a, b), a->epoch, b->epoch};
                 // Out of memory only means the pair is tested again next step.
-                if (!pair_map_put(&world->schedule, key, v, &world->def.allocator)) pair_map_remove(&world->schedule, key);
+                if (!pair_map_put(&world->schedule, key, v, &world->def.allocator))
+                    pair_map_remove(&world->schedule, key);
             } else {
                 pair_map_remove(&world->schedule, key);
             }

@@ -526,7 +526,8 @@ PROX_TEST(bvh, lss_fit_is_tight) {
         CHECK_MSG(s->half[0][lane] <= o->extent[0][lane] * (1 + 1e-6), "node %d lane %d: %g > %g", node, lane,
                   s->half[0][lane], o->extent[0][lane]);
         const double cross = hypot(o->extent[1][lane], o->extent[2][lane]);
-        CHECK_MSG(s->radius[lane] <= cross + 2e-6, "node %d lane %d: radius %g > %g", node, lane, s->radius[lane], cross);
+        CHECK_MSG(s->radius[lane] <= cross + 2e-6, "node %d lane %d: radius %g > %g", node, lane, s->radius[lane],
+                  cross);
     }
     CHECK(lanes > 0);
     CHECK(prox_bvh_validate(bvh, NULL, 0));

@@ -104,7 +104,8 @@ PROX_TEST(cli, single_pose_all_pairs_and_info) {
     char command[1024];
     /* two unit boxes, B moved by exactly 2 along x: they share a face */
     snprintf(command, sizeof command,
-             "%s collide builtin:box builtin:box --all --pose-b \"1 0 0 0 1 0 0 0 1 2 0 0\" --stats 2>/dev/null", cli());
+             "%s collide builtin:box builtin:box --all --pose-b \"1 0 0 0 1 0 0 0 1 2 0 0\" --stats 2>/dev/null",
+             cli());
     REQUIRE(run(command, out, sizeof out) == 0);
     CHECK(out[0] == '1');
     /* the shared face: A's two +x triangles against B's two -x triangles */
@@ -191,8 +192,8 @@ PROX_TEST(cli, contacts_lists_points_on_both_models) {
     static char out[1 << 16];
     char command[1024];
     /* unit boxes, B moved by 1.5 along x: they cross */
-    snprintf(command, sizeof command, "%s contacts builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 1.5 0.25 0.125\"",
-             cli());
+    snprintf(command, sizeof command,
+             "%s contacts builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 1.5 0.25 0.125\"", cli());
     REQUIRE(run(command, out, sizeof out) == 0);
     long n = strtol(out, NULL, 10);
     CHECK(n > 0);
@@ -209,7 +210,8 @@ PROX_TEST(cli, contacts_lists_points_on_both_models) {
     }
     CHECK(lines == n);
     CHECK(strstr(out, "manifold ") != NULL);
-    snprintf(command, sizeof command, "%s contacts builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 3 0 0\"", cli());
+    snprintf(command, sizeof command, "%s contacts builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 3 0 0\"",
+             cli());
     REQUIRE(run(command, out, sizeof out) == 0);
     CHECK(out[0] == '0');
 }

@@ -135,7 +135,8 @@ static ld ref_point_triangle_l(lv p, lv t0, lv t1, lv t2) {
         const ld v = (d11 * d20 - d01 * d21) / den, u = (d00 * d21 - d01 * d20) / den;
         if (v >= 0 && u >= 0 && v + u <= 1) return lnorm(lsub(w, ladd(lmul(e0, v), lmul(e1, u))));
     }
-    const ld d = fminl(ref_point_segment2(p, t0, t1), fminl(ref_point_segment2(p, t1, t2), ref_point_segment2(p, t2, t0)));
+    const ld d =
+        fminl(ref_point_segment2(p, t0, t1), fminl(ref_point_segment2(p, t1, t2), ref_point_segment2(p, t2, t0)));
     return sqrtl(d);
 }
 
@@ -144,8 +145,10 @@ static ld ref_point_triangle(prox_vec3 p, const prox_vec3 t[3], prox_vec3 o) {
     const lv e0 = lsub(l1, l0), e1 = lsub(l2, l0);
     const ld d00 = ldot(e0, e0), d01 = ldot(e0, e1), d11 = ldot(e1, e1);
     if (d00 * d11 - d01 * d01 > 1e-6L * d00 * d11) return ref_point_triangle_l(lp, l0, l1, l2);
-    const ld edges = sqrtl(fminl(ref_point_segment2(lp, l0, l1), fminl(ref_point_segment2(lp, l1, l2), ref_point_segment2(lp, l2, l0))));
-    const qv q0 = qrel(t[0], o), qe0 = qsub(qrel(t[1], o), q0), qe1 = qsub(qrel(t[2], o), q0), qw = qsub(qrel(p, o), q0);
+    const ld edges = sqrtl(
+        fminl(ref_point_segment2(lp, l0, l1), fminl(ref_point_segment2(lp, l1, l2), ref_point_segment2(lp, l2, l0))));
+    const qv q0 = qrel(t[0], o), qe0 = qsub(qrel(t[1], o), q0), qe1 = qsub(qrel(t[2], o), q0),
+             qw = qsub(qrel(p, o), q0);
     const qd a = qdot(qe0, qe0), b = qdot(qe0, qe1), c = qdot(qe1, qe1), d = qdot(qw, qe0), e = qdot(qw, qe1);
     const qd den = a * c - b * b;
     if (!(den > (qd)1e-24L * a * c)) return edges;
@@ -346,7 +349,8 @@ static void rand_pair_unit(prox_rng* rng, int kind, prox_vec3 a[3], prox_vec3 b[
          * and the triangle shrunk or moved within the plane. */
         const prox_vec3 n = prox_vec3_cross(vsub(a[1], a[0]), vsub(a[2], a[0]));
         const double gap = pow(10, uniform(rng, -15, 0)) * (prox_rng_next(rng) % 2 ? 1 : -1);
-        const prox_vec3 shift = vadd(vmul(n, gap / prox_vec3_length(n)), vmul(rand_box(rng), 0.5 * prox_rng_uniform(rng)));
+        const prox_vec3 shift =
+            vadd(vmul(n, gap / prox_vec3_length(n)), vmul(rand_box(rng), 0.5 * prox_rng_uniform(rng)));
         const double shrink = uniform(rng, 0.2, 1);
         const prox_vec3 c = vmul(vadd(vadd(a[0], a[1]), a[2]), 1.0 / 3);
         for (int i = 0; i < 3; ++i) b[i] = vadd(vadd(c, vmul(vsub(a[(i + 1) % 3], c), shrink)), shift);
@@ -500,7 +504,8 @@ static bool check_segment_pair(prox_vec3 p0, prox_vec3 p1, prox_vec3 q0, prox_ve
     const lv lp0 = rel(p0, o), lp1 = rel(p1, o), lq0 = rel(q0, o), lq1 = rel(q1, o);
     const ld ref = ref_segment_segment_golden(lp0, lp1, lq0, lq1);
     const ld closed = ref_segment_segment_l(lp0, lp1, lq0, lq1);
-    const ld on_p = sqrtl(ref_point_segment2(rel(x, o), lp0, lp1)), on_q = sqrtl(ref_point_segment2(rel(y, o), lq0, lq1));
+    const ld on_p = sqrtl(ref_point_segment2(rel(x, o), lp0, lp1)),
+             on_q = sqrtl(ref_point_segment2(rel(y, o), lq0, lq1));
     const ld realised = lnorm(lsub(rel(x, o), rel(y, o)));
     bool ok = isfinite(d) && fabsl((ld)d - ref) <= dtol && fabsl(closed - ref) <= dtol && on_p <= tol && on_q <= tol &&
               fabsl(realised - (ld)d) <= tol + 1e-12 * d;
@@ -632,7 +637,8 @@ static bool check_tri_pair(const prox_vec3 a[3], const prox_vec3 b[3], tri_check
         if (!(fabsl((ld)d - ref) <= tol)) what = "distance differs from the reference";
         else if (!(on_a <= ptol + slack && on_b <= ptol + slack)) {
             static char buf[100];
-            snprintf(buf, sizeof buf, "point off its triangle (%.3Lg, %.3Lg; tolerance %.3g)", on_a, on_b, ptol + slack);
+            snprintf(buf, sizeof buf, "point off its triangle (%.3Lg, %.3Lg; tolerance %.3g)", on_a, on_b,
+                     ptol + slack);
             what = buf;
         }
         else if (!(fabsl(realised - (ld)d) <= ptol + 1e-12 * d + slack)) what = "points do not realise the distance";
@@ -657,7 +663,8 @@ PROX_TEST(closest, tri_tri_random) {
         if (st.failures >= 5) break;
     }
     CHECK(st.failures == 0);
-    if (getenv("PROX_CLOSEST_VERBOSE")) printf("tri_tri_random: worst |d - ref| / size (pairs without slivers) = %.3g\n", st.worst);
+    if (getenv("PROX_CLOSEST_VERBOSE"))
+        printf("tri_tri_random: worst |d - ref| / size (pairs without slivers) = %.3g\n", st.worst);
     /* The mix must exercise both answers. */
     CHECK(st.overlapping > st.cases / 20);
     CHECK(st.overlapping < st.cases * 3 / 4);
@@ -854,7 +861,8 @@ PROX_TEST(closest, tri_tri_adversarial) {
         const int steps = (int)(prox_rng_next(&rng) % 4);
         for (int s = 0; s < steps; ++s) x.z = nextafter(x.z, 10);
         const prox_vec3 up = vmul(rand_unit(&rng), 1);
-        const prox_vec3 b[3] = {x, vadd(x, vadd(up, vmul(rand_box(&rng), 0.3))), vadd(x, vadd(up, vmul(rand_box(&rng), 0.3)))};
+        const prox_vec3 b[3] = {x, vadd(x, vadd(up, vmul(rand_box(&rng), 0.3))),
+                                vadd(x, vadd(up, vmul(rand_box(&rng), 0.3)))};
         check_tri_pair(a, b, &st);
     }
     /* Huge and tiny coordinates. */
@@ -1003,7 +1011,8 @@ static void check_contact(const prox_vec3 a[3], const prox_vec3 b[3], bool gener
                 const ld e2 = fmaxl(lnorm(lsub(s0, ref[1])), lnorm(lsub(s1, ref[0])));
                 if (!(fminl(e1, e2) <= 1e-9L)) what = "intersection segment differs from the reference";
                 const lv mid = lmul(ladd(ref[0], ref[1]), 0.5L);
-                if (!what && !(lnorm(lsub(rel(c.point, o), mid)) <= 1e-9L)) what = "point is not the segment's midpoint";
+                if (!what && !(lnorm(lsub(rel(c.point, o), mid)) <= 1e-9L))
+                    what = "point is not the segment's midpoint";
             }
         }
     }
@@ -1135,7 +1144,8 @@ static lv rect_point(const prox_rect* r, prox_vec3 o, ld s, ld t) {
 /* Distance from x to the plane point of r if x projects into r (Gram
  * system), else INFINITY. */
 static ld ref_point_over_rect(lv x, const prox_rect* r, prox_vec3 o) {
-    const lv c = rel(r->corner, o), e0 = rel(r->edge[0], prox_vec3_make(0, 0, 0)), e1 = rel(r->edge[1], prox_vec3_make(0, 0, 0));
+    const lv c = rel(r->corner, o), e0 = rel(r->edge[0], prox_vec3_make(0, 0, 0)),
+             e1 = rel(r->edge[1], prox_vec3_make(0, 0, 0));
     const ld d00 = ldot(e0, e0), d01 = ldot(e0, e1), d11 = ldot(e1, e1);
     const ld den = d00 * d11 - d01 * d01;
     if (!(den > 1e-16L * d00 * d11 && den > 0)) return INFINITY;
@@ -1190,7 +1200,8 @@ static ld ref_rect_rect(const prox_rect* a, const prox_rect* b, prox_vec3 o) {
 }
 
 static prox_rect rand_rect(prox_rng* rng, prox_vec3 center, double size) {
-    const prox_mat3 r = prox_mat3_from_quat(prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng)));
+    const prox_mat3 r =
+        prox_mat3_from_quat(prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng)));
     const prox_vec3 ax0 = {r.m[0][0], r.m[1][0], r.m[2][0]}, ax1 = {r.m[0][1], r.m[1][1], r.m[2][1]};
     const double l0 = size * uniform(rng, 0.1, 1), l1 = size * uniform(rng, 0.1, 1);
     prox_rect q;
@@ -1255,7 +1266,8 @@ PROX_TEST(closest, rect_rect_random) {
             a.corner = prox_vec3_make(0, 0, 0);
             a.edge[0] = prox_vec3_make(2, 0, 0);
             a.edge[1] = prox_vec3_make(0, 1, 0);
-            b.corner = prox_vec3_make(floor(uniform(&rng, -3, 3)), floor(uniform(&rng, -2, 2)), floor(uniform(&rng, -1, 2)));
+            b.corner =
+                prox_vec3_make(floor(uniform(&rng, -3, 3)), floor(uniform(&rng, -2, 2)), floor(uniform(&rng, -1, 2)));
             b.edge[0] = prox_vec3_make(1, 0, 0);
             b.edge[1] = prox_vec3_make(0, 2, 0);
             break;

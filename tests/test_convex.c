@@ -333,8 +333,9 @@ static int make_points(prox_rng* rng, kind k, int n, prox_vec3* out) {
         break;
     case K_GRID:
         for (int i = 0; i < n; ++i)
-            out[i] = prox_vec3_make(0.5 * (double)(prox_rng_next(rng) % 5) - 1, 0.5 * (double)(prox_rng_next(rng) % 5) - 1,
-                                    0.5 * (double)(prox_rng_next(rng) % 5) - 1);
+            out[i] =
+                prox_vec3_make(0.5 * (double)(prox_rng_next(rng) % 5) - 1, 0.5 * (double)(prox_rng_next(rng) % 5) - 1,
+                               0.5 * (double)(prox_rng_next(rng) % 5) - 1);
         break;
     case K_FLAT:
         for (int i = 0; i < n; ++i) {
@@ -470,7 +471,8 @@ static bool check_distance(const scene* s, const features* fa, const features* f
     FAIL_IF(!isfinite(r->distance) || !finite_vec(r->point_a) || !finite_vec(r->point_b) || !finite_vec(r->normal),
             "%s %d: non-finite result", what, index);
     if (!ok) return false;
-    FAIL_IF(r->status != PROX_CONVEX_SEPARATED && r->status != PROX_CONVEX_TOUCHING && r->status != PROX_CONVEX_OVERLAPPING,
+    FAIL_IF(r->status != PROX_CONVEX_SEPARATED && r->status != PROX_CONVEX_TOUCHING &&
+                r->status != PROX_CONVEX_OVERLAPPING,
             "%s %d: status %s", what, index, prox_convex_status_string(r->status));
     /* the witness points belong to the (inflated) shapes */
     const ld da = point_hull_distance(fa, r->point_a, 1e-13 * S), db = point_hull_distance(fb, r->point_b, 1e-13 * S);
@@ -487,7 +489,8 @@ static bool check_distance(const scene* s, const features* fa, const features* f
         const double gap = dist3(r->point_a, r->point_b);
         FAIL_IF(fabs(gap - r->distance) > 1e-12 * S + 1e-12 * gap, "%s %d: |pb - pa| = %.17g, distance %.17g", what,
                 index, gap, r->distance);
-        if (r->status == PROX_CONVEX_SEPARATED) FAIL_IF(r->distance <= tol, "%s %d: separated at %g", what, index, r->distance);
+        if (r->status == PROX_CONVEX_SEPARATED)
+            FAIL_IF(r->distance <= tol, "%s %d: separated at %g", what, index, r->distance);
         /* certificate: the shapes are at least lower_bound apart along the
          * normal, and lower_bound is the distance when GJK converged */
         const ld nn = sqrtl(lv_dot(lv_of(r->normal), lv_of(r->normal)));
@@ -694,8 +697,10 @@ PROX_TEST(convex, closed_forms) {
         prox_vec3 e1[2] = {{-1, 0, 0}, {1, 0, 0}};
         prox_vec3 e2[2] = {{0, -1, 0}, {0, 1, 0}};
         const double sx = uni(&rng, 0.5, 3), h = uni(&rng, -2, 3), r = uni(&rng, 0, 0.6);
-        prox_transform xa = prox_transform_make(prox_quat_identity(), prox_vec3_make(sx, 5, 7), prox_vec3_make(0, 0, 0));
-        prox_transform xb = prox_transform_make(prox_quat_identity(), prox_vec3_make(3, 0.5, 1), prox_vec3_make(0, 0, h));
+        prox_transform xa =
+            prox_transform_make(prox_quat_identity(), prox_vec3_make(sx, 5, 7), prox_vec3_make(0, 0, 0));
+        prox_transform xb =
+            prox_transform_make(prox_quat_identity(), prox_vec3_make(3, 0.5, 1), prox_vec3_make(0, 0, h));
         const prox_convex k1 = prox_convex_capsule(e1, r), k2 = prox_convex_capsule(e2, r);
         d = prox_convex_distance(&k1, &xa, &k2, &xb, NULL, NULL);
         CHECK_NEAR(d.distance, fmax(fabs(h) - 2 * r, 0), 1e-13);
@@ -769,7 +774,8 @@ PROX_TEST(convex, distance_exact) {
             /* zero radii overlapping cores: touching or overlapping, never separated */
             CHECK_MSG(r.status != PROX_CONVEX_SEPARATED, "exact %d: separated overlapping cores", k);
         } else if (exact > 10 * tol) {
-            CHECK_MSG(r.status == PROX_CONVEX_SEPARATED, "exact %d: %s at %Lg", k, prox_convex_status_string(r.status), exact);
+            CHECK_MSG(r.status == PROX_CONVEX_SEPARATED, "exact %d: %s at %Lg", k, prox_convex_status_string(r.status),
+                      exact);
         }
         separated += exact > 0;
         overlapping += core == 0;
@@ -841,8 +847,9 @@ static void mixed_magnitudes(uint64_t seed, int cases, double digits_lo, double 
         if (exact == 0) {
             lv n;
             const ld want = oracle_depth(&fa, &fb, &n);
-            CHECK_MSG(fabsl((ld)p.depth - fmaxl(want, 0)) <= 1e-9L * s.size, "mixed %d: depth %.17g, brute force %.17Lg (%s)",
-                      k, p.depth, want, prox_convex_status_string(p.status));
+            CHECK_MSG(fabsl((ld)p.depth - fmaxl(want, 0)) <= 1e-9L * s.size,
+                      "mixed %d: depth %.17g, brute force %.17Lg (%s)", k, p.depth, want,
+                      prox_convex_status_string(p.status));
         } else {
             CHECK_MSG(p.depth_lower_bound <= -exact + tol && -exact <= p.depth + tol,
                       "mixed %d: -distance %.17Lg outside [%.17g, %.17g]", k, -exact, p.depth_lower_bound, p.depth);
@@ -873,7 +880,8 @@ PROX_TEST(convex, distance_certificate) {
         if (!check_distance(&s, &fa, &fb, &r, -1, "certificate", k)) ++fails;
         /* the overlapping answers: the common point lies in both cores */
         if (r.status == PROX_CONVEX_OVERLAPPING && r.normal.x == 0 && r.normal.y == 0 && r.normal.z == 0) {
-            const ld da = point_hull_distance(&fa, r.point_a, 1e-13 * s.size), db = point_hull_distance(&fb, r.point_a, 1e-13 * s.size);
+            const ld da = point_hull_distance(&fa, r.point_a, 1e-13 * s.size),
+                     db = point_hull_distance(&fb, r.point_a, 1e-13 * s.size);
             CHECK_MSG(da <= 1e-11 * s.size && db <= 1e-11 * s.size, "certificate %d: common point off by %Lg / %Lg", k,
                       da, db);
         }
@@ -905,12 +913,12 @@ PROX_TEST(convex, support_sampling) {
                 d = lv_scale(d, 1 / sqrtl(lv_dot(d, d)));
             }
             const ld sep = separation_along(&s, d);
-            CHECK_MSG(sep <= r.distance + 1e-12 * r.distance + 2 * tol, "sampling %d: separation %.17Lg > distance %.17g", k,
-                      sep, r.distance);
+            CHECK_MSG(sep <= r.distance + 1e-12 * r.distance + 2 * tol,
+                      "sampling %d: separation %.17Lg > distance %.17g", k, sep, r.distance);
             best = fmaxl(best, sep);
         }
-        CHECK_MSG(best >= r.distance - 1e-7 * r.distance - 100 * tol, "sampling %d: best %.17Lg, distance %.17g", k, best,
-                  r.distance);
+        CHECK_MSG(best >= r.distance - 1e-7 * r.distance - 100 * tol, "sampling %d: best %.17Lg, distance %.17g", k,
+                  best, r.distance);
         ++total_cases;
     }
 }
@@ -960,8 +968,8 @@ PROX_TEST(convex, penetration_bruteforce) {
               finite_vec(p.point_b));
         CHECK_MSG(p.status == PROX_CONVEX_SEPARATED || p.status == PROX_CONVEX_TOUCHING ||
                       p.status == PROX_CONVEX_OVERLAPPING,
-                  "penetration %d (%s %d/%s %d): status %s", k, kind_names[s.ka], s.a.count, kind_names[s.kb], s.b.count,
-                  prox_convex_status_string(p.status));
+                  "penetration %d (%s %d/%s %d): status %s", k, kind_names[s.ka], s.a.count, kind_names[s.kb],
+                  s.b.count, prox_convex_status_string(p.status));
         CHECK(p.depth_lower_bound <= p.depth + 1e-12 * S);
         lv n;
         const bool cores_overlap = oracle_overlap(&fa, &fb);
@@ -974,9 +982,9 @@ PROX_TEST(convex, penetration_bruteforce) {
         }
         if (fabsl((ld)p.depth - want) > 1e-9L * S) {
             ++fails;
-            CHECK_MSG(false, "penetration %d (%s %d / %s %d, radii %g %g): depth %.17g, brute force %.17Lg, status %s", k,
-                      kind_names[s.ka], s.a.count, kind_names[s.kb], s.b.count, s.a.radius, s.b.radius, p.depth, want,
-                      prox_convex_status_string(p.status));
+            CHECK_MSG(false, "penetration %d (%s %d / %s %d, radii %g %g): depth %.17g, brute force %.17Lg, status %s",
+                      k, kind_names[s.ka], s.a.count, kind_names[s.kb], s.b.count, s.a.radius, s.b.radius, p.depth,
+                      want, prox_convex_status_string(p.status));
         }
         if (p.depth > 0) {
             /* the direction is unit; moving b by a hair more than depth separates */
@@ -1024,20 +1032,23 @@ PROX_TEST(convex, warm_start) {
             scene_place(&s);
             CHECK_MSG(fabs(cold.distance - warm.distance) <= 1e-12 * s.size, "warm %d/%d: %.17g vs %.17g", q, f,
                       cold.distance, warm.distance);
-            const bool cold_contact = cold.status != PROX_CONVEX_SEPARATED, warm_contact = warm.status != PROX_CONVEX_SEPARATED;
+            const bool cold_contact = cold.status != PROX_CONVEX_SEPARATED,
+                       warm_contact = warm.status != PROX_CONVEX_SEPARATED;
             if (cold.distance > 1e-9 * s.size || cold.status == PROX_CONVEX_OVERLAPPING)
                 CHECK(cold_contact == warm_contact);
             cold_iterations += cold.iterations;
             warm_iterations += warm.iterations;
             const prox_convex_penetration_result pc = prox_convex_penetration(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
             const prox_convex_penetration_result pw = prox_convex_penetration(&s.a, &s.xa, &s.b, &s.xb, NULL, &pcache);
-            CHECK_MSG(fabs(pc.depth - pw.depth) <= 1e-9 * s.size, "warm %d/%d: depth %.17g vs %.17g", q, f, pc.depth, pw.depth);
+            CHECK_MSG(fabs(pc.depth - pw.depth) <= 1e-9 * s.size, "warm %d/%d: depth %.17g vs %.17g", q, f, pc.depth,
+                      pw.depth);
             CHECK(prox_convex_overlap(&s.a, &s.xa, &s.b, &s.xb, NULL, &pcache) ==
                   prox_convex_overlap(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL));
             ++total_cases;
         }
     }
-    CHECK_MSG(warm_iterations * 2 < cold_iterations, "iterations: %ld warm, %ld cold", warm_iterations, cold_iterations);
+    CHECK_MSG(warm_iterations * 2 < cold_iterations, "iterations: %ld warm, %ld cold", warm_iterations,
+              cold_iterations);
     printf("  warm start: %.2f GJK iterations per query with the cache, %.2f without\n",
            (double)warm_iterations / (101.0 * sequences), (double)cold_iterations / (101.0 * sequences));
 
@@ -1173,10 +1184,10 @@ PROX_TEST(convex, scales) {
                           "scale %g, case %d: %.17g vs %.17g, depth %.17g vs %.17g", g, k, d.distance / g, d0.distance,
                           p.depth / g, p0.depth);
             } else {
-                CHECK_MSG(fabs(d.distance / g - d0.distance) <= 1e-9 * s.size, "scale %g, case %d: %.17g vs %.17g", g, k,
-                          d.distance / g, d0.distance);
-                CHECK_MSG(fabs(p.depth / g - p0.depth) <= 1e-9 * s.size, "scale %g, case %d: depth %.17g vs %.17g", g, k,
-                          p.depth / g, p0.depth);
+                CHECK_MSG(fabs(d.distance / g - d0.distance) <= 1e-9 * s.size, "scale %g, case %d: %.17g vs %.17g", g,
+                          k, d.distance / g, d0.distance);
+                CHECK_MSG(fabs(p.depth / g - p0.depth) <= 1e-9 * s.size, "scale %g, case %d: depth %.17g vs %.17g", g,
+                          k, p.depth / g, p0.depth);
             }
             ++total_cases;
         }

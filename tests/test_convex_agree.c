@@ -36,10 +36,10 @@ PROX_TEST(convex_agree, walk_gjk_and_plane) {
         int na = 4 + (int)(prox_rng_uniform(&rng) * (MAX_POINTS - 4));
         int nb = 4 + (int)(prox_rng_uniform(&rng) * (MAX_POINTS - 4));
         /* boxes of random proportions: round, flat and long clouds */
-        random_points(&rng, na, 0.2 + prox_rng_uniform(&rng), 0.2 + prox_rng_uniform(&rng), 0.05 + prox_rng_uniform(&rng),
-                      pa);
-        random_points(&rng, nb, 0.2 + prox_rng_uniform(&rng), 0.05 + prox_rng_uniform(&rng), 0.2 + prox_rng_uniform(&rng),
-                      pb);
+        random_points(&rng, na, 0.2 + prox_rng_uniform(&rng), 0.2 + prox_rng_uniform(&rng),
+                      0.05 + prox_rng_uniform(&rng), pa);
+        random_points(&rng, nb, 0.2 + prox_rng_uniform(&rng), 0.05 + prox_rng_uniform(&rng),
+                      0.2 + prox_rng_uniform(&rng), pb);
         prox_polyhedron *a = NULL, *b = NULL;
         if (prox_polyhedron_create_from_points(pa, na, NULL, &a, NULL, 0) != PROX_OK ||
             prox_polyhedron_create_from_points(pb, nb, NULL, &b, NULL, 0) != PROX_OK) {
@@ -78,7 +78,8 @@ PROX_TEST(convex_agree, walk_gjk_and_plane) {
             moved.origin = prox_vec3_add(xb.origin, prox_vec3_make(0.01 * step, -0.005 * step, 0.002 * step));
             prox_feature_result ww = prox_closest_features(a, &xa, b, &moved, &warm);
             prox_convex_distance_result gg = prox_convex_distance(&ca, &xa, &cb, &moved, NULL, &cache);
-            if (gg.status == PROX_CONVEX_SEPARATED && gg.distance > 1e-9 * scale && ww.status == PROX_FEATURE_SEPARATED) {
+            if (gg.status == PROX_CONVEX_SEPARATED && gg.distance > 1e-9 * scale &&
+                ww.status == PROX_FEATURE_SEPARATED) {
                 CHECK_NEAR(ww.distance, gg.distance, 1e-9 * scale);
                 warm_steps += ww.steps;
                 warm_queries++;

@@ -68,8 +68,9 @@ static void shapes_against_mesh(const char* name, prox_volume kind, int count, b
             shape = prox_convex_box(prox_vec3_make(size, 0.5 * size, 0.25 * size), points);
         } else {
             for (int k = 0; k < 12; ++k)
-                points[k] = prox_vec3_make(size * (2 * prox_rng_uniform(&rng) - 1), size * (2 * prox_rng_uniform(&rng) - 1),
-                                           size * (2 * prox_rng_uniform(&rng) - 1));
+                points[k] =
+                    prox_vec3_make(size * (2 * prox_rng_uniform(&rng) - 1), size * (2 * prox_rng_uniform(&rng) - 1),
+                                   size * (2 * prox_rng_uniform(&rng) - 1));
             shape = prox_convex_make(points, 12, prox_rng_uniform(&rng) < 0.5 ? 0.1 * size : 0);
         }
         prox_quat qs = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
@@ -77,9 +78,9 @@ static void shapes_against_mesh(const char* name, prox_volume kind, int count, b
                                       1.6 * radius * (2 * prox_rng_uniform(&rng) - 1),
                                       1.6 * radius * (2 * prox_rng_uniform(&rng) - 1));
         /* scaled runs scale the shape too (nonuniformly), to check the bounds' stretch factors */
-        prox_vec3 shape_scale = scaled ? prox_vec3_make(0.7 + 0.6 * prox_rng_uniform(&rng), 0.7 + 0.6 * prox_rng_uniform(&rng),
-                                                        1.3)
-                                       : prox_vec3_make(1, 1, 1);
+        prox_vec3 shape_scale =
+            scaled ? prox_vec3_make(0.7 + 0.6 * prox_rng_uniform(&rng), 0.7 + 0.6 * prox_rng_uniform(&rng), 1.3)
+                   : prox_vec3_make(1, 1, 1);
         prox_transform xs = prox_transform_make(qs, shape_scale, at);
         /* brute force */
         double expected = INFINITY, closed_form = INFINITY;
@@ -411,11 +412,12 @@ PROX_TEST(convex_mesh, answers_do_not_depend_on_the_distance_from_the_origin) {
                 if (o == 0) distance_at_origin = r.distance;
                 const bool expected = g % 3 < 2;
                 /* the gap itself is rounded to the coordinates' ulp (2e-12 at 1e4) */
-                CHECK_MSG(overlap == expected && (touched > 0) == expected && (r.distance == 0) == expected &&
-                              fabs(r.distance - distance_at_origin) <= 1e-11,
-                          "kind %d, shape %d, gap %g, %g from the origin: overlap %d, %lld contacts, distance %g (%g at the "
-                          "origin)",
-                          kind, g / 3, gaps[g % 3], away, overlap, (long long)touched, r.distance, distance_at_origin);
+                CHECK_MSG(
+                    overlap == expected && (touched > 0) == expected && (r.distance == 0) == expected &&
+                        fabs(r.distance - distance_at_origin) <= 1e-11,
+                    "kind %d, shape %d, gap %g, %g from the origin: overlap %d, %lld contacts, distance %g (%g at the "
+                    "origin)",
+                    kind, g / 3, gaps[g % 3], away, overlap, (long long)touched, r.distance, distance_at_origin);
             }
         }
         prox_bvh_destroy(floor);
@@ -485,11 +487,12 @@ PROX_TEST(convex_mesh, touching_band_grows_with_huge_triangles) {
                 const int64_t touched = prox_convex_mesh_contacts(&shape, NULL, bvh, NULL, &m);
                 const bool overlap = prox_convex_mesh_overlap(&shape, NULL, bvh, NULL);
                 const prox_convex_mesh_result r = prox_convex_mesh_distance(&shape, NULL, bvh, NULL, INFINITY);
-                CHECK_MSG(touched == brute && overlap == (brute > 0) && r.distance == best,
-                          "kind %d, shape %d, near end %g, length %g: contacts %lld, overlap %d, distance %g; GJK on each "
-                          "triangle %lld, %g",
-                          kind, f / 3, near_distances[n], lengths[f % 3], (long long)touched, overlap, r.distance,
-                          (long long)brute, best);
+                CHECK_MSG(
+                    touched == brute && overlap == (brute > 0) && r.distance == best,
+                    "kind %d, shape %d, near end %g, length %g: contacts %lld, overlap %d, distance %g; GJK on each "
+                    "triangle %lld, %g",
+                    kind, f / 3, near_distances[n], lengths[f % 3], (long long)touched, overlap, r.distance,
+                    (long long)brute, best);
                 prox_bvh_destroy(bvh);
             }
             /* the distance is 0 exactly when some triangle touches */
@@ -524,7 +527,8 @@ PROX_TEST(convex_mesh, nearly_singular_placements_keep_bounds_conservative) {
         const prox_quat q1 = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
         const prox_quat q2 = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
         const prox_transform turn = prox_transform_make(q1, prox_vec3_make(1, 1, 1), prox_vec3_make(0, 0, 0));
-        prox_transform squeeze = prox_transform_make(q2, prox_vec3_make(1, 0.5, squash), prox_vec3_make(0.3, -0.2, 0.1));
+        prox_transform squeeze =
+            prox_transform_make(q2, prox_vec3_make(1, 0.5, squash), prox_vec3_make(0.3, -0.2, 0.1));
         squeeze.basis.m[0][1] += 0.25; /* a shear */
         const prox_transform xm = prox_transform_mul(&squeeze, &turn);
         /* a small box, sphere or hull over a placed triangle's centroid, its
@@ -598,8 +602,9 @@ PROX_TEST(convex_mesh, fuzzed_nearly_singular_placement) {
                                   2, 4, 4, 4, 2, 0, 3, 4, 0, 0, 1, 0, 5, 6, 6, 2, 7, 0, 0, 7, 0};
     const prox_vec3 points[3] = {
         {0x1p-2, -0x1.0000000003p-2, 0x1.0000000002p-2}, {0x1p-41, 0x1p-42, 0x1p-41}, {-0x1.8p-1, -0x1p+0, -0x1p+0}};
-    const prox_transform xm = {{{{0x1.c0000000008p-1, 0x1.8p-42, 0x1p-42}, {0x1p-42, 0x1p-1, -0x1p-1}, {-0x1p-1, -0x1p-1, 0x1p-1}}},
-                               {-1, -1, -1}};
+    const prox_transform xm = {
+        {{{0x1.c0000000008p-1, 0x1.8p-42, 0x1p-42}, {0x1p-42, 0x1p-1, -0x1p-1}, {-0x1p-1, -0x1p-1, 0x1p-1}}},
+        {-1, -1, -1}};
     const prox_transform xs = {{{{0.5, -0.5, -0.5}, {-0.5, 0.5, -0.5}, {-0.5, -0.5, 0.5}}}, {-1, -1, -1}};
     const prox_mesh mesh = {vertices, 8, indices, 14};
     const prox_convex shape = prox_convex_make(points, 3, 0);

@@ -478,7 +478,8 @@ static void check_oriented_bounds(int seed, int cases, double size, double offse
         const prox_mat3 ft = prox_mat3_transpose(&f), turned = prox_mat3_mul(&turn, &r);
         prox_transform rel;
         rel.basis = prox_mat3_mul(&turned, &ft);
-        const double out1 = e[1] + size * (1 + 50 * prox_rng_uniform(&rng)), out0 = size * (300 * prox_rng_uniform(&rng) - 150);
+        const double out1 = e[1] + size * (1 + 50 * prox_rng_uniform(&rng)),
+                     out0 = size * (300 * prox_rng_uniform(&rng) - 150);
         rel.origin = prox_vec3_make(c[0] + out1 * axis[1][0] + out0 * axis[0][0],
                                     c[1] + out1 * axis[1][1] + out0 * axis[0][1],
                                     c[2] + out1 * axis[1][2] + out0 * axis[0][2]);
@@ -554,8 +555,10 @@ PROX_TEST(distance, scaled_placement_prunes_like_a_scaled_mesh) {
         REQUIRE(prox_bvh_create(&def, &ms, &bs, NULL, 0) == PROX_OK);
         int64_t tests_scaled = 0, tests_rigid = 0;
         for (int n = 0; n < 20; ++n) {
-            const prox_quat qa = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
-            const prox_quat qb = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+            const prox_quat qa =
+                prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+            const prox_quat qb =
+                prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
             const prox_vec3 at = prox_vec3_scale(random_direction(&rng), 3.0 + 3.0 * prox_rng_uniform(&rng));
             /* the same world shapes: scaled by the placement, or in the vertices */
             const prox_transform xa = prox_transform_make(qa, scale, prox_vec3_make(0, 0, 0));

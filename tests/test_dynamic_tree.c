@@ -1171,7 +1171,8 @@ PROX_TEST(dynamic_tree, allocation_failure_changes_nothing) {
                   f.outstanding, f.bytes);
     }
     CHECK(reference.calls > 10 && failed == reference.calls - 1);
-    if (getenv("PROX_TREE_VERBOSE")) printf("allocation failure: each of %ld allocations failed once\n", reference.calls);
+    if (getenv("PROX_TREE_VERBOSE"))
+        printf("allocation failure: each of %ld allocations failed once\n", reference.calls);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1293,7 +1294,8 @@ static bool world_update_and_check(bp_world* w, scene_totals* totals, const char
     memcpy(w->free_ids + w->free_count, w->pending, w->pending_count * sizeof *w->pending);
     w->free_count += w->pending_count;
     w->pending_count = 0;
-    if (w->pairs.count) qsort(w->pairs.items, w->pairs.count, sizeof *w->pairs.items, compare_pairs); /* (items may be NULL) */
+    if (w->pairs.count)
+        qsort(w->pairs.items, w->pairs.count, sizeof *w->pairs.items, compare_pairs); /* (items may be NULL) */
     size_t k = 0;
     bool ok = true;
     for (uint32_t i = 0; i < w->id_limit && ok; i++) {

@@ -62,9 +62,12 @@ static prox_vec3 random_point(int kind, prox_rng* rng) {
     case KIND_LATTICE: /* repeated points, points on facets and edges */
         return prox_vec3_make((double)(prox_rng_next(rng) % 3), (double)(prox_rng_next(rng) % 3),
                               (double)(prox_rng_next(rng) % 3));
-    case KIND_FAR: return prox_vec3_make(1e6 + uniform(rng, 0, 1e-3), -3e5 + uniform(rng, 0, 1e-3), 7 + uniform(rng, 0, 1e-3));
-    case KIND_TINY: return prox_vec3_make(uniform(rng, -1, 1) * 1e-150, uniform(rng, -1, 1) * 1e-150, uniform(rng, -1, 1) * 1e-150);
-    default: return prox_vec3_make(uniform(rng, -1, 1) * 0x1p99, uniform(rng, -1, 1) * 0x1p99, uniform(rng, -1, 1) * 0x1p99);
+    case KIND_FAR:
+        return prox_vec3_make(1e6 + uniform(rng, 0, 1e-3), -3e5 + uniform(rng, 0, 1e-3), 7 + uniform(rng, 0, 1e-3));
+    case KIND_TINY:
+        return prox_vec3_make(uniform(rng, -1, 1) * 1e-150, uniform(rng, -1, 1) * 1e-150, uniform(rng, -1, 1) * 1e-150);
+    default:
+        return prox_vec3_make(uniform(rng, -1, 1) * 0x1p99, uniform(rng, -1, 1) * 0x1p99, uniform(rng, -1, 1) * 0x1p99);
     }
 }
 
@@ -227,7 +230,8 @@ PROX_TEST(fit_hull, random_small_sets_against_brute_force) {
         if (exact->dimension == 3) {
             const real dir[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
             for (int k = 0; k < 3; ++k)
-                CHECK(within_both(p, h.vertices, h.vertex_count, exact->vertices, exact->vertex_count, h.slack, dir[k]));
+                CHECK(
+                    within_both(p, h.vertices, h.vertex_count, exact->vertices, exact->vertex_count, h.slack, dir[k]));
         }
         prox_hull_destroy(exact);
     }
@@ -575,7 +579,8 @@ PROX_TEST(fit_hull, trees_on_adversarial_meshes_validate) {
     uint32_t indices[6 * (G - 1) * (G - 1)];
     int t = 0;
     for (int i = 0; i < G; ++i)
-        for (int j = 0; j < G; ++j) vertices[i * G + j] = prox_vec3_make(i * 0.1, j * 0.1, 0.3 * i * 0.1 - 0.2 * j * 0.1);
+        for (int j = 0; j < G; ++j)
+            vertices[i * G + j] = prox_vec3_make(i * 0.1, j * 0.1, 0.3 * i * 0.1 - 0.2 * j * 0.1);
     vertices[G * G / 2 + G / 2].z += 0.05;
     for (int i = 0; i + 1 < G; ++i)
         for (int j = 0; j + 1 < G; ++j) {

@@ -76,7 +76,8 @@ static bool boxes_match_reference(const prox_bvh* bvh, const prox_vec3* v, const
     bool ok = true;
     for (int n = 0; n < bvh->node_count && ok; ++n) {
         const prox_node* node = &bvh->nodes[n];
-        if (memcmp(node->lo, want[n].lo, sizeof want[n].lo) != 0 || memcmp(node->hi, want[n].hi, sizeof want[n].hi) != 0) {
+        if (memcmp(node->lo, want[n].lo, sizeof want[n].lo) != 0 ||
+            memcmp(node->hi, want[n].hi, sizeof want[n].hi) != 0) {
             for (int k = 0; k < 3; ++k)
                 for (int lane = 0; lane < PROX_LANES; ++lane)
                     if (memcmp(&node->lo[k][lane], &want[n].lo[k][lane], sizeof(float)) != 0 ||
@@ -98,7 +99,8 @@ static bool boxes_match_reference(const prox_bvh* bvh, const prox_vec3* v, const
             *signed_zero_rows += (lo_signs == 3) + (hi_signs == 3);
         }
     }
-    if (ok && (memcmp(bvh->root_lo, root_lo, sizeof root_lo) != 0 || memcmp(bvh->root_hi, root_hi, sizeof root_hi) != 0)) {
+    if (ok &&
+        (memcmp(bvh->root_lo, root_lo, sizeof root_lo) != 0 || memcmp(bvh->root_hi, root_hi, sizeof root_hi) != 0)) {
         CHECK_MSG(false, "%s: root box differs from the reference", what);
         ok = false;
     }
@@ -255,7 +257,8 @@ PROX_TEST(refit, boxes_match_brute_force_bit_for_bit) {
                     REQUIRE(prox_bvh_refit(bvh, moved, mesh.vertex_count) == PROX_OK);
                     snprintf(what, sizeof what, "%s leaf %d %s, round %d", names[m], leaves[l],
                              prox_split_name((prox_split)split), round);
-                    CHECK(memcmp(prox_bvh_mesh(bvh).vertices, moved, sizeof(prox_vec3) * (size_t)mesh.vertex_count) == 0);
+                    CHECK(memcmp(prox_bvh_mesh(bvh).vertices, moved, sizeof(prox_vec3) * (size_t)mesh.vertex_count) ==
+                          0);
                     refits++;
                     if (!boxes_match_reference(bvh, moved, what, &signed_zero_rows)) break;
                 }
@@ -292,8 +295,8 @@ PROX_TEST(refit, boxes_of_every_volume_kind_match_brute_force) {
                     deform(&mesh, round, &rng, false, moved);
                     REQUIRE(prox_bvh_refit(bvh, moved, mesh.vertex_count) == PROX_OK);
                     char what[128];
-                    snprintf(what, sizeof what, "%s %s leaf %d round %d", names[m], prox_volume_name((prox_volume)volume),
-                             leaf, round);
+                    snprintf(what, sizeof what, "%s %s leaf %d round %d", names[m],
+                             prox_volume_name((prox_volume)volume), leaf, round);
                     refits++;
                     if (!boxes_match_reference(bvh, moved, what, NULL)) break;
                     char message[256] = "";

@@ -264,7 +264,8 @@ static void check_self_contacts(const prox_bvh* bvh, const prox_mesh* mesh, cons
         for (int k = 0; k < 3; ++k)
             size = fmax(size, fmax(prox_vec3_length(ta[k]), prox_vec3_length(tb[k])));
         double tolerance = 1e-12 * (1 + size);
-        bool on = point_triangle_distance(ct->point, ta) <= tolerance && point_triangle_distance(ct->point, tb) <= tolerance;
+        bool on =
+            point_triangle_distance(ct->point, ta) <= tolerance && point_triangle_distance(ct->point, tb) <= tolerance;
         for (int e = 0; e < 2; ++e)
             on = on && point_triangle_distance(ct->segment[e], ta) <= tolerance &&
                  point_triangle_distance(ct->segment[e], tb) <= tolerance;
@@ -277,9 +278,11 @@ static void check_self_contacts(const prox_bvh* bvh, const prox_mesh* mesh, cons
     } else {
         CHECK(manifold.point_count >= 1 && manifold.point_count <= PROX_MANIFOLD_POINTS);
         CHECK_NEAR(prox_vec3_length(manifold.normal), 1.0, 1e-9);
-        CHECK_MSG(prox_vec3_dot(manifold.normal, first_normal) >= 0, "%s: manifold normal against the first pair's", what);
+        CHECK_MSG(prox_vec3_dot(manifold.normal, first_normal) >= 0, "%s: manifold normal against the first pair's",
+                  what);
         bool distinct = false; // several different points: the manifold keeps more than one
-        for (size_t c = 1; c < n && !distinct; ++c) distinct = memcmp(&contacts[c].point, &contacts[0].point, sizeof(prox_vec3)) != 0;
+        for (size_t c = 1; c < n && !distinct; ++c)
+            distinct = memcmp(&contacts[c].point, &contacts[0].point, sizeof(prox_vec3)) != 0;
         if (distinct) CHECK(manifold.point_count >= 2);
     }
     free(contacts);

@@ -154,8 +154,9 @@ static void run_world_scene(uint64_t seed, prox_volume volume, int frames) {
             REQUIRE(id < MAX_OBJECTS);
             sc.shape[id] = def.shape, sc.pose[id] = def.pose, sc.live[id] = true;
             sc.group[id] = def.group, sc.mask[id] = def.mask;
-            sc.velocity[id] = (prox_vec3){speed * (2 * prox_rng_uniform(&rng) - 1), speed * (2 * prox_rng_uniform(&rng) - 1),
-                                          speed * (2 * prox_rng_uniform(&rng) - 1)};
+            sc.velocity[id] =
+                (prox_vec3){speed * (2 * prox_rng_uniform(&rng) - 1), speed * (2 * prox_rng_uniform(&rng) - 1),
+                            speed * (2 * prox_rng_uniform(&rng) - 1)};
         }
         if (frame > 0 && prox_rng_next(&rng) % 3 == 0) {
             uint32_t id = (uint32_t)(prox_rng_next(&rng) % MAX_OBJECTS);
@@ -190,7 +191,8 @@ static void run_world_scene(uint64_t seed, prox_volume volume, int frames) {
                 if (!pair_collides(&sc.shape[a], &sc.pose[a], &sc.shape[b], &sc.pose[b])) continue;
                 for (int v = 0; v < VARIANTS; v++) {
                     bool found = false;
-                    for (int i = 0; i < got[v].count && !found; i++) found = got[v].pairs[i].a == a && got[v].pairs[i].b == b;
+                    for (int i = 0; i < got[v].count && !found; i++)
+                        found = got[v].pairs[i].a == a && got[v].pairs[i].b == b;
                     CHECK_MSG(found, "%s, seed %llu frame %d: pair %u-%u collides but was not reported",
                               variants[v].name, (unsigned long long)seed, frame, a, b);
                 }
@@ -211,8 +213,8 @@ static void run_world_scene(uint64_t seed, prox_volume volume, int frames) {
         total_colliding += expected;
         if (prox_test_current_failures) break;
     }
-    CHECK_MSG(total_colliding > 3 * frames, "seed %llu: only %lld colliding pairs in %d frames", (unsigned long long)seed,
-              (long long)total_colliding, frames);
+    CHECK_MSG(total_colliding > 3 * frames, "seed %llu: only %lld colliding pairs in %d frames",
+              (unsigned long long)seed, (long long)total_colliding, frames);
     CHECK_MSG(scheduled > 0, "seed %llu: the schedule never skipped a pair", (unsigned long long)seed);
     for (int v = 0; v < VARIANTS; v++) prox_world_destroy(worlds[v]);
     shapes_free(&sh);
@@ -345,7 +347,8 @@ PROX_TEST(world, deforming_mesh_is_refitted) {
     int n = sh.sphere.vertex_count;
     prox_vec3* squashed = malloc((size_t)n * sizeof *squashed);
     REQUIRE(squashed);
-    for (int i = 0; i < n; i++) squashed[i] = (prox_vec3){sh.sphere.vertices[i].x, sh.sphere.vertices[i].y, 0.05 * sh.sphere.vertices[i].z};
+    for (int i = 0; i < n; i++)
+        squashed[i] = (prox_vec3){sh.sphere.vertices[i].x, sh.sphere.vertices[i].y, 0.05 * sh.sphere.vertices[i].z};
     CHECK(prox_world_refit(world, mesh_id, squashed, n) == PROX_OK);
     REQUIRE(prox_world_step(world, 1, NULL, NULL, &stats) == PROX_OK);
     CHECK(stats.colliding_pairs == 0 && stats.box_pairs == 0);
@@ -386,7 +389,8 @@ PROX_TEST(world, bad_input_is_refused) {
     CHECK(prox_object_def_validate(&def, why, sizeof why) == PROX_ERROR_INVALID_ARGUMENT && strstr(why, "pose"));
     def.pose = prox_transform_identity();
     def.shape = prox_shape_mesh(NULL);
-    CHECK(prox_object_def_validate(&def, why, sizeof why) == PROX_ERROR_INVALID_ARGUMENT && strstr(why, "NULL hierarchy"));
+    CHECK(prox_object_def_validate(&def, why, sizeof why) == PROX_ERROR_INVALID_ARGUMENT &&
+          strstr(why, "NULL hierarchy"));
     prox_vec3 points[2] = {{0, 0, 0}, {1, NAN, 0}};
     def.shape = prox_shape_convex(prox_convex_make(points, 2, 0));
     CHECK(prox_object_def_validate(&def, why, sizeof why) == PROX_ERROR_INVALID_ARGUMENT && strstr(why, "point 1"));
@@ -567,7 +571,8 @@ PROX_TEST(world, refit_moves_every_object_sharing_the_hierarchy) {
     int n = sh.sphere.vertex_count;
     prox_vec3* squashed = malloc((size_t)n * sizeof *squashed);
     REQUIRE(squashed);
-    for (int i = 0; i < n; i++) squashed[i] = (prox_vec3){sh.sphere.vertices[i].x, sh.sphere.vertices[i].y, 0.05 * sh.sphere.vertices[i].z};
+    for (int i = 0; i < n; i++)
+        squashed[i] = (prox_vec3){sh.sphere.vertices[i].x, sh.sphere.vertices[i].y, 0.05 * sh.sphere.vertices[i].z};
     prox_world_stats stats;
     REQUIRE(prox_world_step(world, 0, NULL, NULL, &stats) == PROX_OK);
     CHECK(stats.colliding_pairs == 2);

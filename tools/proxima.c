@@ -176,7 +176,8 @@ static int parse_options(int argc, char** argv, int first, options* o) {
             ++i;
             if (strcmp(a, "--bv") == 0) {
                 if (!prox_volume_from_name(value, &o->bvh.volume))
-                    return fail("unknown volume '%s' (aabb, obb, obb-sphere, sphere, kdop14, kdop18, kdop26, rss, lss)", value);
+                    return fail("unknown volume '%s' (aabb, obb, obb-sphere, sphere, kdop14, kdop18, kdop26, rss, lss)",
+                                value);
                 o->have_volume = true;
             } else if (strcmp(a, "--sat") == 0) {
                 if (strcmp(value, "full") == 0) o->sat = PROX_SAT_FULL;
@@ -460,7 +461,8 @@ static int command_demo(const options* o) {
            count);
     printf("(two copies of a model, uniform random rotations, origins uniform in a cube tuned for ~60%% hits;\n"
            " times on this machine; Cb and Cp are least-squares fits of per-query times)\n\n");
-    printf("| model | triangles | SAT | hits | Nb | Cb (ns) | Tb (ms) | Np | Cp (ns) | Tp (ms) | Ttotal (ms) | per query (us) |\n");
+    printf("| model | triangles | SAT | hits | Nb | Cb (ns) | Tb (ms) | Np | Cp (ns) | Tp (ms) | Ttotal (ms) | per "
+           "query (us) |\n");
     printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     double table3[2][5];
     for (size_t m = 0; m < 2; ++m) {
@@ -503,7 +505,8 @@ static int command_demo(const options* o) {
     printf("| test a pair (SAT lite) | %.2f us | %.2f us |\n", 1e6 * table3[0][3], 1e6 * table3[1][3]);
     /* every volume kind on the same placements (issue 3's comparison, small) */
     printf("\nEvery volume kind, full SAT where it applies (the same kind of placements, %d per model):\n\n", count);
-    printf("| model | volume | build (ms) | Nb per query | Np per query | per query (us) |\n|---|---|---:|---:|---:|---:|\n");
+    printf("| model | volume | build (ms) | Nb per query | Np per query | per query (us) "
+           "|\n|---|---|---:|---:|---:|---:|\n");
     for (size_t m = 0; m < 2; ++m) {
         prox_mesh_data data;
         if (!load_model(models[m], &data)) return 1;

@@ -442,7 +442,8 @@ static bool parse_mesh(parser* p) {
             const char* kind = next_word(p, "volume kind after bv");
             if (!kind) return false;
             if (!prox_volume_from_name(kind, &def.volume))
-                return bad(p, "unknown volume '%s' (aabb, obb, obb-sphere, sphere, kdop14, kdop18, kdop26, rss, lss)", kind);
+                return bad(p, "unknown volume '%s' (aabb, obb, obb-sphere, sphere, kdop14, kdop18, kdop26, rss, lss)",
+                           kind);
         } else if (strcmp(word, "detail") == 0) {
             if (!read_count(p, "detail", 1, MAX_DETAIL, &detail)) return false;
         } else if (strcmp(word, "scale") == 0) {
