@@ -180,34 +180,66 @@ PROX_TEST(bvh, refit_after_deformation_validates_and_queries_match_oracle) {
     CHECK(checked > 0);
 }
 
-/* Rebuild after a deformation gives a valid tree with the same answers as a
- * fresh build over the deformed mesh. */
+/* The contacting pairs of a tree placed at x against itself at the identity,
+ * sorted, equal to the oracle's. */
+static void check_pairs_against(const prox_bvh* bvh, const prox_transform* x, const oracle_pairs* expected,
+                                prox_tri_pair* buffer, int capacity, const char* what, int placement) {
+    prox_collide_def def = prox_default_collide_def();
+    def.all_pairs = true;
+    def.pairs = buffer;
+    def.capacity = capacity;
+    prox_collide_result r = prox_collide(bvh, NULL, bvh, x, &def);
+    CHECK_MSG(r.pair_count == (int64_t)expected->count, "%s, placement %d: %lld pairs, oracle %zu", what, placement,
+              (long long)r.pair_count, expected->count);
+    if (r.pair_count != (int64_t)expected->count || r.pair_count > capacity) return;
+    oracle_pairs_sort(buffer, (size_t)r.pair_count);
+    CHECK_MSG(r.pair_count == 0 || memcmp(buffer, expected->pairs, sizeof *buffer * (size_t)r.pair_count) == 0,
+              "%s, placement %d: other pairs than the oracle's", what, placement);
+}
+
+/* Rebuild after a deformation gives a valid tree of the fresh build's shape,
+ * and both find exactly the oracle's contacting pairs on the deformed mesh. */
 PROX_TEST(bvh, rebuild_matches_fresh_build) {
     prox_mesh_data data;
     REQUIRE(test_model("teapot", &data));
     prox_mesh mesh = prox_mesh_data_view(&data);
     prox_vec3* moved = malloc(sizeof(prox_vec3) * (size_t)mesh.vertex_count);
     smooth_deform(&mesh, 1.0, moved);
-    for (int volume = 0; volume < PROX_VOLUME_COUNT; ++volume) {
-    prox_bvh* a = build(&mesh, (prox_volume)volume, PROX_SPLIT_SAH, 2);
-    REQUIRE(prox_bvh_rebuild(a, moved, mesh.vertex_count) == PROX_OK);
-    check_valid(a, "rebuilt");
     prox_mesh deformed = {moved, mesh.vertex_count, mesh.indices, mesh.triangle_count};
-    prox_bvh* b = build(&deformed, (prox_volume)volume, PROX_SPLIT_SAH, 2);
-    prox_bvh_stats sa = prox_bvh_get_stats(a), sb = prox_bvh_get_stats(b);
-    CHECK(sa.node_count == sb.node_count && sa.depth == sb.depth);
+    /* the placements and the oracle's pairs, the same for every kind */
+    enum { PLACEMENTS = 100, CAPACITY = 1 << 16 };
+    prox_transform x[PLACEMENTS];
+    oracle_pairs expected[PLACEMENTS];
+    memset(expected, 0, sizeof expected);
     prox_rng rng = prox_rng_seed(prox_test_seed(12));
-    for (int i = 0; i < 100; ++i) {
+    size_t touching = 0;
+    for (int i = 0; i < PLACEMENTS; ++i) {
         prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
-        prox_transform x = prox_transform_make(q, prox_vec3_make(1, 1, 1),
-                                               prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), 0));
-        prox_collide_def def = prox_default_collide_def();
-        def.all_pairs = true;
-        CHECK(prox_collide(a, NULL, a, &x, &def).pair_count == prox_collide(b, NULL, b, &x, &def).pair_count);
+        x[i] = prox_transform_make(q, prox_vec3_make(1, 1, 1),
+                                   prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), 0));
+        oracle_collide(&deformed, NULL, &deformed, &x[i], false, &expected[i]);
+        oracle_pairs_sort(expected[i].pairs, expected[i].count);
+        touching += expected[i].count > 0;
     }
-    prox_bvh_destroy(a);
-    prox_bvh_destroy(b);
+    CHECK_MSG(touching > PLACEMENTS / 4, "only %zu of %d placements touch", touching, PLACEMENTS);
+    prox_tri_pair* buffer = malloc(sizeof *buffer * CAPACITY);
+    REQUIRE(buffer);
+    for (int volume = 0; volume < PROX_VOLUME_COUNT; ++volume) {
+        prox_bvh* a = build(&mesh, (prox_volume)volume, PROX_SPLIT_SAH, 2);
+        REQUIRE(prox_bvh_rebuild(a, moved, mesh.vertex_count) == PROX_OK);
+        check_valid(a, "rebuilt");
+        prox_bvh* b = build(&deformed, (prox_volume)volume, PROX_SPLIT_SAH, 2);
+        prox_bvh_stats sa = prox_bvh_get_stats(a), sb = prox_bvh_get_stats(b);
+        CHECK(sa.node_count == sb.node_count && sa.depth == sb.depth);
+        for (int i = 0; i < PLACEMENTS; ++i) {
+            check_pairs_against(a, &x[i], &expected[i], buffer, CAPACITY, "rebuilt", i);
+            check_pairs_against(b, &x[i], &expected[i], buffer, CAPACITY, "fresh", i);
+        }
+        prox_bvh_destroy(a);
+        prox_bvh_destroy(b);
     }
+    for (int i = 0; i < PLACEMENTS; ++i) oracle_pairs_free(&expected[i]);
+    free(buffer);
     free(moved);
     prox_mesh_data_free(&data);
 }

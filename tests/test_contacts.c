@@ -7,6 +7,8 @@
 #include <proxima/geometry.h>
 #include <proxima/query.h>
 
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +115,24 @@ PROX_TEST(contacts, torus_against_oracle) { contacts_against_oracle("torus", 300
 PROX_TEST(contacts, teapot_scaled_against_oracle) { contacts_against_oracle("teapot", 200, true); }
 PROX_TEST(contacts, box_against_oracle) { contacts_against_oracle("box", 400, true); }
 
+/* A contact callback that keeps what it is given and stops the query at the
+ * limit-th call. */
+typedef struct stop_after {
+    int calls, limit;
+    prox_contact seen[8];
+} stop_after;
+
+static bool stop_after_fcn(const prox_contact* contact, void* context) {
+    stop_after* s = context;
+    if (s->calls < 8) s->seen[s->calls] = *contact;
+    return ++s->calls < s->limit;
+}
+
+static bool same_contact(const prox_contact* x, const prox_contact* y) {
+    return x->pair.triangle_a == y->pair.triangle_a && x->pair.triangle_b == y->pair.triangle_b &&
+           x->point.x == y->point.x && x->point.y == y->point.y && x->point.z == y->point.z;
+}
+
 PROX_TEST(contacts, callback_stops_and_boxes_face_to_face) {
     prox_mesh_data data;
     REQUIRE(test_model("box", &data));
@@ -131,6 +151,28 @@ PROX_TEST(contacts, callback_stops_and_boxes_face_to_face) {
     CHECK(r.contact_count > 0);
     CHECK(manifold.point_count >= 3);
     CHECK_MSG(manifold.normal.x > 0.5, "normal %g %g %g", manifold.normal.x, manifold.normal.y, manifold.normal.z);
+    /* the callback sees every contact, in the buffer's order, until it
+     * returns false: then the query stops there */
+    prox_contact buffer[64];
+    stop_after all = {.calls = 0, .limit = INT_MAX};
+    def.contacts = buffer;
+    def.capacity = 64;
+    def.callback = stop_after_fcn;
+    def.context = &all;
+    r = prox_contacts(bvh, NULL, bvh, &xb, &def);
+    REQUIRE(r.contact_count >= 4 && r.contact_count <= 64);
+    CHECK(!r.stopped && all.calls == r.contact_count);
+    for (int i = 0; i < 8 && i < all.calls; ++i) CHECK(same_contact(&all.seen[i], &buffer[i]));
+    stop_after three = {.calls = 0, .limit = 3};
+    def.context = &three;
+    prox_contact first[64];
+    def.contacts = first;
+    r = prox_contacts(bvh, NULL, bvh, &xb, &def);
+    CHECK(r.stopped && three.calls == 3 && r.contact_count == 3);
+    for (int i = 0; i < 3; ++i) CHECK(same_contact(&three.seen[i], &buffer[i]) && same_contact(&first[i], &buffer[i]));
+    def.callback = NULL;
+    def.contacts = NULL;
+    def.capacity = 0;
     prox_transform bad = prox_transform_identity();
     bad.basis.m[1][1] = NAN;
     r = prox_contacts(bvh, &bad, bvh, NULL, &def);
@@ -264,6 +306,7 @@ PROX_TEST(contacts, containment) {
         prox_bvh* a = make_tree(&big, (prox_volume)kind);
         prox_bvh* b = make_tree(&small, (prox_volume)kind);
         REQUIRE(a && b);
+        const int oracle_checks = (int)fmax(2, 20 * test_scale()); /* the oracle's placements (all 20 at scale 1) */
         for (int i = 0; i < 20; ++i) {
             prox_transform xa = random_pose(&rng, 0, false);
             prox_transform xb = random_pose(&rng, 0, false);
@@ -272,6 +315,14 @@ PROX_TEST(contacts, containment) {
                 for (int c = 0; c < 3; ++c) xb.basis.m[r][c] *= s;
             prox_distance_result d = prox_distance(a, &xa, b, &xb, NULL);
             CHECK(d.distance > 0 && d.containment == PROX_B_INSIDE_A);
+            /* the distance of nested models: from the inner surface to the outer
+             * one. The oracle starts from a bound above the answer (it only
+             * culls with it: an answer too small finds nothing, INFINITY) */
+            if (i < oracle_checks) {
+                const double expected = oracle_distance(&big, &xa, &small, &xb, 1.01 * d.distance, NULL, NULL);
+                CHECK_MSG(fabs(d.distance - expected) <= 1e-9 * expected, "%s nested: %.17g, oracle %.17g",
+                          prox_volume_name((prox_volume)kind), d.distance, expected);
+            }
             prox_distance_result swapped = prox_distance(b, &xb, a, &xa, NULL);
             CHECK(swapped.containment == PROX_A_INSIDE_B && swapped.distance == d.distance);
             prox_collide_def def = prox_default_collide_def();
@@ -284,6 +335,11 @@ PROX_TEST(contacts, containment) {
             xb.origin = prox_vec3_make(3 * rb, 0, 0);
             d = prox_distance(a, &xa, b, &xb, NULL);
             CHECK(d.distance > 0 && d.containment == PROX_NOT_CONTAINED);
+            if (i < oracle_checks) {
+                const double expected = oracle_distance(&big, &xa, &small, &xb, 1.01 * d.distance, NULL, NULL);
+                CHECK_MSG(fabs(d.distance - expected) <= 1e-9 * expected, "%s outside: %.17g, oracle %.17g",
+                          prox_volume_name((prox_volume)kind), d.distance, expected);
+            }
             def.containment = true;
             CHECK(prox_collide(a, &xa, b, &xb, &def).containment == PROX_NOT_CONTAINED);
         }

@@ -337,17 +337,19 @@ PROX_TEST(distance, parallel_grids_tie_everywhere) {
     model_close(&m);
 }
 
-/* Far apart, a model and a copy moved along one axis: the distance is the
- * gap between the boxes' faces when both are axis-aligned boxes. */
+/* A box and a copy moved along x by its width plus a gap: the faces x = 1
+ * and x = 1 + gap face each other, and the distance is the gap, exactly
+ * (every coordinate is a power of two or a small multiple of one). */
 PROX_TEST(distance, exact_boxes) {
     model m;
-    REQUIRE(model_open("box", 1, &m));
+    REQUIRE(model_open("box", 1, &m)); /* half extents (1, 0.5, 0.25): x in [-1, 1] */
     for (int i = 0; i < 7; ++i) {
         double gap = ldexp(1.0, -3 * i); /* 1 down to 2^-18 */
         prox_transform xb = prox_transform_identity();
-        xb.origin.x = 2 * m.radius / sqrt(3.0) + gap; /* the box model spans [-r/sqrt3, r/sqrt3] */
+        xb.origin.x = 2.0 + gap;
         prox_transform xa = prox_transform_identity();
         double expected = oracle_distance_quadratic(&m.mesh, &xa, &m.mesh, &xb);
+        CHECK_MSG(expected == gap, "gap %g: the oracle gives %.17g", gap, expected);
         for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
             prox_distance_result r = prox_distance(m.bvh[kind], NULL, m.bvh[kind], &xb, NULL);
             CHECK_MSG(r.distance == expected, "%s gap %g: %.17g, expected %.17g", prox_volume_name((prox_volume)kind),

@@ -227,6 +227,17 @@ static int compare_contact_pairs(const void* x, const void* y) {
     return (a->pair.triangle_b > b->pair.triangle_b) - (a->pair.triangle_b < b->pair.triangle_b);
 }
 
+typedef struct stopper {
+    int calls;
+    prox_tri_pair seen[2];
+} stopper;
+
+static bool stop_at_second(const prox_contact* contact, void* context) {
+    stopper* s = context;
+    if (s->calls < 2) s->seen[s->calls] = contact->pair;
+    return ++s->calls < 2;
+}
+
 /* prox_self_contacts: exactly the expected pairs, each point (and segment)
  * on both placed triangles up to rounding, unit normals; the manifold's
  * points among the contacts', its normal unit and on the first pair's side. */
@@ -249,6 +260,18 @@ static void check_self_contacts(const prox_bvh* bvh, const prox_mesh* mesh, cons
         return;
     }
     prox_vec3 first_normal = n ? contacts[0].normal : prox_vec3_make(0, 0, 0);
+    if (n >= 2) { /* a callback that returns false at its second call stops the query there */
+        stopper stop = {0};
+        prox_contacts_def stopping = prox_default_contacts_def();
+        stopping.callback = stop_at_second;
+        stopping.context = &stop;
+        prox_contacts_result s = prox_self_contacts(bvh, x, &stopping);
+        CHECK_MSG(s.stopped && stop.calls == 2 && s.contact_count == 2, "%s: stopped %d after %d calls, %lld contacts",
+                  what, s.stopped, stop.calls, (long long)s.contact_count);
+        for (int i = 0; i < 2 && i < stop.calls; ++i)
+            CHECK(stop.seen[i].triangle_a == contacts[i].pair.triangle_a &&
+                  stop.seen[i].triangle_b == contacts[i].pair.triangle_b);
+    }
     const int missing = manifold_point_not_in(&manifold, contacts, n);
     CHECK_MSG(missing < 0, "%s: manifold point %d is not one of the contacts", what, missing);
     qsort(contacts, n, sizeof *contacts, compare_contact_pairs);

@@ -693,11 +693,19 @@ PROX_TEST(tri_tri, tiny_coordinates_where_naive_moller_fails) {
     CHECK(!prox_tri_tri_overlap(c, e));
 }
 
-/* Non-finite input is outside the contract but must return. */
+/* Non-finite input is outside the contract (the answers are unspecified)
+ * but must return: this test has nothing to compare, it fails by crashing,
+ * by hanging (CTest's timeout) or, in the sanitizer build that CI runs, by
+ * undefined behaviour. The answers go to a volatile so that the calls stay. */
 PROX_TEST(tri_tri, non_finite_input_returns) {
     const prox_vec3 a[3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
     const prox_vec3 b[3] = {{NAN, 0, 0}, {0, INFINITY, 0}, {0, 0, -INFINITY}};
-    const bool r1 = prox_tri_tri_overlap(a, b), r2 = prox_tri_tri_overlap(b, b);
-    CHECK(r1 == true || r1 == false);
-    CHECK(r2 == true || r2 == false);
+    volatile bool overlap = prox_tri_tri_overlap(a, b);
+    overlap = prox_tri_tri_overlap(b, b);
+    overlap = prox_tri_tri_overlap(b, a);
+    (void)overlap;
+    prox_vec3 pa, pb;
+    volatile double distance = prox_tri_tri_distance(a, b, &pa, &pb);
+    distance = prox_tri_tri_distance(b, b, &pa, &pb);
+    (void)distance;
 }
