@@ -37,7 +37,8 @@
  *
  * Per model also intersecting placements (make_band; distance 0):
  * every kind with and without contact_first, and FCL, on the same
- * placements. The summary gives each band's fastest kind both ways.
+ * placements. The summary gives each band's fastest kind (without
+ * contact_first) both ways. In the CSV their band columns are 0,0.
  *
  * Timing as in vdb98 (tools/experiment.h): a short warm-up, then one clock
  * around the loop over all placements (the mean) and a second pass with a
@@ -446,9 +447,11 @@ static void tolerance_rows(const char* model, int band, prox_bvh* const* trees, 
                     ++wrong;
                     if (*printed < 10) {
                         ++*printed;
-                        printf("  WRONG TOLERANCE ANSWER: %s band %d placement %d: %s at %.2fx gives within=%d "
+                        char label[64];
+                        printf("  WRONG TOLERANCE ANSWER: %s band %s placement %d: %s at %.2fx gives within=%d "
                                "(distance %.17g, reference %.17g)\n",
-                               model, band, i, kind_name(k), factor, within[i], d[i], b->gap[i]);
+                               model, band_label(band, label, sizeof label), i, kind_name(k), factor, within[i], d[i],
+                               b->gap[i]);
                     }
                 }
             }
@@ -825,7 +828,7 @@ int main(int argc, char** argv) {
                    "largest relative difference |\n");
             printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
             run_band(name, INTERSECTING, trees, peer_models, peer_count, &b, &o, &ms->band[INTERSECTING],
-                             &ms->disagreements);
+                     &ms->disagreements);
             free_band(&b);
         }
         printf("### %s, warm start\n\n", name);

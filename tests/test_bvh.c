@@ -3,6 +3,7 @@
  * error reporting, and queries on refitted trees against the oracle. */
 #include <proxima/query.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,6 +192,8 @@ static void check_pairs_against(const prox_bvh* bvh, const prox_transform* x, co
     prox_collide_result r = prox_collide(bvh, NULL, bvh, x, &def);
     CHECK_MSG(r.pair_count == (int64_t)expected->count, "%s, placement %d: %lld pairs, oracle %zu", what, placement,
               (long long)r.pair_count, expected->count);
+    CHECK_MSG(r.pair_count <= capacity, "%s, placement %d: %lld pairs, more than the buffer holds", what, placement,
+              (long long)r.pair_count);
     if (r.pair_count != (int64_t)expected->count || r.pair_count > capacity) return;
     oracle_pairs_sort(buffer, (size_t)r.pair_count);
     CHECK_MSG(r.pair_count == 0 || memcmp(buffer, expected->pairs, sizeof *buffer * (size_t)r.pair_count) == 0,
@@ -206,14 +209,16 @@ PROX_TEST(bvh, rebuild_matches_fresh_build) {
     prox_vec3* moved = malloc(sizeof(prox_vec3) * (size_t)mesh.vertex_count);
     smooth_deform(&mesh, 1.0, moved);
     prox_mesh deformed = {moved, mesh.vertex_count, mesh.indices, mesh.triangle_count};
-    /* the placements and the oracle's pairs, the same for every kind */
-    enum { PLACEMENTS = 100, CAPACITY = 1 << 16 };
-    prox_transform x[PLACEMENTS];
-    oracle_pairs expected[PLACEMENTS];
+    /* the placements and the oracle's pairs, the same for every kind (100 at
+     * scale 1, at least 20) */
+    enum { MOST = 100, CAPACITY = 1 << 16 };
+    const int placements = (int)fmin(MOST, fmax(20, MOST * test_scale()));
+    prox_transform x[MOST];
+    oracle_pairs expected[MOST];
     memset(expected, 0, sizeof expected);
     prox_rng rng = prox_rng_seed(prox_test_seed(12));
-    size_t touching = 0;
-    for (int i = 0; i < PLACEMENTS; ++i) {
+    int touching = 0;
+    for (int i = 0; i < placements; ++i) {
         prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
         x[i] = prox_transform_make(q, prox_vec3_make(1, 1, 1),
                                    prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), 0));
@@ -221,7 +226,7 @@ PROX_TEST(bvh, rebuild_matches_fresh_build) {
         oracle_pairs_sort(expected[i].pairs, expected[i].count);
         touching += expected[i].count > 0;
     }
-    CHECK_MSG(touching > PLACEMENTS / 4, "only %zu of %d placements touch", touching, PLACEMENTS);
+    CHECK_MSG(touching > placements / 4, "only %d of %d placements touch", touching, placements);
     prox_tri_pair* buffer = malloc(sizeof *buffer * CAPACITY);
     REQUIRE(buffer);
     for (int volume = 0; volume < PROX_VOLUME_COUNT; ++volume) {
@@ -231,14 +236,14 @@ PROX_TEST(bvh, rebuild_matches_fresh_build) {
         prox_bvh* b = build(&deformed, (prox_volume)volume, PROX_SPLIT_SAH, 2);
         prox_bvh_stats sa = prox_bvh_get_stats(a), sb = prox_bvh_get_stats(b);
         CHECK(sa.node_count == sb.node_count && sa.depth == sb.depth);
-        for (int i = 0; i < PLACEMENTS; ++i) {
+        for (int i = 0; i < placements; ++i) {
             check_pairs_against(a, &x[i], &expected[i], buffer, CAPACITY, "rebuilt", i);
             check_pairs_against(b, &x[i], &expected[i], buffer, CAPACITY, "fresh", i);
         }
         prox_bvh_destroy(a);
         prox_bvh_destroy(b);
     }
-    for (int i = 0; i < PLACEMENTS; ++i) oracle_pairs_free(&expected[i]);
+    for (int i = 0; i < placements; ++i) oracle_pairs_free(&expected[i]);
     free(buffer);
     free(moved);
     prox_mesh_data_free(&data);

@@ -21,7 +21,9 @@
 /// tested.
 typedef enum prox_sat {
     PROX_SAT_FULL = 0, ///< all 15 axes: exact box overlap (Gottschalk 1996)
-    PROX_SAT_LITE,     ///< the 6 face axes only: cheaper, sometimes reports overlap of disjoint boxes (van den Bergen 1998)
+    /// the 6 face axes only: cheaper, sometimes reports overlap of disjoint
+    /// boxes (van den Bergen 1998)
+    PROX_SAT_LITE,
 } prox_sat;
 
 /// A contacting pair: triangle indices into the two meshes as given to prox_bvh_create.
@@ -258,8 +260,12 @@ PROX_API prox_tolerance_result prox_within_distance(const prox_bvh* a, const pro
 /// in world coordinates.
 typedef struct prox_contact {
     prox_tri_pair pair;
-    prox_vec3 point;      ///< on both triangles, inside their intersection (not a vertex of either, unless they only touch there)
-    prox_vec3 normal;     ///< unit: triangle a's plane normal, oriented as prox_tri_tri_contact says (towards b's cheaper way out of a's plane)
+    /// On both triangles, inside their intersection (not a vertex of either,
+    /// unless they only touch there).
+    prox_vec3 point;
+    /// Unit: triangle a's plane normal, oriented as prox_tri_tri_contact says
+    /// (towards b's cheaper way out of a's plane).
+    prox_vec3 normal;
     prox_vec3 segment[2]; ///< the intersection segment (both ends equal when it is a point)
 } prox_contact;
 
