@@ -104,6 +104,7 @@ static inline __attribute__((always_inline)) void traverse(collide_state* st, co
 PROX_TARGET_CLONES static void traverse_kind(collide_state* st, const query_frames* f, test_kind kind, int axes) {
     switch (kind) {
     case TEST_AABB: traverse(st, f, TEST_AABB, axes); break;
+    case TEST_AABB_WIDE: traverse(st, f, TEST_AABB_WIDE, axes); break;
     case TEST_OBB:
     case TEST_RSS: /* chosen by the distance query only */
         traverse(st, f, TEST_OBB, axes);

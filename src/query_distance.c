@@ -313,7 +313,10 @@ PROX_TARGET_CLONES static void run(distance_state* st, const distance_frames* f)
     double inv_length[PROX_KDOP_MAX_SLABS] = {0};
     lane_queue queue;
     switch (choose_test(st->a, st->b, &f->lanes)) {
-    case TEST_AABB: traverse(st, f, TEST_AABB, inv_length, &queue); break;
+    case TEST_AABB:
+    case TEST_AABB_WIDE: /* (the box bounds are in double) */
+        traverse(st, f, TEST_AABB, inv_length, &queue);
+        break;
     case TEST_OBB:
         /* swept-sphere hierarchies collide by their boxes, measure by their rectangles */
         if (st->a->rss && st->b->rss) traverse(st, f, TEST_RSS, inv_length, &queue);

@@ -83,7 +83,8 @@ double prox_stretch_bound(const prox_mat3* m) {
  * coordinates, and the slack, a few millionths of the models' size, costs
  * nothing measurable in pruning. */
 static void make_lane_frame(const prox_transform* rel, const prox_mat3* rel_inv, double radius_x, double radius_y,
-                            double world_slack_x, lane_frame* f) {
+                            double world_slack_x, lane_frame* f, wide_box_frame* w, double* out_reach,
+                            double* out_least_slack) {
     prox_mat3 cof = prox_mat3_cofactor(&rel->basis);
     double mmax = 0;
     for (int i = 0; i < 3; ++i)
@@ -103,9 +104,31 @@ static void make_lane_frame(const prox_transform* rel, const prox_mat3* rel_inv,
     double sigma = prox_stretch_bound(&rel->basis);
     double g = prox_max_abs3(rel->origin) + stretch * radius_y + radius_x;
     double slack_x = 0x1p-16 * g + world_slack_x;
+    /* every term of the box test is at most a length of the scene (G, or G
+     * times a stretch) times an entry of m, m^-1 or cof m, three of them
+     * summed; row sums bound the entries of m and m^-1, and a cofactor is a
+     * difference of two products of m's entries */
+    const double inv_rows = prox_max_row_sum(rel_inv);
+    const double entries = prox_fmax(prox_fmax(1.0, stretch), prox_fmax(inv_rows, 2.0 * mmax * mmax));
+    *out_reach = 8.0 * g * prox_fmax(1.0, prox_fmax(stretch, inv_rows)) * entries;
+    *out_least_slack = prox_fmin(slack_x, inv_rows * slack_x);
+    if (w) { /* the double frame, made only for a query that needs it (boxes_wide) */
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+                w->m[i][j] = rel->basis.m[i][j];
+                w->m_abs[i][j] = fabs(rel->basis.m[i][j]);
+                w->minv[i][j] = rel_inv->m[i][j];
+                w->minv_abs[i][j] = fabs(rel_inv->m[i][j]);
+                w->cof_abs[i][j] = fabs(cof.m[i][j]);
+            }
+        for (int i = 0; i < 3; ++i) w->t[i] = (&rel->origin.x)[i];
+        w->slack_x = slack_x;
+        w->slack_y = inv_rows * slack_x;
+        w->slack_edge = 4.0 * mmax * slack_x;
+    }
     f->sigma = prox_float_up(sigma * (1 + 0x1p-40));
     f->slack_x = prox_float_up(slack_x);
-    f->slack_y = prox_float_up(prox_max_row_sum(rel_inv) * slack_x);
+    f->slack_y = prox_float_up(inv_rows * slack_x);
     f->slack_edge = prox_float_up(4.0 * mmax * slack_x);
     f->slack_normal = prox_float_up(1.01 * frobenius(&cof) * slack_x);
     f->slack_edge_unit = prox_float_up(1.01 * sigma * slack_x);
@@ -159,8 +182,19 @@ bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const p
     double wa = prox_max_abs3(xa->origin) + prox_max_row_sum(&xa->basis) * ra;
     double wb = prox_max_abs3(xb->origin) + prox_max_row_sum(&xb->basis) * rb;
     double world = 0x1p-40 * prox_fmax(wa, wb);
-    make_lane_frame(&ab, &ba.basis, ra, rb, world * prox_max_row_sum(&xa_inv.basis), &q->ab);
-    make_lane_frame(&ba, &ab.basis, rb, ra, world * prox_max_row_sum(&xb_inv.basis), &q->ba);
+    const double world_ab = world * prox_max_row_sum(&xa_inv.basis), world_ba = world * prox_max_row_sum(&xb_inv.basis);
+    double reach_ab, reach_ba, least_ab, least_ba;
+    make_lane_frame(&ab, &ba.basis, ra, rb, world_ab, &q->ab, NULL, &reach_ab, &least_ab);
+    make_lane_frame(&ba, &ab.basis, rb, ra, world_ba, &q->ba, NULL, &reach_ba, &least_ba);
+    /* float keeps every product finite up to 2^127, and its slacks above
+     * 2^-100 cover underflow (2^-149 a rounding): inside both, with a wide
+     * margin, the float box test stays conservative; otherwise the frames
+     * are made again with their double copies */
+    q->boxes_wide = !(prox_fmax(reach_ab, reach_ba) < 0x1p100 && prox_fmin(least_ab, least_ba) > 0x1p-100);
+    if (q->boxes_wide) {
+        make_lane_frame(&ab, &ba.basis, ra, rb, world_ab, &q->ab, &q->ab_wide, &reach_ab, &least_ab);
+        make_lane_frame(&ba, &ab.basis, rb, ra, world_ba, &q->ba, &q->ba_wide, &reach_ba, &least_ba);
+    }
     /* Products of two lengths (each up to G times a stretch) must stay
      * normal floats: between 2^-80 and 2^80 leaves a wide margin. */
     double big = 0, small = INFINITY;

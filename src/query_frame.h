@@ -54,9 +54,26 @@ typedef struct kdop_frame {
     float slack_x;
 } kdop_frame;
 
+/* The box test's placement in double, for scenes whose products would leave
+ * float's range (see boxes_wide below): the same quantities as lane_frame's,
+ * with the slacks unrounded. */
+typedef struct wide_box_frame {
+    double m[3][3], m_abs[3][3], minv[3][3], minv_abs[3][3], cof_abs[3][3];
+    double t[3];
+    double slack_x, slack_y, slack_edge;
+} wide_box_frame;
+
 typedef struct query_frames {
     lane_frame ab; /* B's volumes into A's frame: used when A's node is unfolded */
     lane_frame ba; /* A's volumes into B's frame: used when B's node is unfolded */
+    /* The float box test adds products of a length and an entry of m, m^-1
+     * or cof m; past about 2^127 a product overflows to infinity, and an
+     * infinite side of a separating-axis comparison would separate boxes that
+     * meet (a fuzzed scene with coordinates near 6e37 lost contacts); below
+     * about 2^-100 the float slacks no longer cover underflow. Such scenes
+     * take the box test in double (TEST_AABB_WIDE), with these frames. */
+    bool boxes_wide;
+    wide_box_frame ab_wide, ba_wide;
     /* The float tests of oriented boxes and spheres multiply up to two
      * lengths; they are used only while the models' scale keeps those
      * products far inside float range. Otherwise the query falls back to the

@@ -15,6 +15,8 @@
 #ifndef PROX_QUERY_OVERLAP_H
 #define PROX_QUERY_OVERLAP_H
 
+#include <float.h>
+
 #include "bvh_internal.h"
 #include "query_frame.h"
 #include "query_kdop.h"
@@ -74,6 +76,59 @@ static inline __attribute__((always_inline)) unsigned box_overlap_lanes(const la
     return mask;
 }
 
+/* Whether |x| > r separates: never for an infinite x, which only an
+ * overflow makes (the boxes are finite). */
+static inline int wide_separates(double x, double r) { return (fabs(x) > r) & (fabs(x) <= DBL_MAX); }
+
+/* The same test in double, for scenes whose float products could overflow or
+ * underflow (query_frames.boxes_wide): the lane boxes are floats, exact in
+ * double, and the products of a float and a double entry stay inside
+ * double's range but for placements that scale by more than about 2^800,
+ * where an overflow is not taken as a separation. */
+static inline __attribute__((always_inline)) unsigned box_overlap_lanes_wide(const wide_box_frame* f,
+                                                                             const prox_node* node,
+                                                                             const double fc[3], const double fe[3],
+                                                                             bool lite) {
+    double p[3], rb[3], fes[3];
+    for (int i = 0; i < 3; ++i) {
+        p[i] = f->m[i][0] * fc[0] + f->m[i][1] * fc[1] + f->m[i][2] * fc[2] + f->t[i];
+        rb[i] = f->m_abs[i][0] * fe[0] + f->m_abs[i][1] * fe[1] + f->m_abs[i][2] * fe[2] + f->slack_x;
+        fes[i] = fe[i] + f->slack_y;
+    }
+    double rf[3][3];
+    for (int j = 0; j < 3; ++j) {
+        int k1 = (j + 1) % 3, k2 = (j + 2) % 3;
+        for (int i = 0; i < 3; ++i)
+            rf[i][j] = fe[k1] * f->cof_abs[i][k2] + fe[k2] * f->cof_abs[i][k1] + f->slack_edge;
+    }
+    unsigned mask = 0;
+    for (int l = 0; l < PROX_LANES; ++l) {
+        double lo[3], hi[3];
+        for (int k = 0; k < 3; ++k) lo[k] = node->lo[k][l], hi[k] = node->hi[k][l];
+        const double t0 = p[0] - 0.5 * (lo[0] + hi[0]), t1 = p[1] - 0.5 * (lo[1] + hi[1]);
+        const double t2 = p[2] - 0.5 * (lo[2] + hi[2]);
+        const double e0 = 0.5 * (hi[0] - lo[0]), e1 = 0.5 * (hi[1] - lo[1]), e2 = 0.5 * (hi[2] - lo[2]);
+        int s = wide_separates(t0, e0 + rb[0]) | wide_separates(t1, e1 + rb[1]) | wide_separates(t2, e2 + rb[2]);
+        for (int j = 0; j < 3; ++j) {
+            const double u = f->minv[j][0] * t0 + f->minv[j][1] * t1 + f->minv[j][2] * t2;
+            const double ra = f->minv_abs[j][0] * e0 + f->minv_abs[j][1] * e1 + f->minv_abs[j][2] * e2;
+            s |= wide_separates(u, fes[j] + ra);
+        }
+        if (!lite) {
+            const double(*m)[3] = f->m;
+            const double(*ma)[3] = f->m_abs;
+            for (int j = 0; j < 3; ++j) {
+                s |= wide_separates(t2 * m[1][j] - t1 * m[2][j], e1 * ma[2][j] + e2 * ma[1][j] + rf[0][j]);
+                s |= wide_separates(t0 * m[2][j] - t2 * m[0][j], e0 * ma[2][j] + e2 * ma[0][j] + rf[1][j]);
+                s |= wide_separates(t1 * m[0][j] - t0 * m[1][j], e0 * ma[1][j] + e1 * ma[0][j] + rf[2][j]);
+            }
+        }
+        s |= node->count[l] < 0;
+        mask |= (unsigned)(s == 0) << l;
+    }
+    return mask;
+}
+
 /* The fixed volume of the last step, placed in the other model's frame. It
  * is kept while a traversal keeps unfolding the same side against it, which
  * is most steps: placing an oriented box costs more than testing it. */
@@ -113,6 +168,17 @@ static inline __attribute__((always_inline)) unsigned overlapping_lanes(const qu
         /* two instances, so each compiles without the other's branch */
         return axes == OBB_AXES_LITE ? box_overlap_lanes(frame, node, fc, fe, true)
                                      : box_overlap_lanes(frame, node, fc, fe, false);
+    }
+    if (kind == TEST_AABB_WIDE) {
+        slot_view v = view_slot(closed, fixed_slot);
+        double fc[3], fe[3];
+        for (int k = 0; k < 3; ++k) {
+            const double l = v.lo[k * v.stride], h = v.hi[k * v.stride];
+            fc[k] = 0.5 * (l + h);
+            fe[k] = 0.5 * (h - l);
+        }
+        const wide_box_frame* wide = unfold_a ? &f->ab_wide : &f->ba_wide;
+        return box_overlap_lanes_wide(wide, node, fc, fe, axes == OBB_AXES_LITE);
     }
     const bool same_fixed = fixed_slot == fixed->slot && unfold_a == fixed->unfold_a;
     fixed->slot = fixed_slot;

@@ -174,6 +174,7 @@ prox_collide_result prox_self_collide(const prox_bvh* bvh, const prox_transform*
     const int axes = st.def->sat == PROX_SAT_LITE ? OBB_AXES_LITE : OBB_AXES_ALL;
     switch (choose_test(bvh, bvh, &f)) {
     case TEST_AABB: traverse_self(&st, &f, TEST_AABB, axes); break;
+    case TEST_AABB_WIDE: traverse_self(&st, &f, TEST_AABB_WIDE, axes); break;
     case TEST_OBB:
     case TEST_RSS: /* chosen by the distance query only */
         traverse_self(&st, &f, TEST_OBB, axes);

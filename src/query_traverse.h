@@ -100,9 +100,20 @@ static inline const prox_kdop_lanes* kdop_block(const prox_bvh* bvh, int32_t slo
  * of the same kind, else by the boxes every hierarchy has. Swept-sphere
  * hierarchies collide by the oriented boxes they keep; the distance query
  * turns their TEST_OBB into TEST_RSS. */
-typedef enum test_kind { TEST_AABB, TEST_OBB, TEST_OBB_SPHERE, TEST_SPHERE, TEST_KDOP, TEST_RSS } test_kind;
+/* TEST_AABB_WIDE: the boxes in double, for scenes beyond float's range
+ * (query_frames.boxes_wide). */
+typedef enum test_kind {
+    TEST_AABB,
+    TEST_OBB,
+    TEST_OBB_SPHERE,
+    TEST_SPHERE,
+    TEST_KDOP,
+    TEST_RSS,
+    TEST_AABB_WIDE
+} test_kind;
 
 static inline test_kind choose_test(const prox_bvh* a, const prox_bvh* b, const query_frames* f) {
+    if (f->boxes_wide) return TEST_AABB_WIDE;
     if (a->def.volume != b->def.volume || !f->float_range_ok) return TEST_AABB;
     switch (a->def.volume) {
     case PROX_VOLUME_OBB:
@@ -136,7 +147,7 @@ static inline bool unfold_first(const prox_bvh* a, int32_t sa, const slot_view* 
                                 const slot_view* vb, test_kind kind, double det_ab) {
     if (va->count > 0) return false;
     if (vb->count > 0) return true;
-    if (kind == TEST_AABB || kind == TEST_KDOP) {
+    if (kind == TEST_AABB || kind == TEST_AABB_WIDE || kind == TEST_KDOP) {
         double vol_a = view_volume(va), vol_b = view_volume(vb) * det_ab;
         return vol_a > vol_b || (vol_a == vol_b && view_size(va) >= view_size(vb));
     }
