@@ -111,7 +111,7 @@ static void make_lane_frame(const prox_transform* rel, const prox_mat3* rel_inv,
     const double inv_rows = prox_max_row_sum(rel_inv);
     const double entries = prox_fmax(prox_fmax(1.0, stretch), prox_fmax(inv_rows, 2.0 * mmax * mmax));
     *out_reach = 8.0 * g * prox_fmax(1.0, prox_fmax(stretch, inv_rows)) * entries;
-    *out_least_slack = prox_fmin(slack_x, inv_rows * slack_x);
+    *out_least_slack = prox_fmin(slack_x, prox_fmin(inv_rows, 4.0 * mmax) * slack_x); /* slack_y, slack_edge */
     if (w) { /* the double frame, made only for a query that needs it (boxes_wide) */
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j) {

@@ -71,7 +71,9 @@ typedef struct query_frames {
      * infinite side of a separating-axis comparison would separate boxes that
      * meet (a fuzzed scene with coordinates near 6e37 lost contacts); below
      * about 2^-100 the float slacks no longer cover underflow. Such scenes
-     * take the box test in double (TEST_AABB_WIDE), with these frames. */
+     * take the box test in double (TEST_AABB_WIDE), with these frames, where
+     * they would take the float box test (the other kinds' tests run only
+     * within float_range_ok, far inside both limits). */
     bool boxes_wide;
     wide_box_frame ab_wide, ba_wide;
     /* The float tests of oriented boxes and spheres multiply up to two

@@ -113,8 +113,10 @@ typedef enum test_kind {
 } test_kind;
 
 static inline test_kind choose_test(const prox_bvh* a, const prox_bvh* b, const query_frames* f) {
-    if (f->boxes_wide) return TEST_AABB_WIDE;
-    if (a->def.volume != b->def.volume || !f->float_range_ok) return TEST_AABB;
+    /* (the other kinds' float tests need float_range_ok, within which they
+     * stay in range; only the boxes are tested beyond it) */
+    const test_kind boxes = f->boxes_wide ? TEST_AABB_WIDE : TEST_AABB;
+    if (a->def.volume != b->def.volume || !f->float_range_ok) return boxes;
     switch (a->def.volume) {
     case PROX_VOLUME_OBB:
     case PROX_VOLUME_RSS:
@@ -124,7 +126,7 @@ static inline test_kind choose_test(const prox_bvh* a, const prox_bvh* b, const 
     case PROX_VOLUME_KDOP14:
     case PROX_VOLUME_KDOP18:
     case PROX_VOLUME_KDOP26: return TEST_KDOP;
-    default: return TEST_AABB;
+    default: return boxes;
     }
 }
 

@@ -489,22 +489,28 @@ PROX_TEST(collide, coordinates_near_the_float_range) {
                                {2.2999432683844829e-317, 0, 0}};
     const prox_transform xb = {{{{0.5, -0.5, -0.5}, {-0.5, 0.5, -0.5}, {-0.5, -0.5, 0.5}}}, {0, 0, 0}};
     for (int leaf = 1; leaf <= 4; ++leaf) REQUIRE(aabb_pairs_match(&fuzzed, &xa, &xb, leaf, "fuzzed scene"));
-    /* random soups at the same extremes: coordinates of magnitude 2^100 to
-     * 2^126, 2^-149 to 2^-100 or 0, placements that rotate and scale by
-     * 2^-1 to 2^1 */
+    /* random soups at the same extremes, in three families: coordinates of
+     * magnitude 2^100 to 2^126, 2^-149 to 2^-100 or 0 (the double test);
+     * 2^80 to 2^86, tiny or 0 (mostly the float test, inside its limit); tiny
+     * or 0 only (a scene of size 2^-100 or less: the double test). The
+     * placements rotate and scale by 2^-1 to 2^1. */
     prox_rng rng = prox_rng_seed(prox_test_seed(4099));
-    const int scenes = (int)(200 * test_scale()) + 1;
+    const int scenes = (int)(300 * test_scale()) + 3;
     int checked = 0;
     for (int n = 0; n < scenes; ++n) {
+        const int family = n % 3;
+        const int big_lo = family == 0 ? 100 : 80, big_span = family == 0 ? 26 : 6;
         prox_vec3 p[10];
         for (int i = 0; i < 10; ++i) {
             double c[3];
             for (int k = 0; k < 3; ++k) {
                 const uint64_t pick = prox_rng_next(&rng) % 4;
-                const double sign = prox_rng_next(&rng) % 2 ? -1 : 1, u = prox_rng_uniform(&rng);
-                c[k] = pick == 0   ? 0
-                       : pick == 1 ? sign * ldexp(1 + u, -149 + (int)(49 * u))
-                                   : sign * ldexp(1 + u, 100 + (int)(26 * u));
+                const double sign = prox_rng_next(&rng) % 2 ? -1 : 1, mantissa = 1 + prox_rng_uniform(&rng);
+                const double u = prox_rng_uniform(&rng); /* the exponent's, apart from the mantissa's */
+                const bool tiny = pick == 1 || (family == 2 && pick != 0);
+                c[k] = pick == 0 ? 0
+                       : tiny    ? sign * ldexp(mantissa, -149 + (int)(49 * u))
+                                 : sign * ldexp(mantissa, big_lo + (int)((big_span + 1) * u));
             }
             p[i] = prox_vec3_make(c[0], c[1], c[2]);
         }
@@ -517,8 +523,9 @@ PROX_TEST(collide, coordinates_near_the_float_range) {
             const double s = ldexp(1.0, (int)(prox_rng_next(&rng) % 3) - 1);
             x[k] = prox_transform_make(q, prox_vec3_make(s, s, s), prox_vec3_make(0, 0, 0));
         }
-        checked += aabb_pairs_match(&soup, &x[0], &x[1], 1 + (int)(prox_rng_next(&rng) % 4), "random extreme soup");
+        static const char* names[3] = {"soup at 2^100-2^126", "soup at 2^80-2^86", "soup of tiny coordinates"};
+        checked += aabb_pairs_match(&soup, &x[0], &x[1], 1 + (int)(prox_rng_next(&rng) % 4), names[family]);
         if (prox_test_current_failures) break;
     }
-    CHECK_MSG(checked == scenes, "%d of %d soups built", checked, scenes);
+    if (!prox_test_current_failures) CHECK_MSG(checked == scenes, "%d of %d soups built", checked, scenes);
 }
