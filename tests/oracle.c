@@ -12,7 +12,7 @@ void oracle_pairs_free(oracle_pairs* p) {
     memset(p, 0, sizeof *p);
 }
 
-static void push_pair(oracle_pairs* out, int32_t ta, int32_t tb) {
+void oracle_pairs_push(oracle_pairs* out, int32_t ta, int32_t tb) {
     if (!out) return;
     if (out->count == out->capacity) {
         out->capacity = out->capacity ? 2 * out->capacity : 256;
@@ -106,7 +106,7 @@ static bool test_pair(const placed* pa, int ta, const placed* pb, int tb, oracle
     triangle(pa, ta, x);
     triangle(pb, tb, y);
     if (!prox_tri_tri_overlap(x, y)) return false;
-    push_pair(out, ta, tb);
+    oracle_pairs_push(out, ta, tb);
     return true;
 }
 
@@ -430,4 +430,43 @@ int manifold_point_not_in(const prox_manifold* manifold, const prox_contact* con
 
 double point_triangle_distance(prox_vec3 p, const prox_vec3 t[3]) {
     return prox_vec3_length(prox_vec3_sub(prox_closest_point_triangle(p, t), p));
+}
+
+bool oracle_triangles_share_vertex(const uint32_t a[3], const uint32_t b[3]) {
+    for (int i = 0; i < 3; ++i)
+        if (a[i] == b[0] || a[i] == b[1] || a[i] == b[2]) return true;
+    return false;
+}
+
+size_t oracle_self_collide(const prox_mesh* mesh, const prox_transform* x, bool box_filter, oracle_pairs* out) {
+    const prox_transform identity = prox_transform_identity();
+    if (!x) x = &identity;
+    const int n = mesh->triangle_count;
+    prox_vec3(*tri)[3] = malloc(sizeof *tri * (size_t)(n > 0 ? n : 1));
+    double(*box)[6] = malloc(sizeof *box * (size_t)(n > 0 ? n : 1));
+    if (!tri || !box) abort();
+    for (int t = 0; t < n; ++t) {
+        for (int c = 0; c < 3; ++c)
+            tri[t][c] = prox_transform_point(x, mesh->vertices[mesh->indices[3 * (size_t)t + c]]);
+        for (int k = 0; k < 3; ++k) {
+            double v0 = prox_vec3_get(tri[t][0], k), v1 = prox_vec3_get(tri[t][1], k), v2 = prox_vec3_get(tri[t][2], k);
+            box[t][k] = fmin(v0, fmin(v1, v2));
+            box[t][3 + k] = fmax(v0, fmax(v1, v2));
+        }
+    }
+    out->count = 0;
+    for (int i = 0; i < n; ++i) {
+        const double* bi = box[i];
+        for (int j = i + 1; j < n; ++j) {
+            const double* bj = box[j];
+            if (box_filter && (bi[0] > bj[3] || bj[0] > bi[3] || bi[1] > bj[4] || bj[1] > bi[4] || bi[2] > bj[5] ||
+                               bj[2] > bi[5]))
+                continue;
+            if (oracle_triangles_share_vertex(mesh->indices + 3 * (size_t)i, mesh->indices + 3 * (size_t)j)) continue;
+            if (prox_tri_tri_overlap(tri[i], tri[j])) oracle_pairs_push(out, i, j);
+        }
+    }
+    free(tri);
+    free(box);
+    return out->count;
 }

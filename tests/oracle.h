@@ -11,6 +11,8 @@ typedef struct oracle_pairs {
 } oracle_pairs;
 
 void oracle_pairs_free(oracle_pairs* p);
+/// Appends (a, b), growing the array (aborts when out of memory).
+void oracle_pairs_push(oracle_pairs* out, int32_t a, int32_t b);
 /// Sorts by (triangle_a, triangle_b).
 void oracle_pairs_sort(prox_tri_pair* pairs, size_t count);
 
@@ -38,6 +40,20 @@ size_t oracle_collide_quadratic(const prox_mesh* a, const prox_transform* xa, co
 /// good `start` keeps it fast without changing the answer.
 double oracle_distance(const prox_mesh* a, const prox_transform* xa, const prox_mesh* b, const prox_transform* xb,
                        double start, int32_t* out_ta, int32_t* out_tb);
+
+/// Whether two triangles (three vertex indices each) share a vertex index:
+/// the pairs a self-collision query skips.
+bool oracle_triangles_share_vertex(const uint32_t a[3], const uint32_t b[3]);
+
+/// Self-collision reference: every pair of triangles i < j that share no
+/// vertex index, each placed by x (NULL: the identity) with
+/// prox_transform_point and given to prox_tri_tri_overlap: quadratic. With
+/// `box_filter`, a pair whose exact world boxes (min and max of the placed
+/// doubles, no rounding) are disjoint is skipped first: such triangles
+/// cannot share a point, so the answer is the same (a test of test_self.c
+/// checks it) and a 3,200-triangle frame takes milliseconds. Sorted by
+/// (i, j); returns the count.
+size_t oracle_self_collide(const prox_mesh* mesh, const prox_transform* x, bool box_filter, oracle_pairs* out);
 
 /// Every pair, no culling: for small meshes and for checking oracle_distance.
 double oracle_distance_quadratic(const prox_mesh* a, const prox_transform* xa, const prox_mesh* b,

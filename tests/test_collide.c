@@ -416,55 +416,41 @@ PROX_TEST(collide, sliver_triangle_keeps_orthonormal_box_axes) {
     }
 }
 
-/* The pairs of an AABB tree of `mesh` (leaf size `leaf`) placed at xa and
- * xb, against every pair of triangles; false when the tree was refused. */
+/* An AABB tree of `mesh` (leaf size `leaf`) placed at xa and xb against
+ * the oracle (check_query: first contact and all pairs, both SAT variants),
+ * and against itself at xa (prox_self_collide against the self oracle);
+ * false when the tree was refused. */
 static bool aabb_pairs_match(const prox_mesh* mesh, const prox_transform* xa, const prox_transform* xb, int leaf,
-                             const char* what) {
+                             pair_buffer* buffer, const char* what) {
     prox_bvh_def def = prox_default_bvh_def();
     def.leaf_size = leaf;
     prox_bvh* bvh;
     if (prox_bvh_create(&def, mesh, &bvh, NULL, 0) != PROX_OK) return false;
+    char kind[32];
+    snprintf(kind, sizeof kind, "aabb leaf %d", leaf);
     oracle_pairs expected = {0};
     oracle_collide_quadratic(mesh, xa, mesh, xb, &expected);
     oracle_pairs_sort(expected.pairs, expected.count);
-    enum { CAPACITY = 1024 };
-    prox_tri_pair pairs[CAPACITY];
-    for (int lite = 0; lite < 2; ++lite) {
-        prox_collide_def cd = prox_default_collide_def();
-        cd.all_pairs = true;
-        cd.sat = lite ? PROX_SAT_LITE : PROX_SAT_FULL;
-        cd.pairs = pairs;
-        cd.capacity = CAPACITY;
-        prox_collide_result r = prox_collide(bvh, xa, bvh, xb, &cd);
-        CHECK_MSG(r.pair_count == (int64_t)expected.count, "%s, leaf %d%s: %lld pairs, oracle %zu", what, leaf,
-                  lite ? ", SAT lite" : "", (long long)r.pair_count, expected.count);
-        if (r.pair_count == (int64_t)expected.count && r.pair_count <= CAPACITY) {
-            oracle_pairs_sort(pairs, (size_t)r.pair_count);
-            CHECK_MSG(r.pair_count == 0 || memcmp(pairs, expected.pairs, sizeof *pairs * (size_t)r.pair_count) == 0,
-                      "%s, leaf %d: other pairs than the oracle's", what, leaf);
-        }
+    check_query(bvh, xa, bvh, xb, &expected, buffer, what, kind);
+    oracle_self_collide(mesh, xa, false, &expected);
+    if (buffer->capacity < (int)expected.count + 1) {
+        buffer->capacity = (int)(2 * expected.count + 16);
+        buffer->pairs = realloc(buffer->pairs, sizeof(prox_tri_pair) * (size_t)buffer->capacity);
     }
-    oracle_pairs_free(&expected);
-    /* and the mesh against itself at xa: the pairs of triangles sharing no
-     * vertex that touch */
-    int self = 0;
-    for (int i = 0; i < mesh->triangle_count; ++i)
-        for (int j = i + 1; j < mesh->triangle_count; ++j) {
-            bool adjacent = false;
-            for (int c = 0; c < 3; ++c)
-                for (int d = 0; d < 3; ++d) adjacent |= mesh->indices[3 * i + c] == mesh->indices[3 * j + d];
-            if (adjacent) continue;
-            prox_vec3 ti[3], tj[3];
-            for (int c = 0; c < 3; ++c) {
-                ti[c] = prox_transform_point(xa, mesh->vertices[mesh->indices[3 * i + c]]);
-                tj[c] = prox_transform_point(xa, mesh->vertices[mesh->indices[3 * j + c]]);
-            }
-            self += prox_tri_tri_overlap(ti, tj);
-        }
     prox_collide_def sd = prox_default_collide_def();
     sd.all_pairs = true;
-    const int64_t found = prox_self_collide(bvh, xa, &sd).pair_count;
-    CHECK_MSG(found == self, "%s, leaf %d: %lld self pairs, oracle %d", what, leaf, (long long)found, self);
+    sd.pairs = buffer->pairs;
+    sd.capacity = buffer->capacity;
+    const prox_collide_result self = prox_self_collide(bvh, xa, &sd);
+    CHECK_MSG(self.pair_count == (int64_t)expected.count, "%s %s: %lld self pairs, oracle %zu", what, kind,
+              (long long)self.pair_count, expected.count);
+    if (self.pair_count == (int64_t)expected.count) {
+        oracle_pairs_sort(buffer->pairs, expected.count);
+        CHECK_MSG(expected.count == 0 ||
+                      memcmp(buffer->pairs, expected.pairs, expected.count * sizeof *buffer->pairs) == 0,
+                  "%s %s: self pair sets differ", what, kind);
+    }
+    oracle_pairs_free(&expected);
     prox_bvh_destroy(bvh);
     return true;
 }
@@ -488,7 +474,8 @@ PROX_TEST(collide, coordinates_near_the_float_range) {
     const prox_transform xa = {{{{0.5, 0.25, -0.375}, {0.375, 1.25, 0.125}, {-0.5, -0.5, 0.625}}},
                                {2.2999432683844829e-317, 0, 0}};
     const prox_transform xb = {{{{0.5, -0.5, -0.5}, {-0.5, 0.5, -0.5}, {-0.5, -0.5, 0.5}}}, {0, 0, 0}};
-    for (int leaf = 1; leaf <= 4; ++leaf) REQUIRE(aabb_pairs_match(&fuzzed, &xa, &xb, leaf, "fuzzed scene"));
+    pair_buffer buffer = {0};
+    for (int leaf = 1; leaf <= 4; ++leaf) REQUIRE(aabb_pairs_match(&fuzzed, &xa, &xb, leaf, &buffer, "fuzzed scene"));
     /* random soups at the same extremes, in three families: coordinates of
      * magnitude 2^100 to 2^126, 2^-149 to 2^-100 or 0 (the double test);
      * 2^80 to 2^86, tiny or 0 (mostly the float test, inside its limit); tiny
@@ -524,8 +511,9 @@ PROX_TEST(collide, coordinates_near_the_float_range) {
             x[k] = prox_transform_make(q, prox_vec3_make(s, s, s), prox_vec3_make(0, 0, 0));
         }
         static const char* names[3] = {"soup at 2^100-2^126", "soup at 2^80-2^86", "soup of tiny coordinates"};
-        checked += aabb_pairs_match(&soup, &x[0], &x[1], 1 + (int)(prox_rng_next(&rng) % 4), names[family]);
+        checked += aabb_pairs_match(&soup, &x[0], &x[1], 1 + (int)(prox_rng_next(&rng) % 4), &buffer, names[family]);
         if (prox_test_current_failures) break;
     }
     if (!prox_test_current_failures) CHECK_MSG(checked == scenes, "%d of %d soups built", checked, scenes);
+    free(buffer.pairs);
 }

@@ -23,59 +23,8 @@ static long frames_checked;
 static const double PI = 3.14159265358979323846;
 
 /* ---------------------------------------------------------------------------
- * The brute-force reference
+ * The brute-force reference is oracle_self_collide (oracle.c)
  * ------------------------------------------------------------------------- */
-
-static void push_pair(oracle_pairs* out, int32_t a, int32_t b) {
-    if (out->count == out->capacity) {
-        out->capacity = out->capacity ? 2 * out->capacity : 256;
-        out->pairs = realloc(out->pairs, out->capacity * sizeof *out->pairs);
-        if (!out->pairs) abort();
-    }
-    out->pairs[out->count++] = (prox_tri_pair){a, b};
-}
-
-static bool share_index(const uint32_t* a, const uint32_t* b) {
-    for (int i = 0; i < 3; ++i)
-        if (a[i] == b[0] || a[i] == b[1] || a[i] == b[2]) return true;
-    return false;
-}
-
-/* Every pair of triangles i < j that share no vertex index, each placed by
- * x with prox_transform_point and given to prox_tri_tri_overlap: quadratic.
- * With `box_filter`, a pair whose exact world boxes (min and max of the
- * placed doubles, no rounding) are disjoint is skipped first: such triangles
- * cannot share a point, so the answer is the same (checked by a test below)
- * and a 3,200-triangle frame takes milliseconds. Sorted by (i, j). */
-static size_t self_oracle(const prox_mesh* mesh, const prox_transform* x, bool box_filter, oracle_pairs* out) {
-    const int n = mesh->triangle_count;
-    prox_vec3(*tri)[3] = malloc(sizeof *tri * (size_t)n);
-    double(*box)[6] = malloc(sizeof *box * (size_t)n);
-    if (!tri || !box) abort();
-    for (int t = 0; t < n; ++t) {
-        test_placed_triangle(mesh, x, t, tri[t]);
-        for (int k = 0; k < 3; ++k) {
-            double v0 = prox_vec3_get(tri[t][0], k), v1 = prox_vec3_get(tri[t][1], k), v2 = prox_vec3_get(tri[t][2], k);
-            box[t][k] = fmin(v0, fmin(v1, v2));
-            box[t][3 + k] = fmax(v0, fmax(v1, v2));
-        }
-    }
-    out->count = 0;
-    for (int i = 0; i < n; ++i) {
-        const double* bi = box[i];
-        for (int j = i + 1; j < n; ++j) {
-            const double* bj = box[j];
-            if (box_filter && (bi[0] > bj[3] || bj[0] > bi[3] || bi[1] > bj[4] || bj[1] > bi[4] || bi[2] > bj[5] ||
-                               bj[2] > bi[5]))
-                continue;
-            if (share_index(mesh->indices + 3 * (size_t)i, mesh->indices + 3 * (size_t)j)) continue;
-            if (prox_tri_tri_overlap(tri[i], tri[j])) push_pair(out, i, j);
-        }
-    }
-    free(tri);
-    free(box);
-    return out->count;
-}
 
 static bool contains_pair(const oracle_pairs* sorted, prox_tri_pair p) {
     size_t lo = 0, hi = sorted->count;
@@ -147,7 +96,7 @@ static void close_variants(prox_bvh* bvh[VARIANTS]) {
 
 static bool record_pair(prox_tri_pair pair, void* context) {
     oracle_pairs* seen = context;
-    push_pair(seen, pair.triangle_a, pair.triangle_b);
+    oracle_pairs_push(seen, pair.triangle_a, pair.triangle_b);
     return true;
 }
 
@@ -203,7 +152,7 @@ static void check_all_pairs(const prox_bvh* bvh, const prox_transform* x, prox_s
     for (size_t i = 0; i < n; ++i) ordered &= s->buffer[i].triangle_a < s->buffer[i].triangle_b;
     CHECK_MSG(ordered, "%s: a pair with triangle_a >= triangle_b", what);
     s->sorted.count = 0;
-    for (size_t i = 0; i < n; ++i) push_pair(&s->sorted, s->buffer[i].triangle_a, s->buffer[i].triangle_b);
+    for (size_t i = 0; i < n; ++i) oracle_pairs_push(&s->sorted, s->buffer[i].triangle_a, s->buffer[i].triangle_b);
     oracle_pairs_sort(s->sorted.pairs, n);
     CHECK_MSG(n == 0 || memcmp(s->sorted.pairs, expected->pairs, n * sizeof *expected->pairs) == 0,
               "%s sat=%d: pair sets differ", what, (int)sat);
@@ -314,7 +263,7 @@ static void check_self_contacts(const prox_bvh* bvh, const prox_mesh* mesh, cons
 static size_t check_placement(prox_bvh* bvh[VARIANTS], const prox_mesh* mesh, const prox_transform* x, scratch* s,
                               const char* what) {
     oracle_pairs expected = {0};
-    size_t n = self_oracle(mesh, x, true, &expected);
+    size_t n = oracle_self_collide(mesh, x, true, &expected);
     for (int v = 0; v < VARIANTS; ++v) {
         char label[160];
         snprintf(label, sizeof label, "%s, %s", what, variant_name(v));
@@ -499,7 +448,7 @@ PROX_TEST(self, oracle_box_filter_is_exact) {
         mesh.vertices = moved;
         prox_transform x = random_placement(&rng, i % 3);
         oracle_pairs fast = {0}, slow = {0};
-        size_t a = self_oracle(&mesh, &x, true, &fast), b = self_oracle(&mesh, &x, false, &slow);
+        size_t a = oracle_self_collide(&mesh, &x, true, &fast), b = oracle_self_collide(&mesh, &x, false, &slow);
         CHECK(a == b && (a == 0 || memcmp(fast.pairs, slow.pairs, a * sizeof *fast.pairs) == 0));
         touching += a > 0;
         oracle_pairs_free(&fast);
@@ -606,8 +555,8 @@ PROX_TEST(self, duplicated_vertices_are_reported) {
     oracle_pairs adjacent = {0};
     for (int i = 0; i < n; ++i)
         for (int j = i + 1; j < n; ++j)
-            if (share_index(welded.indices + 3 * (size_t)i, welded.indices + 3 * (size_t)j))
-                push_pair(&adjacent, i, j);
+            if (oracle_triangles_share_vertex(welded.indices + 3 * (size_t)i, welded.indices + 3 * (size_t)j))
+                oracle_pairs_push(&adjacent, i, j);
     prox_mesh soup = {vertices, 3 * n, indices, n};
     prox_bvh* bvh[VARIANTS];
     if (open_variants(&soup, bvh)) {
@@ -616,7 +565,7 @@ PROX_TEST(self, duplicated_vertices_are_reported) {
         for (int style = 0; style < 3; ++style) {
             prox_transform x = random_placement(&rng, style);
             oracle_pairs expected = {0};
-            size_t found = self_oracle(&soup, &x, true, &expected);
+            size_t found = oracle_self_collide(&soup, &x, true, &expected);
             /* the placement rounds the positions of the copies alike */
             CHECK_MSG(found == adjacent.count &&
                           memcmp(expected.pairs, adjacent.pairs, found * sizeof *expected.pairs) == 0,
@@ -680,7 +629,7 @@ PROX_TEST(self, degenerate_triangles) {
     REQUIRE(open_variants(&mesh, bvh));
     scratch s = {0};
     oracle_pairs expected = {0};
-    self_oracle(&mesh, NULL, true, &expected);
+    oracle_self_collide(&mesh, NULL, true, &expected);
     /* how many cloth triangles each degenerate one meets, counted by hand */
     const int want[] = {1, 2, 6, 0, 2, 0};
     int got[7] = {0};
@@ -872,7 +821,7 @@ PROX_TEST(self, contract) {
     for (int tries = 0; tries < 50 && n <= 10; ++tries) { /* a tangled cloth */
         cloth_motion motion = random_motion(&rng);
         deform(&motion, 1.0, rest.vertices, rest.vertex_count, moved);
-        n = self_oracle(&mesh, NULL, true, &expected);
+        n = oracle_self_collide(&mesh, NULL, true, &expected);
     }
     REQUIRE(n > 10);
     prox_bvh_def bdef = prox_default_bvh_def();
