@@ -78,6 +78,10 @@ static const double band_hi[BAND_COUNT] = {0.01, 0.1, 1.0};
 /* Band index of the intersecting placements in the tables and the CSV. */
 enum { INTERSECTING = BAND_COUNT };
 
+/* A band's gap range in model radii; 0 to 0 for the intersecting placements. */
+static double band_low(int band) { return band == INTERSECTING ? 0.0 : band_lo[band]; }
+static double band_high(int band) { return band == INTERSECTING ? 0.0 : band_hi[band]; }
+
 static const char* band_label(int band, char* buffer, size_t size) {
     if (band == INTERSECTING) snprintf(buffer, size, "intersecting");
     else snprintf(buffer, size, "[%gR, %gR)", band_lo[band], band_hi[band]);
@@ -255,7 +259,7 @@ static void make_band(const prox_bvh* tree, double radius, int band, int count, 
     /* targets log-uniform in [lo, hi / 1.2): the gap found is within 20% above its target */
     const double slack = 0.2;
     const bool intersecting = band == INTERSECTING;
-    double lo = intersecting ? 0 : band_lo[band] * radius, hi = intersecting ? 0 : band_hi[band] * radius / (1 + slack);
+    double lo = band_low(band) * radius, hi = band_high(band) * radius / (1 + slack);
     for (int i = 0; i < count;) {
         prox_quat qa = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
         prox_quat qb = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
@@ -369,14 +373,10 @@ static int distance_row(const char* model, int band, const prox_bvh* tree, const
     const int bad = check_answers(model, band, who, d, b->gap, n, printed, &worst);
     printf("| %s | proxima %s | %d | %.1f | %.2f | %.2f / %.2f | %d | %.1e |\n", model, who, n, sum_i64(nb, n) / n,
            sum_i64(np, n) / n, out->mean_us, out->median_us, bad, worst);
-    if (csv) {
-        char range[64];
-        if (band != INTERSECTING) snprintf(range, sizeof range, "%g,%g", band_lo[band], band_hi[band]);
-        else snprintf(range, sizeof range, "0,0");
-        fprintf(csv, "distance,%s,%s,proxima-%s,%s,%d,%.4f,%.4f,%.3f,%.3f,%d\n", model, range, kind,
-                contact_first ? "contact_first" : "", n, out->mean_us, out->median_us, sum_i64(nb, n) / n,
-                sum_i64(np, n) / n, bad);
-    }
+    if (csv)
+        fprintf(csv, "distance,%s,%g,%g,proxima-%s,%s,%d,%.4f,%.4f,%.3f,%.3f,%d\n", model, band_low(band),
+                band_high(band), kind, contact_first ? "contact_first" : "", n, out->mean_us, out->median_us,
+                sum_i64(nb, n) / n, sum_i64(np, n) / n, bad);
     return bad;
 }
 
@@ -405,8 +405,8 @@ static void peer_rows(const char* model, int band, void* const* peer_models, int
         printf("| %s | %s%s | %d | | | %.2f / %.2f | %d | %.1e |\n", model, prox_peer_name(q),
                m < n ? " (prefix)" : "", m, t.mean_us, t.median_us, bad, worst);
         if (csv)
-            fprintf(csv, "distance,%s,%g,%g,%s,,%d,%.4f,%.4f,,,%d\n", model, band < BAND_COUNT ? band_lo[band] : 0.0,
-                    band < BAND_COUNT ? band_hi[band] : 0.0, prox_peer_name(q), m, t.mean_us, t.median_us, bad);
+            fprintf(csv, "distance,%s,%g,%g,%s,,%d,%.4f,%.4f,,,%d\n", model, band_low(band), band_high(band),
+                    prox_peer_name(q), m, t.mean_us, t.median_us, bad);
         if (m == n && t.mean_us < out->best_fcl.mean_us) {
             out->best_fcl = t;
             out->best_peer = q;
