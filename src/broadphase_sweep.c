@@ -331,12 +331,16 @@ static scene_stats merged_stats(const sweep* s) {
 /* The grid over y and z, the key along x                                   */
 /* ------------------------------------------------------------------------ */
 
+/// The cell coordinate of v along one axis (cell_coordinates below is the
+/// same arithmetic four values at a time, and the only form where SSE4.1 is).
+#if !defined(__SSE4_1__)
 static int32_t cell_coordinate(float v, float origin, float inverse, int32_t count) {
     float c = (v - origin) * inverse; // monotone in v, so cell ranges nest as boxes do
     if (!(c >= 0.0f)) return 0;       // also catches -inf and inf - inf
     if (c >= (float)(count - 1)) return count - 1;
     return (int32_t)c;
 }
+#endif
 
 /// The sort key q(x): monotone (x <= y gives q(x) <= q(y)) for every float,
 /// infinities included, because float subtraction and multiplication by a
@@ -411,13 +415,13 @@ typedef struct cell_range {
     int32_t y0, y1, z0, z1;
 } cell_range;
 
-/// The cells a box covers; count and fill recompute them rather than store
-/// them (a write per box of a pass that is otherwise a read). The same
-/// arithmetic as cell_coordinate, four coordinates at once where SSE4.1 is
-/// there (max with 0 turns NaN into 0 as the scalar test does).
-static inline cell_range cover(const grid* g, const float_box* b) {
+/// The cell coordinates of four values (y, y', z, z'): the arithmetic of
+/// cell_coordinate, four at once where SSE4.1 is there (max with 0 turns NaN
+/// into 0 as the scalar test does). The count, the fill and the reporting
+/// corner all go through here.
+static inline cell_range cell_coordinates(const grid* g, float y0, float y1, float z0, float z1) {
 #if defined(__SSE4_1__)
-    __m128 v = _mm_loadu_ps(&b->min_y); // min y, max y, min z, max z
+    __m128 v = _mm_setr_ps(y0, y1, z0, z1);
     __m128 origin = _mm_setr_ps(g->y0, g->y0, g->z0, g->z0);
     __m128 top = _mm_setr_ps((float)(g->ny - 1), (float)(g->ny - 1), (float)(g->nz - 1), (float)(g->nz - 1));
     __m128 c = _mm_mul_ps(_mm_sub_ps(v, origin), _mm_set1_ps(g->inverse_cell));
@@ -425,11 +429,17 @@ static inline cell_range cover(const grid* g, const float_box* b) {
     return (cell_range){_mm_extract_epi32(r, 0), _mm_extract_epi32(r, 1), _mm_extract_epi32(r, 2),
                         _mm_extract_epi32(r, 3)};
 #else
-    return (cell_range){cell_coordinate(b->min_y, g->y0, g->inverse_cell, g->ny),
-                        cell_coordinate(b->max_y, g->y0, g->inverse_cell, g->ny),
-                        cell_coordinate(b->min_z, g->z0, g->inverse_cell, g->nz),
-                        cell_coordinate(b->max_z, g->z0, g->inverse_cell, g->nz)};
+    return (cell_range){cell_coordinate(y0, g->y0, g->inverse_cell, g->ny),
+                        cell_coordinate(y1, g->y0, g->inverse_cell, g->ny),
+                        cell_coordinate(z0, g->z0, g->inverse_cell, g->nz),
+                        cell_coordinate(z1, g->z0, g->inverse_cell, g->nz)};
 #endif
+}
+
+/// The cells a box covers; count and fill recompute them rather than store
+/// them (a write per box of a pass that is otherwise a read).
+static inline cell_range cover(const grid* g, const float_box* b) {
+    return cell_coordinates(g, b->min_y, b->max_y, b->min_z, b->max_z);
 }
 
 /// A box covering too many cells stays out of the grid.
@@ -777,20 +787,46 @@ static inline void collect(candidates* c, unsigned hits, uint32_t k, uint32_t j)
 #endif
 }
 
+/// Whether the lower corner of the y-z overlap of two boxes, (max min y, max
+/// min z), lies in cell (y, z). Both boxes cover that cell: the corner lies
+/// within both boxes' y and z ranges, and cell coordinates are monotone.
+static inline bool corner_in_cell(const grid* g, const float_box* a, const float_box* b, int32_t y, int32_t z) {
+    float corner_y = PROX_MAX(a->min_y, b->min_y), corner_z = PROX_MAX(a->min_z, b->min_z);
+    cell_range r = cell_coordinates(g, corner_y, corner_y, corner_z, corner_z);
+    return (r.y0 == y) & (r.z0 == z);
+}
+
 /// The candidates of a cell that belong to it (see the top of the file) and overlap.
 static bool report(sweep* s, sweep_task_state* task, size_t cell, const cell_entry* e, const uint64_t* sorted,
                    const candidates* c) {
     const grid* g = &s->grid;
     int32_t cell_y = (int32_t)(cell / (size_t)g->nz), cell_z = (int32_t)(cell % (size_t)g->nz);
+    if (s->exact) {
+        for (size_t i = 0; i < c->count; i++) {
+            const cell_entry* a = &e[(uint32_t)sorted[c->first[i]]];
+            const cell_entry* b = &e[(uint32_t)sorted[c->second[i]]];
+            if (!corner_in_cell(g, &a->box, &b->box, cell_y, cell_z)) continue; // another cell reports this pair
+            if (!emit(s, &task->pairs, a->id, &a->box, b->id, &b->box)) return false;
+        }
+        return true;
+    }
+    // Grown boxes: every candidate is written and counted only when it
+    // belongs here and its boxes meet. Whether a candidate straddles cells
+    // or ends within a key quantum is a coin toss; branches on it cost more
+    // than the tests.
+    bp_pair_list* out = &task->pairs;
+    if (!bp_pair_list_reserve(out, c->count, s->state->allocator)) return false;
+    prox_pair* items = out->items;
+    size_t count = out->count;
     for (size_t i = 0; i < c->count; i++) {
         const cell_entry* a = &e[(uint32_t)sorted[c->first[i]]];
         const cell_entry* b = &e[(uint32_t)sorted[c->second[i]]];
-        float corner_y = PROX_MAX(a->box.min_y, b->box.min_y), corner_z = PROX_MAX(a->box.min_z, b->box.min_z);
-        if (cell_coordinate(corner_y, g->y0, g->inverse_cell, g->ny) != cell_y ||
-            cell_coordinate(corner_z, g->z0, g->inverse_cell, g->nz) != cell_z)
-            continue; // another cell reports this pair
-        if (!emit(s, &task->pairs, a->id, &a->box, b->id, &b->box)) return false;
+        uint32_t ia = a->id, ib = b->id;
+        items[count] = (prox_pair){PROX_MIN(ia, ib), PROX_MAX(ia, ib)};
+        count += (size_t)((int)corner_in_cell(g, &a->box, &b->box, cell_y, cell_z) &
+                          (int)!float_apart(&a->box, &b->box));
     }
+    out->count = count;
     return true;
 }
 
