@@ -18,7 +18,9 @@
  * update then makes two passes over those copies in id order, each a
  * sequential read that the threads split by id range: measure the scene
  * while counting the cells of the last update's grid (counting again only
- * when the scene has outgrown it), then copy the boxes into their cells.
+ * when the scene has outgrown it), then copy the boxes into their cells. On
+ * one thread it makes one pass where it can (fill_in_place): each cell gets
+ * the room its last count took and a little more.
  * Then each cell is sorted and swept on its own, where it sits in cache. The
  * earlier design sorted all boxes by x first and filled the cells in that
  * order (so that each cell came out sorted): the fill then read the boxes at
@@ -170,12 +172,15 @@ typedef struct sweep {
 
     grid grid;
     bool has_grid; ///< grid was chosen by an earlier update
-    uint32_t* cell_start; ///< entries of cell c: cell_start[c] .. cell_start[c + 1] - 1
+    uint32_t* cell_start; ///< entries of cell c: cell_start[c] .. cell_ends(s)[c] - 1
     size_t cell_capacity;
     cell_entry* entries;
     size_t entry_count, entry_capacity;
     uint32_t* histograms; ///< per pass task, per cell: a count, then the task's next slot
     size_t histogram_capacity;
+    /// The last fill was made by one task into this grid: its cells' counts
+    /// (cell_ends - cell_start) size the next fill's cells (fill_in_place).
+    bool filled_alone;
     int pass_tasks;
     uint32_t per_pass_task; ///< ids per pass task
     pass_task passes[MAX_PASS_TASKS];
@@ -410,6 +415,11 @@ static size_t cell_count(const sweep* s) { return (size_t)s->grid.ny * (size_t)s
 
 static uint32_t* histogram_of(const sweep* s, int task) { return s->histograms + (size_t)task * cell_count(s); }
 
+/// Where each cell's entries end, once filled: the last pass task's next
+/// slots. (After a count and fill that is cell_start[c + 1]; fill_in_place
+/// leaves room between cells.)
+static const uint32_t* cell_ends(const sweep* s) { return histogram_of(s, s->pass_tasks - 1); }
+
 /// The cells a box covers (inclusive ranges).
 typedef struct cell_range {
     int32_t y0, y1, z0, z1;
@@ -546,6 +556,67 @@ static void fill_task(void* context, int task) {
         for (size_t y = 0; y <= dy; y++)
             for (size_t z = y == 0; z <= dz; z++) entries[slot[c + y * nz + z]++] = entry;
     }
+}
+
+/* One pass instead of count and fill, by one task: boxes move little
+ * between sweeps, so each cell gets the room its last count took plus an
+ * eighth and 8 more, and the boxes are measured and written in one read.
+ * A cell that would overflow is not written past its room, and the caller
+ * counts and fills anew (as it does when the scene has left the grid). */
+enum { ROOM_EXTRA = 8 };
+
+/// Places each cell at the end of the one before with the room described
+/// above; returns the entries reserved. Reads the last fill's counts.
+static size_t place_cells_with_room(sweep* s) {
+    size_t cells = cell_count(s);
+    uint32_t* next = histogram_of(s, 0);
+    size_t running = 0;
+    for (size_t c = 0; c < cells; c++) {
+        size_t last = next[c] - s->cell_start[c];
+        s->cell_start[c] = (uint32_t)running;
+        next[c] = (uint32_t)running;
+        running += last + last / 8 + ROOM_EXTRA;
+    }
+    s->cell_start[cells] = (uint32_t)running;
+    return running;
+}
+
+/// The single task's measure and fill; false when a cell ran out of room.
+static bool fill_in_place(sweep* s) {
+    const bp_state* state = s->state;
+    const grid g = s->grid;
+    const size_t nz = (size_t)g.nz;
+    uint32_t* slot = histogram_of(s, 0);
+    const uint32_t* end = s->cell_start + 1;
+    cell_entry* entries = s->entries;
+    scene_stats st = empty_stats();
+    uint32_t huge = 0;
+    bool fits = true;
+    const uint32_t limit = state->id_limit;
+    for (uint32_t id = 0; id < limit; id++) {
+        if (!state->live[id]) continue;
+        const float_box* b = &s->swept[id];
+        measure(&st, b);
+        cell_range r = cover(&g, b);
+        if (is_huge(r)) {
+            s->huge[huge++] = id;
+            continue;
+        }
+        cell_entry entry = {*b, id, 0};
+        size_t dy = (size_t)(r.y1 - r.y0), dz = (size_t)(r.z1 - r.z0), c = (size_t)r.y0 * nz + (size_t)r.z0;
+        for (size_t y = 0; y <= dy; y++)
+            for (size_t z = 0; z <= dz; z++) {
+                size_t cell = c + y * nz + z;
+                if (slot[cell] == end[cell]) {
+                    fits = false;
+                    continue;
+                }
+                entries[slot[cell]++] = entry;
+            }
+    }
+    s->passes[0].stats = st;
+    s->huge_count = huge;
+    return fits;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -833,7 +904,7 @@ static bool report(sweep* s, sweep_task_state* task, size_t cell, const cell_ent
 /// The pairs of one cell that belong to it (see the top of the file).
 static bool sweep_cell(sweep* s, sweep_task_state* task, size_t cell) {
     const cell_entry* e = s->entries + s->cell_start[cell];
-    size_t n = s->cell_start[cell + 1] - s->cell_start[cell];
+    size_t n = cell_ends(s)[cell] - s->cell_start[cell];
     if (!reserve_task(task, n, s->state->allocator)) return false;
     const key_scale scale = cell_key_scale(e, n);
     for (size_t i = 0; i < n; i++) task->keys[i] = (uint64_t)sort_key(e[i].box.min_x, &scale) << 32 | i;
@@ -897,9 +968,9 @@ static void sweep_task(void* context, int task_index) {
     size_t tasks = (size_t)s->task_count;
     size_t share = (s->entry_count + tasks - 1) / tasks;
     size_t first = (size_t)task_index * share, last = first + share;
-    const uint32_t* start = s->cell_start;
+    const uint32_t *start = s->cell_start, *end = cell_ends(s);
     for (size_t c = 0; c < batch->cells; c++) {
-        if (start[c] < first || start[c] >= last || start[c + 1] - start[c] < 2) continue;
+        if (start[c] < first || start[c] >= last || end[c] - start[c] < 2) continue;
         if (!sweep_cell(s, task, c)) {
             task->out_of_memory = true;
             return;
@@ -1202,23 +1273,41 @@ static prox_result sweep_all(sweep* s, const bp_state* state, bool parallel, bp_
         s->grid = choose_grid(&first);
         s->has_grid = true;
     }
-    if (!reserve_cells(s, cell_count(s), s->pass_tasks, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
-    thread_pool_run(s->pool, count_task, s, s->pass_tasks);
-    scene_stats stats = merged_stats(s);
-    if (stats.live < 2) return PROX_OK;
-    grid fresh = choose_grid(&stats);
-    if (!grid_still_fits(&s->grid, &fresh, &stats)) {
-        s->grid = fresh;
+    bool filled = false;
+    if (s->filled_alone && s->pass_tasks == 1) {
+        // (Slots are 32-bit: more entries than that, 2^30 ids on 64 cells
+        // each, would need 128 GiB anyway.)
+        size_t room = place_cells_with_room(s);
+        if (room > UINT32_MAX || !reserve_entries(s, room, allocator)) {
+            s->filled_alone = false; // (the last counts are gone: a retry counts)
+            return PROX_ERROR_OUT_OF_MEMORY;
+        }
+        bool fits = fill_in_place(s);
+        scene_stats stats = merged_stats(s);
+        if (stats.live < 2) return PROX_OK;
+        grid fresh = choose_grid(&stats);
+        filled = fits && grid_still_fits(&s->grid, &fresh, &stats);
+        s->entry_count = room;
+    }
+    if (!filled) {
+        s->filled_alone = false; // (the histograms hold counts until the fill)
         if (!reserve_cells(s, cell_count(s), s->pass_tasks, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
         thread_pool_run(s->pool, count_task, s, s->pass_tasks);
+        scene_stats stats = merged_stats(s);
+        if (stats.live < 2) return PROX_OK;
+        grid fresh = choose_grid(&stats);
+        if (!grid_still_fits(&s->grid, &fresh, &stats)) {
+            s->grid = fresh;
+            if (!reserve_cells(s, cell_count(s), s->pass_tasks, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
+            thread_pool_run(s->pool, count_task, s, s->pass_tasks);
+        }
+        size_t entries = 0;
+        for (int t = 0; t < s->pass_tasks; t++) entries += s->passes[t].entries;
+        if (entries > UINT32_MAX || !reserve_entries(s, entries, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
+        s->entry_count = place_cells(s);
+        thread_pool_run(s->pool, fill_task, s, s->pass_tasks);
     }
-    size_t entries = 0;
-    for (int t = 0; t < s->pass_tasks; t++) entries += s->passes[t].entries;
-    // Slots are 32-bit: more entries than that (2^30 ids on 64 cells each)
-    // would need 128 GiB anyway.
-    if (entries > UINT32_MAX || !reserve_entries(s, entries, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
-    s->entry_count = place_cells(s);
-    thread_pool_run(s->pool, fill_task, s, s->pass_tasks);
+    s->filled_alone = s->pass_tasks == 1;
 
     s->task_count = parallel ? PROX_MIN(threads * TASKS_PER_THREAD, MAX_TASKS) : 1;
     sweep_batch batch = {s, cell_count(s)};

@@ -490,6 +490,54 @@ PROX_TEST(broadphase, sweep_falls_back_to_exact_sweeps_when_candidates_fail) {
     prox_broadphase_destroy(bp);
 }
 
+/* On one thread the sweep fills its cells in one pass, each cell given the
+ * room its last count took and a little more (src/broadphase_sweep.c,
+ * fill_in_place). Here two thirds of the boxes crowd into a few cells and
+ * later spread out again: the crowded cells, then the emptied ones' old
+ * neighbours, run out of room, and the update must count and fill anew. */
+PROX_TEST(broadphase, sweep_refills_cells_that_crowd) {
+    const int lookaheads[] = {0, 4};
+    for (size_t l = 0; l < sizeof lookaheads / sizeof *lookaheads; l++) {
+        prox_broadphase_def def = prox_default_broadphase_def();
+        def.lookahead_frames = lookaheads[l];
+        def.threads = 1;
+        prox_broadphase* bp;
+        REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
+        static scene s;
+        memset(&s, 0, sizeof s);
+        s.rng = prox_rng_seed(57 + l);
+        s.world = 60;
+        checker c = checker_make((size_t)MAX_OBJECTS * 64);
+        char what[64];
+        snprintf(what, sizeof what, "crowding, lookahead %d", lookaheads[l]);
+        for (int i = 0; i < 1500; i++) scene_add(&s, bp, random_box(&s));
+        size_t crowded_pairs = 0;
+        for (int frame = 0; frame < 12; frame++) {
+            for (uint32_t id = 0; id < s.limit; id++) {
+                prox_box b = moved_box(&s, s.boxes[id]);
+                if (id % 3 != 0 && frame == 3) { // into [25, 37]^3, a few cells
+                    for (int k = 0; k < 3; k++) {
+                        (&b.min.x)[k] = 25 + 10 * prox_rng_uniform(&s.rng);
+                        (&b.max.x)[k] = (&b.min.x)[k] + 2 * prox_rng_uniform(&s.rng);
+                    }
+                }
+                if (id % 3 != 0 && frame == 7) b = random_box(&s); // out again
+                s.boxes[id] = b;
+                CHECK(prox_broadphase_move(bp, id, &b) == PROX_OK);
+            }
+            prox_pair_events ev;
+            REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+            check_events(&c, &s, &ev, what, frame);
+            if (frame == 3) crowded_pairs = ev.pair_count;
+            if (prox_test_current_failures) break;
+        }
+        // (3,280 pairs at frame 3 with lookahead 0: the crowd is there.)
+        CHECK_MSG(crowded_pairs > 2000, "%s: %zu pairs in the crowd", what, crowded_pairs);
+        checker_free(&c);
+        prox_broadphase_destroy(bp);
+    }
+}
+
 PROX_TEST(broadphase, dense_touching_grid) {
     // Unit cubes on a lattice with spacing 1: every neighbour (faces, edges,
     // corners) touches exactly, so each interior cube has 26 pairs.
