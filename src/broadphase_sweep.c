@@ -18,9 +18,10 @@
  * update then makes two passes over those copies in id order, each a
  * sequential read that the threads split by id range: measure the scene
  * while counting the cells of the last update's grid (counting again only
- * when the scene has outgrown it), then copy the boxes into their cells. On
- * one thread it makes one pass where it can (fill_in_place): each cell gets
- * the room its last count took and a little more.
+ * when the scene has outgrown it), then copy the boxes into their cells. It
+ * makes one pass instead where it can (fill_in_place_task, when the cells hold
+ * enough boxes): each task's share of a cell gets the room its last count
+ * took and a little more.
  * Then each cell is sorted and swept on its own, where it sits in cache. The
  * earlier design sorted all boxes by x first and filled the cells in that
  * order (so that each cell came out sorted): the fill then read the boxes at
@@ -130,6 +131,7 @@ typedef struct pass_task {
     scene_stats stats;
     size_t entries;
     uint32_t huge; ///< its huge boxes, then their first slot in the huge list
+    bool fits;     ///< fill_in_place_task: every entry found room (and `entries` are those written)
 } pass_task;
 
 /// Per sweep task: its pairs and a sorted, structure-of-arrays copy of one cell.
@@ -172,15 +174,23 @@ typedef struct sweep {
 
     grid grid;
     bool has_grid; ///< grid was chosen by an earlier update
-    uint32_t* cell_start; ///< entries of cell c: cell_start[c] .. cell_ends(s)[c] - 1
+    /// Cell c's entries: per pass task t, from segments_of(s, t)[c] up to
+    /// histogram_of(s, t)[c]. The stretches follow each other after a count
+    /// and fill (then cell c is cell_start[c] .. cell_start[c + 1] - 1);
+    /// fill_in_place_task leaves room after each (`gapped`).
+    uint32_t* cell_start;
     size_t cell_capacity;
     cell_entry* entries;
     size_t entry_count, entry_capacity;
-    uint32_t* histograms; ///< per pass task, per cell: a count, then the task's next slot
+    /// Per pass task, per cell: a count, then the task's next slot; after
+    /// those of every task, where each task's stretch of a cell starts.
+    uint32_t* histograms;
     size_t histogram_capacity;
-    /// The last fill was made by one task into this grid: its cells' counts
-    /// (cell_ends - cell_start) size the next fill's cells (fill_in_place).
-    bool filled_alone;
+    /// Pass tasks of the last fill into this grid, 0 for none: with as many
+    /// now, its counts size the next fill's stretches (fill_in_place_task).
+    int filled_tasks;
+    size_t filled_entries; ///< entries the last fill wrote
+    bool gapped; ///< the last fill left room between the stretches of a cell
     int pass_tasks;
     uint32_t per_pass_task; ///< ids per pass task
     pass_task passes[MAX_PASS_TASKS];
@@ -252,8 +262,8 @@ static bool reserve_cells(sweep* s, size_t cells, int tasks, const prox_allocato
         prox_free(allocator, s->cell_start, s->cell_capacity * sizeof *s->cell_start);
         s->cell_start = start, s->cell_capacity = capacity;
     }
-    if (cells * (size_t)tasks > s->histogram_capacity) {
-        size_t capacity = PROX_MAX(cells * (size_t)tasks, 2 * s->histogram_capacity);
+    if (2 * cells * (size_t)tasks > s->histogram_capacity) {
+        size_t capacity = PROX_MAX(2 * cells * (size_t)tasks, 2 * s->histogram_capacity);
         uint32_t* h = prox_alloc(allocator, capacity * sizeof *h);
         if (!h) return false;
         prox_free(allocator, s->histograms, s->histogram_capacity * sizeof *s->histograms);
@@ -262,9 +272,11 @@ static bool reserve_cells(sweep* s, size_t cells, int tasks, const prox_allocato
     return true;
 }
 
+/// Room for count entries; growing by an eighth at least (the room of
+/// fill_in_place_task already has slack: doubling it cost memory for nothing).
 static bool reserve_entries(sweep* s, size_t count, const prox_allocator* allocator) {
     if (count <= s->entry_capacity) return true;
-    size_t capacity = PROX_MAX(count, 2 * s->entry_capacity);
+    size_t capacity = PROX_MAX(count, s->entry_capacity + s->entry_capacity / 8);
     cell_entry* entries = prox_alloc(allocator, capacity * sizeof *entries);
     if (!entries) return false;
     prox_free(allocator, s->entries, s->entry_capacity * sizeof *s->entries);
@@ -357,6 +369,14 @@ static uint16_t sort_key(float x, const key_scale* k) {
     return (uint16_t)c;
 }
 
+/// The key of a cell whose finite lower x bounds span [lo, hi].
+static key_scale key_scale_over(float lo, float hi) {
+    key_scale k = {0, 0};
+    double span = (double)hi - lo;
+    if (span > 0 && span < INFINITY && (double)MAX_KEY / span < 1e30) k.x0 = lo, k.inverse = (float)(MAX_KEY / span);
+    return k;
+}
+
 /// The key of a cell: over the range of its finite lower x bounds.
 static key_scale cell_key_scale(const cell_entry* e, size_t n) {
     float lo = INFINITY, hi = -INFINITY;
@@ -364,10 +384,18 @@ static key_scale cell_key_scale(const cell_entry* e, size_t n) {
         float x = e[i].box.min_x;
         if (fabsf(x) < INFINITY) lo = PROX_MIN(lo, x), hi = PROX_MAX(hi, x);
     }
-    key_scale k = {0, 0};
-    double span = (double)hi - lo;
-    if (span > 0 && span < INFINITY && (double)MAX_KEY / span < 1e30) k.x0 = lo, k.inverse = (float)(MAX_KEY / span);
-    return k;
+    return key_scale_over(lo, hi);
+}
+
+/// The same over the entries e[index[0]], ..., e[index[n - 1]] (the low 32
+/// bits of each index).
+static key_scale cell_key_scale_indexed(const cell_entry* e, const uint64_t* index, size_t n) {
+    float lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        float x = e[(uint32_t)index[i]].box.min_x;
+        if (fabsf(x) < INFINITY) lo = PROX_MIN(lo, x), hi = PROX_MAX(hi, x);
+    }
+    return key_scale_over(lo, hi);
 }
 
 static grid choose_grid(const scene_stats* st) {
@@ -415,10 +443,18 @@ static size_t cell_count(const sweep* s) { return (size_t)s->grid.ny * (size_t)s
 
 static uint32_t* histogram_of(const sweep* s, int task) { return s->histograms + (size_t)task * cell_count(s); }
 
-/// Where each cell's entries end, once filled: the last pass task's next
-/// slots. (After a count and fill that is cell_start[c + 1]; fill_in_place
-/// leaves room between cells.)
-static const uint32_t* cell_ends(const sweep* s) { return histogram_of(s, s->pass_tasks - 1); }
+/// Where task t's stretch of each cell starts (see sweep.cell_start).
+static uint32_t* segments_of(const sweep* s, int task) {
+    return s->histograms + (size_t)(s->pass_tasks + task) * cell_count(s);
+}
+
+/// How many entries cell c holds, once filled.
+static size_t cell_size(const sweep* s, size_t c) {
+    if (!s->gapped) return histogram_of(s, s->pass_tasks - 1)[c] - s->cell_start[c];
+    size_t n = 0;
+    for (int t = 0; t < s->pass_tasks; t++) n += histogram_of(s, t)[c] - segments_of(s, t)[c];
+    return n;
+}
 
 /// The cells a box covers (inclusive ranges).
 typedef struct cell_range {
@@ -517,6 +553,7 @@ static size_t place_cells(sweep* s) {
             uint32_t* h = histogram_of(s, t);
             uint32_t count = h[c];
             h[c] = running;
+            segments_of(s, t)[c] = running;
             running += count;
         }
     }
@@ -558,48 +595,57 @@ static void fill_task(void* context, int task) {
     }
 }
 
-/* One pass instead of count and fill, by one task: boxes move little
- * between sweeps, so each cell gets the room its last count took plus an
+/* One pass instead of count and fill: boxes move little between sweeps, so
+ * each task's stretch of a cell gets the room its last count took plus an
  * eighth and 8 more, and the boxes are measured and written in one read.
- * A cell that would overflow is not written past its room, and the caller
- * counts and fills anew (as it does when the scene has left the grid). */
+ * An entry that finds no room is not written, and the caller counts and
+ * fills anew (as it does when the scene has left the grid). */
 enum { ROOM_EXTRA = 8 };
 
-/// Places each cell at the end of the one before with the room described
-/// above; returns the entries reserved. Reads the last fill's counts.
+/// Places each task's stretch of each cell after the one before with the
+/// room described above; returns the entries reserved. Reads the last
+/// fill's counts (made by as many tasks).
 static size_t place_cells_with_room(sweep* s) {
-    size_t cells = cell_count(s);
-    uint32_t* next = histogram_of(s, 0);
-    size_t running = 0;
+    size_t cells = cell_count(s), running = 0;
     for (size_t c = 0; c < cells; c++) {
-        size_t last = next[c] - s->cell_start[c];
         s->cell_start[c] = (uint32_t)running;
-        next[c] = (uint32_t)running;
-        running += last + last / 8 + ROOM_EXTRA;
+        for (int t = 0; t < s->pass_tasks; t++) {
+            uint32_t *next = histogram_of(s, t), *first = segments_of(s, t);
+            size_t last = next[c] - first[c];
+            first[c] = next[c] = (uint32_t)running;
+            running += last + last / 8 + ROOM_EXTRA;
+        }
     }
     s->cell_start[cells] = (uint32_t)running;
     return running;
 }
 
-/// The single task's measure and fill; false when a cell ran out of room.
-static bool fill_in_place(sweep* s) {
+/// Task t measures its stretch of ids and writes their entries where
+/// place_cells_with_room said, and its huge boxes' ids from the first slot
+/// of its stretch on (they are gathered afterwards); passes[t].fits says
+/// whether every entry found room.
+static void fill_in_place_task(void* context, int task) {
+    sweep* s = context;
     const bp_state* state = s->state;
     const grid g = s->grid;
     const size_t nz = (size_t)g.nz;
-    uint32_t* slot = histogram_of(s, 0);
-    const uint32_t* end = s->cell_start + 1;
+    uint32_t* slot = histogram_of(s, task);
+    // The room of this task's stretch ends where the next task's starts, or
+    // at the next cell.
+    const uint32_t* room_end = task + 1 < s->pass_tasks ? segments_of(s, task + 1) : s->cell_start + 1;
     cell_entry* entries = s->entries;
     scene_stats st = empty_stats();
-    uint32_t huge = 0;
+    uint32_t begin, end, huge = 0;
+    pass_range(s, task, &begin, &end);
     bool fits = true;
-    const uint32_t limit = state->id_limit;
-    for (uint32_t id = 0; id < limit; id++) {
+    size_t written = 0;
+    for (uint32_t id = begin; id < end; id++) {
         if (!state->live[id]) continue;
         const float_box* b = &s->swept[id];
         measure(&st, b);
         cell_range r = cover(&g, b);
         if (is_huge(r)) {
-            s->huge[huge++] = id;
+            s->huge[begin + huge++] = id;
             continue;
         }
         cell_entry entry = {*b, id, 0};
@@ -607,16 +653,31 @@ static bool fill_in_place(sweep* s) {
         for (size_t y = 0; y <= dy; y++)
             for (size_t z = 0; z <= dz; z++) {
                 size_t cell = c + y * nz + z;
-                if (slot[cell] == end[cell]) {
+                if (slot[cell] == room_end[cell]) {
                     fits = false;
                     continue;
                 }
                 entries[slot[cell]++] = entry;
+                written++;
             }
     }
-    s->passes[0].stats = st;
-    s->huge_count = huge;
-    return fits;
+    s->passes[task].stats = st;
+    s->passes[task].huge = huge;
+    s->passes[task].fits = fits;
+    s->passes[task].entries = written;
+}
+
+/// After fill_in_place_task: the tasks' huge ids joined in task order (each
+/// list lies at its task's first id, at or after where it goes).
+static void gather_huge(sweep* s) {
+    uint32_t running = 0;
+    for (int t = 0; t < s->pass_tasks; t++) {
+        uint32_t begin, end;
+        pass_range(s, t, &begin, &end);
+        memmove(s->huge + running, s->huge + begin, s->passes[t].huge * sizeof *s->huge);
+        running += s->passes[t].huge;
+    }
+    s->huge_count = running;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -904,10 +965,20 @@ static bool report(sweep* s, sweep_task_state* task, size_t cell, const cell_ent
 /// The pairs of one cell that belong to it (see the top of the file).
 static bool sweep_cell(sweep* s, sweep_task_state* task, size_t cell) {
     const cell_entry* e = s->entries + s->cell_start[cell];
-    size_t n = cell_ends(s)[cell] - s->cell_start[cell];
+    size_t n = cell_size(s, cell);
     if (!reserve_task(task, n, s->state->allocator)) return false;
-    const key_scale scale = cell_key_scale(e, n);
-    for (size_t i = 0; i < n; i++) task->keys[i] = (uint64_t)sort_key(e[i].box.min_x, &scale) << 32 | i;
+    key_scale scale;
+    if (!s->gapped) {
+        scale = cell_key_scale(e, n);
+        for (size_t i = 0; i < n; i++) task->keys[i] = (uint64_t)sort_key(e[i].box.min_x, &scale) << 32 | i;
+    } else { // one stretch per pass task, with room between them: gathered by index
+        size_t k = 0;
+        for (int t = 0; t < s->pass_tasks; t++)
+            for (uint32_t i = segments_of(s, t)[cell], last = histogram_of(s, t)[cell]; i < last; i++)
+                task->keys[k++] = i - s->cell_start[cell];
+        scale = cell_key_scale_indexed(e, task->keys, n);
+        for (size_t i = 0; i < n; i++) task->keys[i] |= (uint64_t)sort_key(e[task->keys[i]].box.min_x, &scale) << 32;
+    }
     const uint64_t* sorted = sort_cell(task->keys, task->keys + task->capacity, n);
     lane_arrays t = lanes_of(task);
     for (size_t k = 0; k < n; k++) {
@@ -968,9 +1039,10 @@ static void sweep_task(void* context, int task_index) {
     size_t tasks = (size_t)s->task_count;
     size_t share = (s->entry_count + tasks - 1) / tasks;
     size_t first = (size_t)task_index * share, last = first + share;
-    const uint32_t *start = s->cell_start, *end = cell_ends(s);
+    const uint32_t* start = s->cell_start;
+    const uint32_t* end = s->gapped ? NULL : histogram_of(s, s->pass_tasks - 1); // (see cell_size)
     for (size_t c = 0; c < batch->cells; c++) {
-        if (start[c] < first || start[c] >= last || end[c] - start[c] < 2) continue;
+        if (start[c] < first || start[c] >= last || (end ? end[c] - start[c] : cell_size(s, c)) < 2) continue;
         if (!sweep_cell(s, task, c)) {
             task->out_of_memory = true;
             return;
@@ -1273,41 +1345,57 @@ static prox_result sweep_all(sweep* s, const bp_state* state, bool parallel, bp_
         s->grid = choose_grid(&first);
         s->has_grid = true;
     }
-    bool filled = false;
-    if (s->filled_alone && s->pass_tasks == 1) {
-        // (Slots are 32-bit: more entries than that, 2^30 ids on 64 cells
-        // each, would need 128 GiB anyway.)
+    // One pass (fill_in_place_task) where the last fill's counts are there and
+    // the cells are full enough that their extra room (ROOM_EXTRA per task
+    // and cell) stays small beside their entries: in a sparse grid, about a
+    // box per cell, it would be most of the room, and the fill and the
+    // sweep would walk through it.
+    bool filled = false, measured = false;
+    if (s->filled_tasks == s->pass_tasks &&
+        2 * ROOM_EXTRA * cell_count(s) * (size_t)s->pass_tasks <= s->filled_entries) {
         size_t room = place_cells_with_room(s);
-        if (room > UINT32_MAX || !reserve_entries(s, room, allocator)) {
-            s->filled_alone = false; // (the last counts are gone: a retry counts)
-            return PROX_ERROR_OUT_OF_MEMORY;
+        // (Slots are 32-bit: more entries than that, 2^30 ids on 64 cells
+        // each, would need 128 GiB anyway.) A room that does not fit in
+        // memory leaves it to the count and the fill, which need less.
+        if (room <= UINT32_MAX && reserve_entries(s, room, allocator)) {
+            thread_pool_run(s->pool, fill_in_place_task, s, s->pass_tasks);
+            bool fits = true;
+            size_t written = 0;
+            for (int t = 0; t < s->pass_tasks; t++) fits &= s->passes[t].fits, written += s->passes[t].entries;
+            scene_stats stats = merged_stats(s);
+            measured = true;
+            s->gapped = s->pass_tasks > 1;
+            s->filled_entries = written;
+            if (stats.live < 2) return PROX_OK;
+            grid fresh = choose_grid(&stats);
+            if (!grid_still_fits(&s->grid, &fresh, &stats)) s->grid = fresh, fits = false; // (counted below)
+            if (fits) gather_huge(s), s->entry_count = room;
+            filled = fits;
         }
-        bool fits = fill_in_place(s);
-        scene_stats stats = merged_stats(s);
-        if (stats.live < 2) return PROX_OK;
-        grid fresh = choose_grid(&stats);
-        filled = fits && grid_still_fits(&s->grid, &fresh, &stats);
-        s->entry_count = room;
     }
     if (!filled) {
-        s->filled_alone = false; // (the histograms hold counts until the fill)
+        s->filled_tasks = 0; // (the histograms hold counts until the fill)
         if (!reserve_cells(s, cell_count(s), s->pass_tasks, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
         thread_pool_run(s->pool, count_task, s, s->pass_tasks);
-        scene_stats stats = merged_stats(s);
-        if (stats.live < 2) return PROX_OK;
-        grid fresh = choose_grid(&stats);
-        if (!grid_still_fits(&s->grid, &fresh, &stats)) {
-            s->grid = fresh;
-            if (!reserve_cells(s, cell_count(s), s->pass_tasks, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
-            thread_pool_run(s->pool, count_task, s, s->pass_tasks);
+        if (!measured) {
+            scene_stats stats = merged_stats(s);
+            if (stats.live < 2) return PROX_OK;
+            grid fresh = choose_grid(&stats);
+            if (!grid_still_fits(&s->grid, &fresh, &stats)) {
+                s->grid = fresh;
+                if (!reserve_cells(s, cell_count(s), s->pass_tasks, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
+                thread_pool_run(s->pool, count_task, s, s->pass_tasks);
+            }
         }
         size_t entries = 0;
         for (int t = 0; t < s->pass_tasks; t++) entries += s->passes[t].entries;
         if (entries > UINT32_MAX || !reserve_entries(s, entries, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
         s->entry_count = place_cells(s);
         thread_pool_run(s->pool, fill_task, s, s->pass_tasks);
+        s->gapped = false;
+        s->filled_entries = entries;
     }
-    s->filled_alone = s->pass_tasks == 1;
+    s->filled_tasks = s->pass_tasks;
 
     s->task_count = parallel ? PROX_MIN(threads * TASKS_PER_THREAD, MAX_TASKS) : 1;
     sweep_batch batch = {s, cell_count(s)};
