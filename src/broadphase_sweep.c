@@ -130,7 +130,7 @@ typedef struct growth {
 typedef struct pass_task {
     scene_stats stats;
     size_t entries;
-    uint32_t huge; ///< its huge boxes, then their first slot in the huge list
+    uint32_t huge; ///< its huge boxes (place_cells: then their first slot in the huge list)
     bool fits;     ///< fill_in_place_task: every entry found room (and `entries` are those written)
 } pass_task;
 
@@ -177,7 +177,8 @@ typedef struct sweep {
     /// Cell c's entries: per pass task t, from segments_of(s, t)[c] up to
     /// histogram_of(s, t)[c]. The stretches follow each other after a count
     /// and fill (then cell c is cell_start[c] .. cell_start[c + 1] - 1);
-    /// fill_in_place_task leaves room after each (`gapped`).
+    /// fill_in_place_task leaves room after each, so that with several
+    /// pass tasks there is room between them (`gapped`).
     uint32_t* cell_start;
     size_t cell_capacity;
     cell_entry* entries;
@@ -541,8 +542,9 @@ static void measure_task(void* context, int task) { pass_over_boxes(context, tas
 
 static void count_task(void* context, int task) { pass_over_boxes(context, task, true); }
 
-/// Turns the histograms into each task's first slot per cell; cell_start
-/// and the huge list's offsets per task. Returns the number of entries.
+/// Turns the histograms into each task's first slot per cell (also kept as
+/// the start of its stretch, segments_of); cell_start and the huge list's
+/// offsets per task. Returns the number of entries.
 static size_t place_cells(sweep* s) {
     size_t cells = cell_count(s);
     int tasks = s->pass_tasks;
@@ -621,9 +623,9 @@ static size_t place_cells_with_room(sweep* s) {
 }
 
 /// Task t measures its stretch of ids and writes their entries where
-/// place_cells_with_room said, and its huge boxes' ids from the first slot
-/// of its stretch on (they are gathered afterwards); passes[t].fits says
-/// whether every entry found room.
+/// place_cells_with_room said, and its huge boxes' ids into the huge list
+/// from the slot of its first id on (gather_huge joins them afterwards);
+/// passes[t].fits says whether every entry found room.
 static void fill_in_place_task(void* context, int task) {
     sweep* s = context;
     const bp_state* state = s->state;
@@ -1346,10 +1348,11 @@ static prox_result sweep_all(sweep* s, const bp_state* state, bool parallel, bp_
         s->has_grid = true;
     }
     // One pass (fill_in_place_task) where the last fill's counts are there and
-    // the cells are full enough that their extra room (ROOM_EXTRA per task
-    // and cell) stays small beside their entries: in a sparse grid, about a
-    // box per cell, it would be most of the room, and the fill and the
-    // sweep would walk through it.
+    // the cells are full enough (16 entries per pass task and cell on
+    // average) that their extra room (ROOM_EXTRA per task and cell) stays
+    // small beside their entries: in a sparse grid, about a box per cell, it
+    // would be most of the room, and the fill and the sweep would walk
+    // through it.
     bool filled = false, measured = false;
     if (s->filled_tasks == s->pass_tasks &&
         2 * ROOM_EXTRA * cell_count(s) * (size_t)s->pass_tasks <= s->filled_entries) {
