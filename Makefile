@@ -12,19 +12,20 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_TIME ?= 15
 CMAKE_FLAGS ?=
+PREFIX    ?= /usr/local
 
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT  := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 
-.PHONY: all demo test test-release test-asan test-baseline test-fuzz bench deps deps-fuzz deps-peers clean
+.PHONY: all demo test test-release test-asan test-baseline test-fuzz bench install deps deps-fuzz deps-peers clean
 
 all: $(BUILD)/release/proxima
 
 # Install what the build needs when it is missing.
 deps:
-	@command -v cmake >/dev/null && command -v cc >/dev/null && command -v make >/dev/null || \
-	  { echo "installing build tools with apt-get"; $(APT) update -qq && $(APT) install -y -qq cmake build-essential; }
+	@command -v cmake >/dev/null && command -v cc >/dev/null && command -v make >/dev/null && command -v pkg-config >/dev/null || \
+	  { echo "installing build tools with apt-get"; $(APT) update -qq && $(APT) install -y -qq cmake build-essential pkg-config; }
 
 deps-fuzz:
 	@command -v clang >/dev/null && ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || \
@@ -92,6 +93,11 @@ bench: deps deps-peers
 	$(BUILD)/bench/bench/world --objects 100,1000,5000 --csv bench/results/world.csv | tee bench/results/world.md
 	$(BUILD)/bench/bench/distance --csv bench/results/distance.csv | tee bench/results/distance.md
 	$(BUILD)/bench/bench/convex_mesh --csv bench/results/convex_mesh.csv | tee bench/results/convex_mesh.md
+
+# The headers, libraries (shared and static), the tool, pkg-config files and a CMake package
+# under PREFIX. The build is tuned for this machine unless CMAKE_FLAGS=-DPROX_NATIVE=OFF.
+install: $(BUILD)/release/proxima
+	cmake --install $(BUILD)/release --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD)
