@@ -28,9 +28,11 @@
 //
 // Reading the broad-phase numbers: CollisionObject::computeAABB boxes a
 // rotated object by the cube around its bounding sphere (centred on the local
-// box's centre, radius the farthest vertex: BVHModel::computeLocalAABB). For
-// round shapes that is tighter than the rotated local box proxima's world
-// uses, so FCL can hand fewer box pairs to the narrow phase.
+// box's centre, radius the farthest vertex: BVHModel::computeLocalAABB).
+// proxima's world takes, axis by axis, the tighter of the rotated local box
+// and the extent of its placed bounding ball, and hands fewer box pairs to
+// the narrow phase. The broad column of a FCL variant holds no pair search:
+// its managers look for the overlapping boxes inside collide().
 //
 // Placements are rotations plus translations (the benchmark scales the
 // teapot in its vertices); FCL takes them as isometries.

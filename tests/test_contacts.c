@@ -234,8 +234,18 @@ static void points_against_brute_force(const char* name, int count, bool scaled,
             test_placed_triangle(&mesh, &x, r.triangle, v);
             CHECK(point_triangle_distance(r.point, v) <= 1e-12 * radius);
             CHECK_NEAR(prox_vec3_length(prox_vec3_sub(r.point, p)), r.distance, 1e-12 * radius);
-            /* a bound below the distance finds nothing */
-            if (best > 0) CHECK(prox_closest_point(bvh, &x, p, 0.5 * best).beyond_upper_bound);
+            /* a bound below the distance: nothing within it, and what was
+             * measured on the way, if anything, is a triangle's true distance */
+            if (best > 0) {
+                prox_point_result far = prox_closest_point(bvh, &x, p, 0.5 * best);
+                CHECK(far.beyond_upper_bound && far.distance >= best - 1e-12 * radius);
+                if (far.triangle >= 0) {
+                    test_placed_triangle(&mesh, &x, far.triangle, v);
+                    CHECK_NEAR(point_triangle_distance(p, v), far.distance, 1e-12 * radius);
+                } else {
+                    CHECK(far.distance == INFINITY);
+                }
+            }
             if (!closed) continue;
             /* inside or outside, where the winding number is clear */
             double w = winding_number(&mesh, &x, p);
@@ -290,6 +300,59 @@ PROX_TEST(contacts, points_on_the_surface_and_bad_input) {
     r = prox_closest_point(bvh, NULL, prox_vec3_make(INFINITY, 0, 0), INFINITY);
     CHECK(r.invalid_input);
     prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+}
+
+/* A model placed far from the world's origin compared with its size (a part
+ * scaled by 1e-6 a kilometre out, a metre box 1e12 out): the point queries
+ * map the point into the mesh's frame, which rounds by the offset, not the
+ * size. Every placed corner lies on the surface (it is the placed triangles'
+ * corner, bit for bit), at distance 0 from the mesh even with an upper bound
+ * of 0, points well inside are inside and points well outside outside. */
+PROX_TEST(contacts, points_far_from_the_origin) {
+    prox_mesh_data data;
+    REQUIRE(prox_mesh_box(prox_vec3_make(0.7, 0.5, 0.9), &data) == PROX_OK);
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_rng rng = prox_rng_seed(prox_test_seed(1234));
+    const double scales[] = {1e-6, 1, 1e3};
+    const double offsets[] = {1e9, 1e10, 1e11, 1e12}; /* times the scale */
+    const int placements = (int)(40 * test_scale()) + 2;
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+        prox_bvh* bvh = make_tree(&mesh, (prox_volume)kind);
+        REQUIRE(bvh != NULL);
+        int surface = 0, inside = 0, outside = 0;
+        for (int si = 0; si < 3; ++si)
+            for (int oi = 0; oi < 4; ++oi)
+                for (int i = 0; i < placements; ++i) {
+                    const double s = scales[si], o = offsets[oi] * s;
+                    prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+                    prox_vec3 origin = {o * (prox_rng_uniform(&rng) - 0.5), o * (prox_rng_uniform(&rng) - 0.5),
+                                        o * (prox_rng_uniform(&rng) - 0.5)};
+                    prox_transform x = prox_transform_make(q, prox_vec3_make(s, s, s), origin);
+                    for (int v = 0; v < mesh.vertex_count; ++v) {
+                        prox_vec3 p = prox_transform_point(&x, mesh.vertices[v]);
+                        prox_inside in = prox_point_inside(bvh, &x, p);
+                        prox_point_result r = prox_closest_point(bvh, &x, p, 0);
+                        CHECK_MSG(in == PROX_ON_SURFACE && r.distance == 0 && !r.beyond_upper_bound,
+                                  "%s, scale %g, offset %g: corner %d gives %d, distance %g", prox_volume_name((prox_volume)kind),
+                                  s, o, v, (int)in, r.distance);
+                        surface++;
+                    }
+                    /* a quarter of the box's size in or out along each axis */
+                    for (int k = 0; k < 4; ++k) {
+                        const bool in_box = k < 2;
+                        const double f = in_box ? 0.5 : 1.5;
+                        prox_vec3 corner = mesh.vertices[(int)(prox_rng_uniform(&rng) * mesh.vertex_count) % mesh.vertex_count];
+                        prox_vec3 local = prox_vec3_scale(corner, f * (0.9 + 0.2 * prox_rng_uniform(&rng)));
+                        prox_inside in = prox_point_inside(bvh, &x, prox_transform_point(&x, local));
+                        CHECK_MSG(in == (in_box ? PROX_INSIDE : PROX_OUTSIDE), "%s, scale %g, offset %g: %d",
+                                  prox_volume_name((prox_volume)kind), s, o, (int)in);
+                        in_box ? inside++ : outside++;
+                    }
+                }
+        CHECK(surface > 0 && inside > 0 && outside > 0);
+        prox_bvh_destroy(bvh);
+    }
     prox_mesh_data_free(&data);
 }
 

@@ -341,10 +341,13 @@ PROX_API prox_contacts_result prox_self_contacts(const prox_bvh* bvh, const prox
  * ------------------------------------------------------------------------- */
 
 typedef struct prox_point_result {
-    double distance;         ///< from the point to the placed mesh (INFINITY beyond upper_bound or on invalid input)
+    /// From the point to the placed mesh, or, with `beyond_upper_bound`, that
+    /// of the closest triangle measured (> upper_bound), as prox_distance
+    /// does; INFINITY when no triangle was measured, or on invalid input.
+    double distance;
     prox_vec3 point;         ///< the closest point of the mesh, world coordinates
-    int32_t triangle;        ///< the triangle it lies on; -1 when none was found
-    bool beyond_upper_bound; ///< the mesh is farther than the upper bound
+    int32_t triangle;        ///< the triangle it lies on; -1 when none was measured
+    bool beyond_upper_bound; ///< the mesh is certainly farther than the upper bound
     bool invalid_input;      ///< a non-finite point, or a singular or non-finite transform
     int64_t volume_tests;
     int64_t triangle_tests;
