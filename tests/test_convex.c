@@ -1483,6 +1483,51 @@ PROX_TEST(convex, fuzzer_stall_bounds_meet) {
               "scene 5: distance %.17g in [%.17g], exact %.17Lg (S %g)", d.distance, d.lower_bound, exact, s.size);
 }
 
+/* A needle 1e145 long (a box 2^23 times longer than wide) beside a blob of
+ * grid points 5e140 across, 2.19e138 apart: GJK stalls, and its last
+ * resort, the separating plane's linear program on the internally scaled
+ * placements, refused them as singular (bases near 2^-483: the determinant
+ * underflows), so the answer came back with bounds a factor 2 apart
+ * (2.9e138 in [1.4e138, 2.9e138]) at this scale and at 2^-100 of it, and
+ * converged from 2^-200 down: the units changed the answer. Now every
+ * power-of-two scale gives the same converged answer. */
+PROX_TEST(convex, huge_scene_stall_is_settled_by_the_plane) {
+    const double w = 0x1.9a06d06e26112p+481, t = 0x1.57f48bb41db7cp+458;
+    const double g = 0x1.931293b712d36p+466, h = 0x1.0cb70d24b7379p+465, k = 0x1.0cb70d24b7379p+466;
+    const prox_vec3 needle[8] = {{-w, -t, -t}, {w, -t, -t}, {-w, t, -t}, {w, t, -t},
+                                 {-w, -t, t},  {w, -t, t},  {-w, t, t},  {w, t, t}};
+    const prox_vec3 blob[10] = {{0, g, g}, {0, 0, 0}, {0, g, 0}, {g, h, k}, {k, 0, g},
+                                {g, g, h}, {g, g, g}, {g, k, 0}, {g, 0, 0}, {0, 0, g}};
+    const prox_transform xa = {{{{0x1.01b5837654b64p-2, -0x1.c5bc71e38b75dp-1, 0x1.8e5114c38cd75p-2},
+                                 {-0x1.8f6fc6f18e138p-4, -0x1.b13f1c605c81cp-2, -0x1.cd38bd3cfb0cbp-1},
+                                 {0x1.ecff9fa325ce2p-1, 0x1.829d32af52e9cp-3, -0x1.8b0f7a806812p-3}}},
+                               {0x1.9836a38238b76p+463, 0, 0}};
+    const prox_transform xb = {{{{0x1.86ae470522e12p-2, -0x1.2e13e631b029fp-1, 0x1.6c541192b3ca7p-1},
+                                 {-0x1.15f79e4d4953dp-1, -0x1.8839f05d71c6ap-1, -0x1.60584478bededp-2},
+                                 {0x1.7f0a78e3fab3fp-1, -0x1.0529c7e70f2e1p-2, -0x1.39a4ae2116d7p-1}}},
+                               {0x1.42f6230955705p+463, -0x1.348571f2650b8p+456, 0x1.ba78cf5511fd1p+459}};
+    const int exponents[] = {-400, -300, -200, -100, 0};
+    double reference = 0;
+    for (int i = 0; i < 5; ++i) {
+        const int e = exponents[i];
+        prox_vec3 pa[8], pb[10];
+        for (int j = 0; j < 8; ++j) pa[j] = prox_vec3_make(ldexp(needle[j].x, e), ldexp(needle[j].y, e), ldexp(needle[j].z, e));
+        for (int j = 0; j < 10; ++j) pb[j] = prox_vec3_make(ldexp(blob[j].x, e), ldexp(blob[j].y, e), ldexp(blob[j].z, e));
+        prox_transform sa = xa, sb = xb;
+        sa.origin = prox_vec3_make(ldexp(xa.origin.x, e), ldexp(xa.origin.y, e), ldexp(xa.origin.z, e));
+        sb.origin = prox_vec3_make(ldexp(xb.origin.x, e), ldexp(xb.origin.y, e), ldexp(xb.origin.z, e));
+        const prox_convex a = prox_convex_make(pa, 8, 0), b = prox_convex_make(pb, 10, 0);
+        const prox_convex_distance_result d = prox_convex_distance(&a, &sa, &b, &sb, NULL, NULL);
+        const double unit = ldexp(d.distance, -e); /* back at the scale of the first */
+        if (i == 0) reference = unit;
+        CHECK_MSG(d.status == PROX_CONVEX_SEPARATED && d.distance - d.lower_bound <= 1e-9 * d.distance &&
+                      fabs(unit - reference) <= 1e-9 * reference,
+                  "scale 2^%d: %s, distance %.17g in [%.17g] (at 2^-400: %.17g; all at the scale 2^0)", e,
+                  prox_convex_status_string(d.status), unit, ldexp(d.lower_bound, -e), reference);
+    }
+    CHECK_NEAR(reference, 2.19033771391e138, 1e-9 * 2.19033771391e138); /* brute force over the hulls */
+}
+
 /* 6: a ball of radius 0.75 and a capsule of radius 0.75 whose core runs
  *    from (0, -2, 0) to (0, 0, -6e8): 0.5 apart, 8e-10 S. GJK's first step,
  *    from the segment's near end to its far end, left |v| unchanged to the

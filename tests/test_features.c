@@ -991,6 +991,83 @@ PROX_TEST(features, nested_and_deep) {
     shape_free(&small);
 }
 
+/* A facet split by rounding into two triangles at an angle of about 1e-15
+ * keeps the edge between them (only exactly coplanar triangles merge): a
+ * cube of side 3 with its corner (0, 3, 3) cut off by the plane y + z = 4
+ * through (0, 2 + eps, 2 + eps), and a unit cube inside it. The side planes
+ * of that edge, each moved by the walk's tolerance, met far below it, and a
+ * corner of the inner cube 0.85 inside passed for a point of the edge's
+ * region: separated, distance 0.85. From every start, both orders. */
+PROX_TEST(features, nearly_flat_edge_inside) {
+    const double eps[] = {1e-14, 1e-15, 4e-16, 0};
+    for (int e = 0; e < 4; ++e) {
+        const double c = 2 + eps[e];
+        const prox_vec3 outer[10] = {{3, 3, 3}, {0, 0, 0}, {0, 3, 0}, {3, 0, 3}, {0, 1, 3},
+                                     {0, 3, 1}, {3, 3, 0}, {0, c, c},  {3, 0, 0}, {0, 0, 3}};
+        prox_vec3 inner[8];
+        for (int i = 0; i < 8; ++i) inner[i] = prox_vec3_make(i & 1 ? 1.5 : 0.5, i & 2 ? 1.5 : 0.5, i & 4 ? 1.5 : 0.5);
+        prox_polyhedron *a, *b;
+        REQUIRE(prox_polyhedron_create_from_points(inner, 8, NULL, &a, NULL, 0) == PROX_OK);
+        REQUIRE(prox_polyhedron_create_from_points(outer, 10, NULL, &b, NULL, 0) == PROX_OK);
+        const prox_transform id = prox_transform_identity();
+        int starts = 0;
+        for (int ka = 0; ka < 3; ++ka)
+            for (int kb = 0; kb < 3; ++kb) {
+                const int na = ka == 0 ? a->vertex_count : ka == 1 ? a->edge_count : a->face_count;
+                const int nb = kb == 0 ? b->vertex_count : kb == 1 ? b->edge_count : b->face_count;
+                for (int ia = 0; ia < na; ++ia)
+                    for (int ib = 0; ib < nb; ++ib) {
+                        prox_feature_pair p = {{(prox_feature_kind)ka, ia}, {(prox_feature_kind)kb, ib}};
+                        prox_feature_result r = prox_closest_features(a, &id, b, &id, &p);
+                        CHECK_MSG(r.status == PROX_FEATURE_INTERSECTING, "eps %g, start %d/%d %d/%d: %s, %.17g",
+                                  eps[e], ka, ia, kb, ib, prox_feature_status_string(r.status), r.distance);
+                        prox_feature_pair q = {{(prox_feature_kind)kb, ib}, {(prox_feature_kind)ka, ia}};
+                        r = prox_closest_features(b, &id, a, &id, &q);
+                        CHECK(r.status == PROX_FEATURE_INTERSECTING);
+                        starts++;
+                    }
+            }
+        CHECK(starts > 500); /* (26 features of the cube by 27-30 of the cut cube) */
+        prox_polyhedron_destroy(a);
+        prox_polyhedron_destroy(b);
+    }
+}
+
+/* prox_polyhedron_create takes any prox_hull struct: one edited by hand into
+ * a dent, a corner pushed through the middle or every face turned inside
+ * out keeps its adjacency and Euler's formula, and must still be refused
+ * (the walk took the inside-out cube 2 away for 4 away). */
+PROX_TEST(features, polyhedron_refuses_a_hull_that_is_not_convex) {
+    prox_vec3 c[8];
+    for (int i = 0; i < 8; ++i) c[i] = prox_vec3_make(i & 1 ? 1 : -1, i & 2 ? 1 : -1, i & 4 ? 1 : -1);
+    prox_hull* h;
+    REQUIRE(prox_hull_create(c, 8, NULL, &h, NULL, 0) == PROX_OK);
+    prox_polyhedron* p = NULL;
+    REQUIRE(prox_polyhedron_create(h, NULL, &p, NULL, 0) == PROX_OK);
+    prox_polyhedron_destroy(p);
+    char message[200];
+    const prox_vec3 corner = h->vertices[7];
+    const prox_vec3 moved[2] = {{0.2, 0.2, 0.2}, {-3, -3, -3}};
+    for (int m = 0; m < 2; ++m) {
+        h->vertices[7] = moved[m];
+        p = (prox_polyhedron*)&message; /* set to NULL on failure */
+        CHECK(prox_polyhedron_create(h, NULL, &p, message, sizeof message) == PROX_ERROR_INVALID_ARGUMENT);
+        CHECK(p == NULL && strstr(message, "not convex") != NULL);
+    }
+    h->vertices[7] = corner;
+    for (int f = 0; f < h->face_count; ++f) { /* inside out: reversed faces, adjacency kept consistent */
+        uint32_t* t = &h->faces[3 * f];
+        int32_t* n = &h->neighbors[3 * f];
+        const uint32_t v = t[1];
+        t[1] = t[2], t[2] = v;
+        const int32_t g = n[0];
+        n[0] = n[2], n[2] = g;
+    }
+    CHECK(prox_polyhedron_create(h, NULL, &p, message, sizeof message) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(p == NULL && strstr(message, "not convex") != NULL);
+    prox_hull_destroy(h);
+}
+
 PROX_TEST(features, bad_input) {
     shape s;
     shape_box(1, 1, 1, &s);
@@ -1076,9 +1153,18 @@ PROX_TEST(features, bad_input) {
     bad = far;
     bad.basis.m[0][0] = NAN;
     CHECK(prox_separating_plane(one, 1, &bad, other, 1, NULL).status == PROX_PLANE_INVALID_ARGUMENT);
-    prox_transform singular = prox_transform_identity();
-    singular.basis.m[1][1] = 0;
-    CHECK(prox_separating_plane(one, 1, &singular, other, 1, NULL).status == PROX_PLANE_INVALID_ARGUMENT);
+    /* A singular placement flattens its set (as for the convex queries): the
+     * cube squashed onto the plane x = 5 is 0.1 from the cube at 5.1..7.1
+     * and touches the one at 3..5. */
+    prox_transform singular = far;
+    singular.basis.m[0][0] = singular.basis.m[0][1] = singular.basis.m[0][2] = 0;
+    singular.origin.x = 5;
+    prox_transform beside = far;
+    beside.origin.x = 6.1;
+    lp = prox_polyhedra_separating_plane(s.poly, &singular, s.poly, &beside);
+    CHECK(lp.status == PROX_PLANE_SEPARATED && lp.gap > 0 && lp.gap <= 0.1 + 1e-12);
+    beside.origin.x = 4;
+    CHECK(prox_polyhedra_separating_plane(s.poly, &singular, s.poly, &beside).status == PROX_PLANE_INTERSECTING);
     CHECK(prox_polyhedra_separating_plane(NULL, &id, s.poly, &far).status == PROX_PLANE_INVALID_ARGUMENT);
     /* A scaled placement is fine for the LP: the cube stretched to reach x = 4.9 and 5.1. */
     prox_transform stretch = prox_transform_identity();

@@ -275,7 +275,7 @@ typedef enum prox_plane_status {
     /// was certified, so the answer is unknown.
     PROX_PLANE_ITERATION_LIMIT,
     /// NULL or empty point set (count < 1), a count above 2^28, a NaN or
-    /// infinite coordinate, or an invalid transform.
+    /// infinite coordinate, or a placement with a non-finite entry.
     PROX_PLANE_INVALID_ARGUMENT,
 } prox_plane_status;
 
@@ -299,7 +299,7 @@ typedef struct prox_plane_separation {
 
 /// Can the convex hulls of A (points_a placed by xa) and B (points_b placed by
 /// xb) be strictly separated by a plane? `xa`, `xb` may be NULL (identity)
-/// and may scale. Linear program (the slides' "LP for collision detection"):
+/// and may be any finite matrix (a singular one flattens its set). Linear program (the slides' "LP for collision detection"):
 /// maximise t over (n, d, t) with n . a - d + t <= 0 for a in A,
 /// d - n . b + t <= 0 for b in B and -1 <= n_i <= 1; its optimum is positive
 /// exactly when the hulls are disjoint. It is solved through its dual (5
@@ -313,9 +313,14 @@ typedef struct prox_plane_separation {
 /// Exactness: PROX_PLANE_SEPARATED is always right (the plane is checked
 /// with exact arithmetic: products split by fma, sums by error-free
 /// transformations). PROX_PLANE_INTERSECTING is right whenever the hulls
-/// share a point or are at least about 1e-15 of their size apart; below
-/// that, the floating-point program may not find a plane that passes the
-/// exact check, and the answer is INTERSECTING (never the converse). The
+/// share a point or lie apart by more than about 1e-15 of the largest
+/// placed coordinate, which is the hulls' size near the origin but their
+/// distance from it far out: two cubes 1e12 from the origin a hundred
+/// thousandth apart can come out INTERSECTING, as no plane of double
+/// coefficients fits between them there (a double near 1e12 is spaced
+/// 1.2e-4). Below that gap the floating-point program may not find a plane
+/// that passes the exact check, and the answer is INTERSECTING (never the
+/// converse). The
 /// exact check needs coordinates of magnitude 0 or between about 1e-140
 /// and 1e150 (products must not underflow); outside that range a
 /// separated answer may be lost (reported INTERSECTING), never invented.
