@@ -1253,7 +1253,12 @@ static prox_result filter_candidates(sweep* s, const bp_state* state, bp_pair_li
         uint32_t a = c[i].a, b = c[i].b;
         int verdict = float_verdict(&boxes[a], &boxes[b]); // a removed box is empty (sweep_remove)
         kept[count] = c[i];
-        if (verdict == 1) verdict = prox_box_overlap(&state->boxes[a], &state->boxes[b]) ? 2 : 0;
+        // The floats cannot decide: the exact boxes, of live ids only. (An
+        // empty float box, +inf to -inf, still compares <= against a box
+        // that reaches infinity on every side, and a removed id's exact
+        // box is stale: the pair outlived the removal.)
+        if (verdict == 1)
+            verdict = state->live[a] && state->live[b] && prox_box_overlap(&state->boxes[a], &state->boxes[b]) ? 2 : 0;
         count += (size_t)(verdict >> 1);
     }
     out->count += count;

@@ -576,10 +576,13 @@ static void narrow_task(void* context, int index) {
 /* Schedule                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* Time to contact (I-COLLIDE, after Lin's thesis). Each point of an object
- * moves at most v t + a t^2 / 2 in time t after motion_since, so at time t0
- * its speed is at most v + a (t0 - motion_since), and two objects d apart at
- * t0 cannot touch before t0 + the smallest dt with
+/* Time to contact (I-COLLIDE, after Lin's thesis). No point of an object
+ * moves faster than v + a (t - motion_since) at any time t (the contract of
+ * prox_object_def.speed: a bound on the speed at every moment; a bound on
+ * the distance covered since motion_since alone would not do, as an object
+ * could rest, then catch up), so from t0 on it covers at most
+ * v(t0) dt + a dt^2 / 2 with v(t0) = v + a (t0 - motion_since), and two
+ * objects d apart at t0 cannot touch before t0 + the smallest dt with
  *     (v_a(t0) + v_b(t0)) dt + (a_a + a_b) dt^2 / 2 >= d. */
 static double earliest_contact(double d, double t0, const world_object* a, const world_object* b) {
     double v = a->speed + a->max_acceleration * (t0 - a->motion_since) + b->speed +

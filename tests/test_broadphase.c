@@ -1029,6 +1029,42 @@ PROX_TEST(broadphase, touching_at_coordinates_floats_cannot_hold) {
     }
 }
 
+PROX_TEST(broadphase, removed_beside_a_box_beyond_float_range) {
+    // A box reaching past float range on every side (all space, or 1e39 to
+    // 1e300 wide) meets a small one, which is then removed: its pair must end
+    // there. The sweep kind's candidate filter compared the removed id's
+    // empty float box (+inf to -inf) with the infinite one, could not decide,
+    // and confirmed the pair with the removed id's stale exact box, every
+    // update after.
+    const double reach[] = {INFINITY, 1e300, 1e39};
+    for (size_t k = 0; k < sizeof all_kinds / sizeof *all_kinds; k++)
+        for (int lookahead = 0; lookahead <= 4; lookahead += 4)
+            for (int r = 0; r < 3; r++) {
+                prox_broadphase_def def = prox_default_broadphase_def();
+                def.kind = all_kinds[k];
+                def.lookahead_frames = lookahead;
+                prox_broadphase* bp;
+                REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
+                const double h = reach[r];
+                const prox_box big = {{-h, -h, -h}, {h, h, h}}, small = {{0, -1, 0}, {1, 0, 1}};
+                uint32_t b, s, t;
+                prox_pair_events ev;
+                REQUIRE(prox_broadphase_add(bp, &big, &b) == PROX_OK);
+                REQUIRE(prox_broadphase_add(bp, &small, &s) == PROX_OK);
+                REQUIRE(prox_broadphase_add(bp, &small, &t) == PROX_OK);
+                for (int u = 0; u < 2; u++) REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+                CHECK(ev.pair_count == 3);
+                REQUIRE(prox_broadphase_remove(bp, s) == PROX_OK);
+                REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+                CHECK_MSG(ev.pair_count == 1 && ev.pairs[0].a == b && ev.pairs[0].b == t && ev.ended_count == 2,
+                          "%s, lookahead %d, reach %g: %zu pairs, %zu ended", prox_broadphase_kind_name(def.kind),
+                          lookahead, h, ev.pair_count, ev.ended_count);
+                REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+                CHECK(ev.pair_count == 1 && ev.ended_count == 0);
+                prox_broadphase_destroy(bp);
+            }
+}
+
 PROX_TEST(broadphase, float_boxes_round_outward) {
     // The sweep's float copy of a box: each bound the nearest float on the
     // outside (min down, max up), by the vector path where the CPU has one

@@ -53,9 +53,14 @@ typedef struct prox_object_def {
     bool self_collision;
     /// Motion bounds for scheduling (prox_world_def.schedule): from the first
     /// step after the bounds were given (by add or prox_world_set_motion), at
-    /// time t0, every point of the object moves at most
-    /// speed * t + max_acceleration * t^2 / 2 in the time t after t0. Any
-    /// motion that keeps to this needs no further call (a bounce that keeps
+    /// time t0, no point of the object moves faster than
+    /// speed + max_acceleration * (t - t0) at any time t after t0: a bound on
+    /// the speed at every moment, not only on the distance covered since t0
+    /// (the schedule measures a pair's gap at a step and bounds how soon it
+    /// can close from the speeds then; an object that rests and then makes
+    /// up for it faster than its bound breaks this even while it stays
+    /// within speed * t + max_acceleration * t^2 / 2 of where it was at t0).
+    /// Any motion that keeps to it needs no further call (a bounce that keeps
     /// the speed, a turn); a faster one must be announced with
     /// prox_world_set_motion before the step that shows it, or the schedule
     /// may sleep through a contact. Negative or NaN: unknown, the object's
