@@ -134,6 +134,55 @@ static bool hull_consistent(const prox_hull* h, char* message, size_t message_si
     return true;
 }
 
+/* Double-double sums (Dekker; Knuth's two-sum, the product's error by fma),
+ * for the face normals: each term of a cross product of exact differences is
+ * added exactly, so the normal keeps its direction however thin the face. */
+typedef struct dd {
+    double hi, lo;
+} dd;
+
+static dd dd_add(dd x, double y) {
+    const double s = x.hi + y, b = s - x.hi;
+    const double e = (x.hi - (s - b)) + (y - b) + x.lo;
+    const double hi = s + e;
+    return (dd){hi, e - (hi - s)};
+}
+
+static dd dd_add_product(dd x, double a, double b) {
+    const double p = a * b;
+    return dd_add(dd_add(x, p), fma(a, b, -p));
+}
+
+/* a - b as an unevaluated sum hi + lo, exactly. */
+static dd dd_difference(double a, double b) {
+    const double s = a - b, bb = s - a;
+    return (dd){s, (a - (s - bb)) - (b + bb)};
+}
+
+/* The unit normal of the planar polygon corners[index[0..count)] (Newell's
+ * sum of the cross products about the first corner), from exact
+ * differences and exact products summed in double-double. */
+static prox_vec3 face_normal(const prox_vec3* corners, const int32_t* index, int count) {
+    const prox_vec3 o = corners[index[0]];
+    dd n[3] = {{0, 0}, {0, 0}, {0, 0}};
+    for (int k = 1; k + 1 < count; ++k) {
+        const prox_vec3 p = corners[index[k]], q = corners[index[k + 1]];
+        const dd u[3] = {dd_difference(p.x, o.x), dd_difference(p.y, o.y), dd_difference(p.z, o.z)};
+        const dd v[3] = {dd_difference(q.x, o.x), dd_difference(q.y, o.y), dd_difference(q.z, o.z)};
+        for (int i = 0; i < 3; ++i) {
+            const int j = (i + 1) % 3, l = (i + 2) % 3; /* n_i += u_j v_l - u_l v_j */
+            const double uj[2] = {u[j].hi, u[j].lo}, ul[2] = {u[l].hi, u[l].lo};
+            const double vj[2] = {v[j].hi, v[j].lo}, vl[2] = {v[l].hi, v[l].lo};
+            for (int x = 0; x < 2; ++x)
+                for (int y = 0; y < 2; ++y) {
+                    n[i] = dd_add_product(n[i], uj[x], vl[y]);
+                    n[i] = dd_add_product(n[i], -ul[x], vj[y]);
+                }
+        }
+    }
+    return normalized(v3(n[0].hi + n[0].lo, n[1].hi + n[1].lo, n[2].hi + n[2].lo));
+}
+
 prox_result prox_polyhedron_create(const prox_hull* hull, const prox_allocator* allocator,
                                    prox_polyhedron** out_polyhedron, char* message, size_t message_size) {
     if (out_polyhedron) *out_polyhedron = NULL;
@@ -362,15 +411,14 @@ prox_result prox_polyhedron_create(const prox_hull* hull, const prox_allocator* 
     /* 5. Planes. A face's normal is the sum of the cross products of its
      * boundary (Newell's method; taken about the first corner, which keeps
      * far-from-origin faces accurate), normalised; the offset is the mean of
-     * normal . corner. */
+     * normal . corner. The sum is formed in double-double (face_normal): a
+     * sliver face, two long edges a few units in the last place apart, lost
+     * its direction to cancellation in double, and the walk then measured
+     * heights over a wrong plane (a crossing of an edge and a face found
+     * where the solids were 6% of their size apart). */
     for (int f = 0; f < nf; ++f) {
         prox_poly_face* F = &P->faces[f];
-        const prox_vec3 o = P->vertices[P->face_vertices[F->first]];
-        prox_vec3 n = {0, 0, 0};
-        for (int k = 1; k + 1 < F->count; ++k)
-            n = add(n, cross(sub(P->vertices[P->face_vertices[F->first + k]], o),
-                             sub(P->vertices[P->face_vertices[F->first + k + 1]], o)));
-        F->normal = normalized(n);
+        F->normal = face_normal(P->vertices, P->face_vertices + F->first, F->count);
         double offset = 0;
         for (int k = 0; k < F->count; ++k) offset += dot(F->normal, P->vertices[P->face_vertices[F->first + k]]);
         F->offset = offset / F->count;
@@ -385,6 +433,12 @@ prox_result prox_polyhedron_create(const prox_hull* hull, const prox_allocator* 
         E->side_normal[0] = normalized(cross(P->faces[E->face[0]].normal, E->direction));
         E->side_normal[1] = normalized(cross(E->direction, P->faces[E->face[1]].normal));
         for (int k = 0; k < 2; ++k) E->side_offset[k] = dot(E->side_normal[k], mid);
+        /* Fragile: an edge much shorter than the solid, or between faces
+         * within about 2^-20 rad of coplanar or of folding flat (a knife
+         * edge): the walk's tolerance can hide such an edge's turn. */
+        const double turn = dot(P->faces[E->face[0]].normal, P->faces[E->face[1]].normal);
+        P->fragile |= E->end_offset[1] - E->end_offset[0] < 0x1p-20 * P->radius || turn > 1 - 0x1p-41 ||
+                      turn < -1 + 0x1p-41;
     }
     *out_polyhedron = P;
     return PROX_OK;
@@ -449,6 +503,7 @@ typedef struct walk {
     double best_d;
     prox_feature best_f[2];
     int scans;
+    bool fragile; /* either polyhedron is (see prox_polyhedron.fragile) */
 } walk;
 
 typedef enum action { ACT_MOVED, ACT_DONE, ACT_CONTACT } action;
@@ -465,6 +520,12 @@ static inline prox_vec3 to_local(const walk* w, int side, prox_vec3 work) {
     return v3(w->m.m[0][0] * r.x + w->m.m[1][0] * r.y + w->m.m[2][0] * r.z,
               w->m.m[0][1] * r.x + w->m.m[1][1] * r.y + w->m.m[2][1] * r.z,
               w->m.m[0][2] * r.x + w->m.m[1][2] * r.y + w->m.m[2][2] * r.z);
+}
+static inline prox_vec3 to_local_direction(const walk* w, int side, prox_vec3 work) {
+    if (side == 0) return work;
+    return v3(w->m.m[0][0] * work.x + w->m.m[1][0] * work.y + w->m.m[2][0] * work.z,
+              w->m.m[0][1] * work.x + w->m.m[1][1] * work.y + w->m.m[2][1] * work.z,
+              w->m.m[0][2] * work.x + w->m.m[1][2] * work.y + w->m.m[2][2] * work.z);
 }
 static inline prox_vec3 vertex_work(const walk* w, int side, int v) {
     return to_work(w, side, w->p[side]->vertices[v]);
@@ -727,6 +788,63 @@ static bool gain_edge_segment(walk* w, int se, int e, prox_vec3 p, prox_vec3 q, 
     return true;
 }
 
+/* The final check of a pair: a feature of a convex solid holds its point
+ * nearest the partner only if the direction towards the partner lies in
+ * the feature's normal cone (the cone of the outward normals of the faces
+ * at it), so at least one of those normals has a positive component along
+ * it. The Voronoi tests compare positions with a tolerance and miss this at
+ * a corner whose edges are all nearly square to that direction, the apex of
+ * a nearly flat pyramid: each edge falls by a rounding amount only, in
+ * different directions, and the solid goes down steeply between them (a
+ * vertex-face pair passed for closest between solids that overlapped, apart
+ * by 14% of the scene; a vertex-vertex pair the same at 16%). False when no
+ * normal leans, with the move to make in *out_next: along the edge of the
+ * vertex that goes furthest towards the partner, or onto the edge's face
+ * that turns most towards it. `toward` is in the work frame. */
+static bool normals_lean(const walk* w, int side, prox_feature f, prox_vec3 toward, prox_feature* out_next) {
+    const prox_polyhedron* P = w->p[side];
+    const prox_vec3 t = to_local_direction(w, side, toward);
+    if (f.kind == PROX_FEATURE_FACE) return dot(P->faces[f.index].normal, t) > 0;
+    if (f.kind == PROX_FEATURE_EDGE) {
+        const prox_poly_edge* E = &P->edges[f.index];
+        const double n0 = dot(P->faces[E->face[0]].normal, t), n1 = dot(P->faces[E->face[1]].normal, t);
+        if (n0 > 0 || n1 > 0) return true;
+        *out_next = (prox_feature){PROX_FEATURE_FACE, n0 >= n1 ? E->face[0] : E->face[1]};
+        return false;
+    }
+    const int v = f.index;
+    double furthest = -INFINITY;
+    int edge = -1;
+    for (int k = P->vertex_edge_start[v]; k < P->vertex_edge_start[v + 1]; ++k) {
+        const prox_poly_edge* E = &P->edges[P->vertex_edges[k]];
+        if (dot(P->faces[E->face[0]].normal, t) > 0 || dot(P->faces[E->face[1]].normal, t) > 0) return true;
+        const int other = E->vertex[0] == v ? E->vertex[1] : E->vertex[0];
+        const double g = dot(sub(P->vertices[other], P->vertices[v]), t);
+        if (g > furthest) {
+            furthest = g;
+            edge = P->vertex_edges[k];
+        }
+    }
+    *out_next = (prox_feature){PROX_FEATURE_EDGE, edge};
+    return false;
+}
+
+/* normals_lean for both features of the pair (closest points x on side 0 and
+ * y on side 1, work frame); false after making the move. */
+static bool pair_normals_lean(walk* w, prox_vec3 x, prox_vec3 y) {
+    /* (Only needed where faces are nearly coplanar, which makes a polyhedron
+     * fragile: elsewhere the position tests decide with a margin.) */
+    if (!w->fragile) return true;
+    const prox_vec3 d = sub(y, x);
+    prox_feature next;
+    for (int side = 0; side < 2; ++side)
+        if (!normals_lean(w, side, w->f[side], side == 0 ? d : mul(d, -1), &next)) {
+            w->f[side] = next;
+            return false;
+        }
+    return true;
+}
+
 /* Vertex - vertex. */
 static action walk_vv(walk* w) {
     const int va = w->f[0].index, vb = w->f[1].index;
@@ -746,7 +864,7 @@ static action walk_vv(walk* w) {
         return ACT_MOVED;
     }
     if (gain_vertex_point(w, 0, va, y, d) || gain_vertex_point(w, 1, vb, x, d)) return ACT_MOVED;
-    return ACT_DONE;
+    return pair_normals_lean(w, x, y) ? ACT_DONE : ACT_MOVED;
 }
 
 /* Vertex (side sv) - edge (side 1 - sv). */
@@ -799,7 +917,13 @@ static action walk_ve(walk* w, int sv) {
         return ACT_MOVED;
     }
     if (gain_edge_segment(w, se, e, pv, pv, d)) return ACT_MOVED;
-    return ACT_DONE;
+    /* The edge's closest point at one of its ends: the edge's region tests
+     * pass there within the tolerance, but the point is that end's, and on a
+     * fragile polyhedron the other edges at that end may come closer by more
+     * than the tests see (a pair 2.2 times the distance passed for closest). */
+    if (w->fragile && (t <= 0 || t >= 1) && gain_vertex_point(w, se, E->vertex[t <= 0 ? 0 : 1], pv, d))
+        return ACT_MOVED;
+    return (sv == 0 ? pair_normals_lean(w, pv, y) : pair_normals_lean(w, y, pv)) ? ACT_DONE : ACT_MOVED;
 }
 
 /* Edge - edge. */
@@ -824,7 +948,19 @@ static action walk_ee(walk* w) {
         return ACT_MOVED;
     }
     if (gain_edge_segment(w, 1, eb, a0, a1, d) || gain_edge_segment(w, 0, ea, b0, b1, d)) return ACT_MOVED;
-    return ACT_DONE;
+    /* A closest point at an end of its edge: as in walk_ve, the other edges
+     * at that end may come closer. */
+    const prox_vec3 ends[2][2] = {{a0, a1}, {b0, b1}};
+    const prox_vec3 near[2] = {x, y};
+    for (int side = 0; side < 2 && w->fragile; ++side) {
+        const prox_poly_edge* E = side ? EB : EA;
+        for (int k = 0; k < 2; ++k) {
+            const prox_vec3 gap = sub(near[side], ends[side][k]);
+            if (dot(gap, gap) <= w->noise * w->noise && gain_vertex_point(w, side, E->vertex[k], near[1 - side], d))
+                return ACT_MOVED;
+        }
+    }
+    return pair_normals_lean(w, x, y) ? ACT_DONE : ACT_MOVED;
 }
 
 /* The face of P that `x` (P's frame) is farthest above, and that height. */
@@ -840,6 +976,31 @@ static double farthest_face(const prox_polyhedron* P, prox_vec3 x, int* out_face
     }
     *out_face = best_face;
     return best;
+}
+
+/* walk_vf's look through flat short edges (see there): from v (side sv)
+ * along edges shorter than short_edge whose far ends lie within the noise
+ * of height s over face F (side sf), up to PLATEAU corners, the first edge
+ * that goes down below s - noise; -1 if none. */
+static int edge_down_beyond(const walk* w, int sv, int v, int sf, const prox_poly_face* F, double s,
+                            double short_edge) {
+    enum { PLATEAU = 8 };
+    const prox_polyhedron* P = w->p[sv];
+    int plateau[PLATEAU] = {v}, size = 1;
+    for (int i = 0; i < size; ++i) {
+        const int u = plateau[i];
+        for (int k = P->vertex_edge_start[u]; k < P->vertex_edge_start[u + 1]; ++k) {
+            const prox_poly_edge* N = &P->edges[P->vertex_edges[k]];
+            const int other = N->vertex[0] == u ? N->vertex[1] : N->vertex[0];
+            const double h = dot(F->normal, to_local(w, sf, vertex_work(w, sv, other))) - F->offset;
+            if (h < s - w->noise) return P->vertex_edges[k];
+            bool known = false;
+            for (int j = 0; j < size; ++j) known |= plateau[j] == other;
+            if (!known && h <= s + w->noise && N->end_offset[1] - N->end_offset[0] < short_edge && size < PLATEAU)
+                plateau[size++] = other;
+        }
+    }
+    return -1;
 }
 
 /* Vertex (side sv) - face (side 1 - sv). */
@@ -865,9 +1026,25 @@ static action walk_vf(walk* w, int sv) {
         /* The projection y is in v's region iff no edge at v leans down
          * towards the face; the height is linear along an edge, so compare
          * the far end's height with v's directly: the same sign as the plane
-         * test (y - v) . u = -s n . u, without its loss of a factor s / length. */
+         * test (y - v) . u = -s n . u, without its loss of a factor s / length.
+         * An edge whose far end lies within the noise of v's height is flat
+         * to the test whatever its true slope, and flat edges can hide a
+         * descent in two ways, both seen passing for the lowest point of a
+         * solid that reached through the face's plane:
+         *  - a short edge (two points a few units in the last place apart)
+         *    says nothing of its direction, while the edges beyond its far
+         *    end go down (separated by 1% of the scene): the walk looks on
+         *    through flat edges shorter than 2^30 noise (1.5e-5 of the
+         *    scene), at the edges of their far ends, as if those corners
+         *    were v (up to PLATEAU of them);
+         *  - at a corner whose edges all fall by rounding amounts in
+         *    different directions (the apex of a nearly flat pyramid whose
+         *    bulk lies below) the solid goes down steeply between them
+         *    (separated by 14%): pair_normals_lean checks that. */
+        const double short_edge = 0x1p30 * w->noise;
         double lowest = s - w->noise;
         int down = -1;
+        bool look_on = false; /* a flat short edge at v */
         for (int k = PV->vertex_edge_start[v]; k < PV->vertex_edge_start[v + 1]; ++k) {
             const prox_poly_edge* N = &PV->edges[PV->vertex_edges[k]];
             const int other = N->vertex[0] == v ? N->vertex[1] : N->vertex[0];
@@ -876,12 +1053,14 @@ static action walk_vf(walk* w, int sv) {
                 lowest = h;
                 down = PV->vertex_edges[k];
             }
+            look_on |= h <= s + w->noise && N->end_offset[1] - N->end_offset[0] < short_edge;
         }
+        if (down < 0 && look_on) down = edge_down_beyond(w, sv, v, sf, F, s, short_edge);
         if (down >= 0) {
             set_feature(w, sv, PROX_FEATURE_EDGE, down);
             return ACT_MOVED;
         }
-        return ACT_DONE;
+        return (sv == 0 ? pair_normals_lean(w, pv, y) : pair_normals_lean(w, y, pv)) ? ACT_DONE : ACT_MOVED;
     }
     if (s >= -w->contact) {
         measured_sides(w, sv, pv, pv, 0);
@@ -986,6 +1165,65 @@ static bool is_rotation(const prox_mat3* r) {
     return prox_mat3_determinant(r) > 0;
 }
 
+/* Walks from w->f until a pair passes every test (SEPARATED), contact, a
+ * pair seen before (CYCLE) or *steps passes limit (STEP_LIMIT). */
+static prox_feature_status run_walk(walk* w, int limit, int* steps) {
+    uint64_t history[HISTORY];
+    int history_count = 0;
+    for (; *steps <= limit; ++*steps) {
+        action act;
+        const prox_feature_kind ka = w->f[0].kind, kb = w->f[1].kind;
+        if (ka == PROX_FEATURE_VERTEX && kb == PROX_FEATURE_VERTEX)
+            act = walk_vv(w);
+        else if (ka == PROX_FEATURE_VERTEX && kb == PROX_FEATURE_EDGE)
+            act = walk_ve(w, 0);
+        else if (ka == PROX_FEATURE_EDGE && kb == PROX_FEATURE_VERTEX)
+            act = walk_ve(w, 1);
+        else if (ka == PROX_FEATURE_EDGE && kb == PROX_FEATURE_EDGE)
+            act = walk_ee(w);
+        else if (ka == PROX_FEATURE_VERTEX)
+            act = walk_vf(w, 0);
+        else if (kb == PROX_FEATURE_VERTEX)
+            act = walk_vf(w, 1);
+        else if (ka == PROX_FEATURE_EDGE)
+            act = walk_ef(w, 0);
+        else
+            act = walk_ef(w, 1);
+        if (act == ACT_DONE) return PROX_FEATURE_SEPARATED;
+        if (act == ACT_CONTACT) return PROX_FEATURE_INTERSECTING;
+        /* Moved: a pair seen before means the walk would loop. */
+        const uint64_t key = pack_pair(w->f);
+        for (int i = 0; i < history_count && i < HISTORY; ++i)
+            if (history[i] == key) {
+                ++*steps;
+                return PROX_FEATURE_CYCLE;
+            }
+        history[history_count % HISTORY] = key;
+        history_count++;
+    }
+    return PROX_FEATURE_STEP_LIMIT;
+}
+
+/* Whether the direction u from the walk's closest point on A to the one on B
+ * separates the solids by the distance found (to 2^-30 of it plus the
+ * noise): every vertex of A at most x . u along it, every vertex of B at
+ * least y . u (work frame). If not, the vertices of A and B furthest
+ * towards each other along u. O(V) over both polyhedra. */
+static bool separated_along(const walk* w, int* out_a, int* out_b) {
+    const prox_vec3 u = sub(w->y, w->x);
+    double top = -INFINITY, bottom = INFINITY;
+    for (int i = 0; i < w->p[0]->vertex_count; ++i) {
+        const double g = dot(u, vertex_work(w, 0, i));
+        if (g > top) top = g, *out_a = i;
+    }
+    for (int i = 0; i < w->p[1]->vertex_count; ++i) {
+        const double g = dot(u, vertex_work(w, 1, i));
+        if (g < bottom) bottom = g, *out_b = i;
+    }
+    const double uu = dot(u, u), len = sqrt(uu);
+    return bottom - top >= uu * (1 - 0x1p-30) - w->noise * len;
+}
+
 prox_feature_result prox_closest_features(const prox_polyhedron* a, const prox_transform* xa, const prox_polyhedron* b,
                                           const prox_transform* xb, prox_feature_pair* inout_features) {
     prox_feature_result result;
@@ -1007,6 +1245,7 @@ prox_feature_result prox_closest_features(const prox_polyhedron* a, const prox_t
     memset(&w, 0, sizeof w);
     w.p[0] = a;
     w.p[1] = b;
+    w.fragile = a->fragile || b->fragile;
     const prox_mat3 ra_t = prox_mat3_transpose(&xa->basis);
     w.m = prox_mat3_mul(&ra_t, &xb->basis);
     w.shift = prox_mat3_apply(&ra_t, sub(xb->origin, xa->origin));
@@ -1028,51 +1267,26 @@ prox_feature_result prox_closest_features(const prox_polyhedron* a, const prox_t
         set_feature(&w, 1, PROX_FEATURE_VERTEX, b->face_vertices[F->first]);
     }
 
-    uint64_t history[HISTORY];
-    int history_count = 0;
     const int limit =
         64 + 4 * (a->vertex_count + a->edge_count + a->face_count + b->vertex_count + b->edge_count + b->face_count);
-    prox_feature_status status = PROX_FEATURE_STEP_LIMIT;
     int steps = 0;
-    for (; steps <= limit; ++steps) {
-        action act;
-        const prox_feature_kind ka = w.f[0].kind, kb = w.f[1].kind;
-        if (ka == PROX_FEATURE_VERTEX && kb == PROX_FEATURE_VERTEX)
-            act = walk_vv(&w);
-        else if (ka == PROX_FEATURE_VERTEX && kb == PROX_FEATURE_EDGE)
-            act = walk_ve(&w, 0);
-        else if (ka == PROX_FEATURE_EDGE && kb == PROX_FEATURE_VERTEX)
-            act = walk_ve(&w, 1);
-        else if (ka == PROX_FEATURE_EDGE && kb == PROX_FEATURE_EDGE)
-            act = walk_ee(&w);
-        else if (ka == PROX_FEATURE_VERTEX)
-            act = walk_vf(&w, 0);
-        else if (kb == PROX_FEATURE_VERTEX)
-            act = walk_vf(&w, 1);
-        else if (ka == PROX_FEATURE_EDGE)
-            act = walk_ef(&w, 0);
-        else
-            act = walk_ef(&w, 1);
-        if (act == ACT_DONE) {
-            status = PROX_FEATURE_SEPARATED;
-            break;
+    prox_feature_status status = run_walk(&w, limit, &steps);
+    /* On a fragile polyhedron the local tests can end on a pair that is not
+     * the closest: the answer is certified by the supports along the
+     * closest points' direction, and the walk resumes from those supports
+     * (a few times) until it is; otherwise it is reported uncertified. */
+    if (status == PROX_FEATURE_SEPARATED && (a->fragile || b->fragile)) {
+        int va = 0, vb = 0;
+        for (int attempt = 0; !separated_along(&w, &va, &vb); ++attempt) {
+            if (attempt == 3 || steps > limit) {
+                status = PROX_FEATURE_CYCLE;
+                break;
+            }
+            set_feature(&w, 0, PROX_FEATURE_VERTEX, va);
+            set_feature(&w, 1, PROX_FEATURE_VERTEX, vb);
+            status = run_walk(&w, limit, &steps);
+            if (status != PROX_FEATURE_SEPARATED) break;
         }
-        if (act == ACT_CONTACT) {
-            status = PROX_FEATURE_INTERSECTING;
-            break;
-        }
-        /* Moved: a pair seen before means the walk would loop. */
-        const uint64_t key = pack_pair(w.f);
-        bool seen = false;
-        for (int i = 0; i < history_count && i < HISTORY; ++i)
-            if (history[i] == key) seen = true;
-        if (seen) {
-            status = PROX_FEATURE_CYCLE;
-            ++steps;
-            break;
-        }
-        history[history_count % HISTORY] = key;
-        history_count++;
     }
     if (status == PROX_FEATURE_CYCLE || status == PROX_FEATURE_STEP_LIMIT) {
         if (w.best_d < INFINITY) {

@@ -7,6 +7,7 @@
  * long double with slow, obviously correct closest-point routines; the solids
  * intersect when some pair of triangles overlaps (exact prox_tri_tri_overlap)
  * or a vertex of one is inside or on the other (exact orientation signs). */
+#include <proxima/convex.h>
 #include <proxima/features.h>
 #include <proxima/geometry.h>
 
@@ -1066,6 +1067,85 @@ PROX_TEST(features, polyhedron_refuses_a_hull_that_is_not_convex) {
     CHECK(prox_polyhedron_create(h, NULL, &p, message, sizeof message) == PROX_ERROR_INVALID_ARGUMENT);
     CHECK(p == NULL && strstr(message, "not convex") != NULL);
     prox_hull_destroy(h);
+}
+
+/* Nearly degenerate solids found by fuzz/fuzz_features.c (small integers
+ * moved by a few units in their last bits): knife edges, facets split at
+ * 1e-15, flat apexes, edges a few units in the last place long, sliver
+ * faces. The walk had ended on pairs that passed its local tests within the
+ * tolerance but were not the closest (separated by up to 16% of the scene
+ * for overlapping solids, or at 2.2 times the distance), and found a
+ * crossing through a sliver face's rounded plane. Each against GJK, cold
+ * and from every vertex pair. */
+typedef struct degenerate_case {
+    int na;
+    prox_vec3 a[16];
+    int nb;
+    prox_vec3 b[16];
+    prox_transform xa, xb;
+} degenerate_case;
+
+static const degenerate_case degenerate_cases[] = {
+{4, {{-0x1p+2, 0x0p+0, -0x1.8000000000006p+1}, {-0x1.7fffffffffffap+1, -0x1.7fffffffffffap+1, -0x1.8000000000006p+1}, {0x1.8000000000006p+1, 0x1.7fffffffffffap+1, -0x1.7fffffffffffap+1}, {0x1.8000000000006p+1, 0x1.8000000000006p+1, 0x1.7fffffffffffep+1}},
+ 16, {{-0x1.0000000000004p+0, -0x1.0000000000004p+0, 0x1.ffffffffffff8p-1}, {0x1.ffffffffffff8p-1, -0x1.0000000000001p+2, 0x1.0000000000004p+0}, {0x1.ffffffffffff8p-1, -0x1.ffffffffffff8p-1, -0x1.000000000001p+0}, {0x1.8000000000002p+1, -0x1p+0, -0x1.000000000001p+0}, {-0x1.0000000000004p+0, -0x1.7fffffffffffap+1, 0x1.fffffffffffe8p-1}, {0x1.000000000000cp+0, 0x1p+0, 0x1.7fffffffffffap+1}, {0x1.0000000000002p+1, -0x1.ffffffffffffcp+0, -0x1.ffffffffffff8p-1}, {-0x1.0000000000004p+0, -0x1.0000000000004p+0, -0x1.ffffffffffff8p-1}, {-0x1.ffffffffffff8p-1, -0x1.ffffffffffff8p-1, -0x1.ffffffffffff8p-1}, {0x1.0000000000004p+0, -0x1.0000000000004p+0, 0x1.ffffffffffff8p-1}, {0x1.fffffffffffe8p-1, 0x1.ffffffffffff8p-1, 0x1.8p-49}, {0x1.8000000000004p+1, 0x1.ffffffffffffap+1, -0x1p-50}, {0x1.7fffffffffffap+1, 0x1p+0, 0x1p-49}, {-0x1.8p+1, 0x0p+0, -0x1.ffffffffffff8p-1}, {-0x1.000000000000cp+0, -0x1.0000000000003p+2, 0x1p+0}, {-0x1p-48, -0x1p+2, 0x1.8p-49}},
+ {{{{0x1.999999999999ap-1, 0x1.3333333333333p-1, 0x0p+0}, {-0x1.3333333333333p-1, 0x1.999999999999ap-1, 0x0p+0}, {0x0p+0, 0x0p+0, 0x1p+0}}}, {-0x1p+0, -0x1p+0, -0x1p+0}},
+ {{{{0x1.3333333333333p-1, 0x0p+0, 0x1.999999999999ap-1}, {0x1.999999999999ap-1, 0x0p+0, -0x1.3333333333333p-1}, {0x0p+0, 0x1p+0, 0x0p+0}}}, {-0x1p+0, -0x1p+0, -0x1p+0}}},
+{11, {{-0x1.ffffffffffffep-9, 0x1p-60, -0x1p-10}, {0x1.8p-59, -0x1.8p-9, -0x1.0000000000004p-8}, {-0x1.0000000000002p-8, -0x1.0000000000004p-8, -0x1.ffffffffffffap-9}, {0x1.ffffffffffffp-11, 0x1.fffffffffffep-11, 0x1.fffffffffffep-11}, {-0x1.0000000000008p-9, 0x1.fffffffffffep-11, 0x1.fffffffffffep-11}, {0x1.fffffffffffep-11, 0x1.fffffffffffep-11, 0x1.fffffffffffep-11}, {0x1.fffffffffffep-11, 0x1.fffffffffffep-11, 0x1.fffffffffffep-11}, {0x1.fffffffffffep-11, 0x1.fffffffffffep-11, 0x1.fffffffffffep-11}, {0x1.7fffffffffff8p-9, -0x1.000000000001p-10, 0x1.fffffffffffep-11}, {0x1.fffffffffffep-11, 0x1.7fffffffffff8p-9, 0x1.fffffffffffep-11}, {0x1.000000000000cp-10, -0x1.000000000001p-10, 0x1.fffffffffffep-11}},
+ 6, {{0x1.fffffffffffep-11, 0x1.fffffffffffep-11, 0x1.fffffffffffep-11}, {0x1.fffffffffffep-11, 0x1.fffffffffffep-11, 0x1.7fffffffffff8p-9}, {-0x1.000000000001p-10, 0x1.fffffffffffep-11, 0x1.fffffffffffep-11}, {0x1.7fffffffffff8p-9, 0x1.fffffffffffep-11, 0x1.000000000000cp-10}, {-0x1.000000000001p-10, 0x1.fffffffffffep-11, 0x1.fffffffffffep-11}, {0x1.000000000000cp-10, 0x1.8000000000006p-9, 0x1.fffffffffffep-11}},
+ {{{{0x0p+0, 0x0p+0, -0x1p+0}, {0x1p+0, 0x0p+0, 0x0p+0}, {0x0p+0, -0x1p+0, 0x0p+0}}}, {0x1p-10, 0x1p-8, 0x1.8p-9}},
+ {{{{0x0p+0, -0x1p+0, 0x0p+0}, {0x0p+0, 0x0p+0, 0x1p+0}, {-0x1p+0, 0x0p+0, 0x0p+0}}}, {-0x1p-8, -0x1p-8, 0x1.8p-9}}},
+{7, {{-0x1.0000000000004p-13, -0x1.ffffffffffff8p-14, 0x1.0000000000004p-13}, {-0x1.0000000000004p-11, 0x0p+0, -0x1p-61}, {-0x1p-11, 0x1.0000000000008p-13, 0x1.0000000000004p-12}, {-0x1.ffffffffffffcp-13, -0x1.ffffffffffff8p-14, 0x1.0000000000004p-13}, {-0x1.0000000000004p-11, 0x0p+0, -0x1p-61}, {-0x1p-11, 0x1.0000000000008p-13, 0x1.0000000000004p-12}, {-0x1.0000000000008p-12, -0x1.0000000000008p-12, -0x1.0000000000008p-12}},
+ 11, {{-0x1.0000000000008p-12, -0x1.0000000000008p-12, -0x1.0000000000008p-12}, {-0x1.0000000000008p-12, -0x1.ffffffffffff4p-13, -0x1.fffffffffffe8p-14}, {-0x1.fffffffffffe8p-14, -0x1.fffffffffffe8p-14, -0x1p-61}, {-0x1.0000000000008p-12, -0x1.0000000000008p-12, -0x1.0000000000008p-12}, {-0x1.0000000000008p-12, -0x1.0000000000008p-12, -0x1.0000000000004p-11}, {-0x1.0000000000008p-12, -0x1.0000000000008p-12, -0x1.0000000000008p-12}, {-0x1.0000000000008p-12, 0x1p-13, -0x1.fffffffffffe8p-14}, {-0x1.000000000001p-13, -0x1.0000000000004p-11, -0x1.000000000000cp-13}, {0x1.ffffffffffffap-12, -0x1.0000000000008p-12, -0x1.0000000000004p-11}, {-0x1.0000000000008p-12, -0x1.0000000000008p-12, -0x1.0000000000008p-12}, {-0x1.ffffffffffff8p-13, -0x1.0000000000008p-12, -0x1.0000000000008p-12}},
+ {{{{0x0p+0, 0x0p+0, -0x1p+0}, {0x1p+0, 0x0p+0, 0x0p+0}, {0x0p+0, -0x1p+0, 0x0p+0}}}, {-0x1p-12, -0x1p-12, -0x1p-12}},
+ {{{{0x0p+0, 0x0p+0, -0x1p+0}, {0x1p+0, 0x0p+0, 0x0p+0}, {0x0p+0, -0x1p+0, 0x0p+0}}}, {-0x1p-12, -0x1p-13, -0x1p-13}}},
+{7, {{-0x1.0000000000004p-13, -0x1.ffffffffffff8p-14, 0x1.0000000000004p-13}, {-0x1.0000000000003p-11, 0x0p+0, -0x1p-61}, {-0x1p-11, 0x1.0000000000008p-13, 0x1.0000000000004p-12}, {-0x1.ffffffffffffcp-13, -0x1.ffffffffffff8p-14, 0x1.0000000000004p-13}, {-0x1.0000000000004p-11, 0x0p+0, -0x1p-61}, {-0x1p-11, 0x1.0000000000008p-13, 0x1.0000000000004p-12}, {-0x1.0000000000008p-12, -0x1.0000000000008p-12, -0x1.0000000000008p-12}},
+ 11, {{-0x1.0000000000008p-12, -0x1.0000000000008p-12, -0x1.0000000000008p-12}, {-0x1.0000000000008p-12, -0x1.ffffffffffff4p-13, -0x1.fffffffffffe8p-14}, {-0x1.fffffffffffe8p-14, -0x1.fffffffffffe8p-14, -0x1p-61}, {-0x1.0000000000008p-12, -0x1.0000000000008p-12, -0x1.0000000000008p-12}, {-0x1.0000000000008p-12, -0x1.0000000000008p-12, -0x1.0000000000008p-12}, {-0x1.0000000000008p-12, -0x1.0000000000008p-12, -0x1.0000000000008p-12}, {-0x1.0000000000008p-12, 0x1p-13, -0x1.fffffffffffe8p-14}, {-0x1.000000000001p-13, -0x1p-61, -0x1.0000000000008p-12}, {-0x1.0000000000008p-12, -0x1.0000000000008p-12, -0x1.0000000000004p-11}, {-0x1.0000000000008p-12, -0x1.0000000000008p-12, -0x1.0000000000008p-12}, {-0x1.ffffffffffff8p-13, -0x1.0000000000008p-12, -0x1.0000000000008p-12}},
+ {{{{0x0p+0, 0x0p+0, -0x1p+0}, {0x1p+0, 0x0p+0, 0x0p+0}, {0x0p+0, -0x1p+0, 0x0p+0}}}, {-0x1p-12, -0x1p-12, -0x1p-12}},
+ {{{{0x0p+0, 0x0p+0, -0x1p+0}, {0x1p+0, 0x0p+0, 0x0p+0}, {0x0p+0, -0x1p+0, 0x0p+0}}}, {-0x1p-12, 0x0p+0, 0x1p-13}}},
+{4, {{-0x1.0000000000004p-18, -0x1.0000000000004p-18, -0x1.0000000000004p-18}, {-0x1.0000000000003p-18, -0x1.0000000000004p-18, -0x1.0000000000004p-18}, {-0x1.0000000000004p-18, -0x1.0000000000002p-18, -0x1.0000000000003p-18}, {0x1.ffffffffffffap-19, 0x1.ffffffffffffap-19, 0x1.ffffffffffff8p-19}},
+ 4, {{-0x1.0000000000004p-18, -0x1.0000000000003p-18, 0x1.0000000000004p-19}, {0x1.8000000000004p-19, -0x1.7fffffffffffcp-19, 0x1.8000000000004p-19}, {0x1.8000000000004p-19, 0x1.8000000000004p-19, -0x1.0000000000004p-18}, {0x1.8000000000004p-19, 0x1.8000000000004p-19, 0x1.8000000000004p-19}},
+ {{{{-0x1.999999999999ap-1, 0x0p+0, -0x1.3333333333333p-1}, {0x0p+0, -0x1p+0, 0x0p+0}, {-0x1.3333333333333p-1, 0x0p+0, 0x1.999999999999ap-1}}}, {0x1.8p-19, 0x1.8p-19, 0x1.8p-19}},
+ {{{{-0x1.999999999999ap-1, 0x0p+0, -0x1.3333333333333p-1}, {0x0p+0, -0x1p+0, 0x0p+0}, {-0x1.3333333333333p-1, 0x0p+0, 0x1.999999999999ap-1}}}, {-0x1p-20, -0x1p-20, -0x1p-20}}},
+{11, {{-0x1.ffffffffffffep-9, 0x1p-60, -0x1p-10}, {0x1.8p-59, -0x1.8p-9, -0x1.0000000000004p-8}, {-0x1.0000000000004p-8, -0x1.0000000000004p-8, -0x1.ffffffffffffap-9}, {0x1.ffffffffffffp-11, 0x1.fffffffffffep-11, 0x1.fffffffffffep-11}, {-0x1.000000000001p-10, 0x1.fffffffffffep-11, -0x1.0000000000004p-8}, {0x1.fffffffffffep-11, 0x1.fffffffffffep-11, 0x1.fffffffffffep-11}, {0x1.fffffffffffep-11, 0x1.fffffffffffep-11, 0x1.fffffffffffep-11}, {0x1.fffffffffffep-11, 0x1.fffffffffffep-11, 0x1.fffffffffffep-11}, {0x1.7fffffffffff8p-9, 0x1.fffffffffffep-11, 0x1.fffffffffffep-11}, {0x1.fffffffffffep-11, 0x1.7fffffffffff8p-9, 0x1.fffffffffffep-11}, {0x1.000000000000cp-10, -0x1.000000000001p-10, 0x1.fffffffffffep-11}},
+ 6, {{0x1.fffffffffffep-11, 0x1.000000000000cp-10, 0x1.8000000000006p-9}, {0x1.8000000000006p-9, 0x1.8000000000006p-9, 0x1.8000000000006p-9}, {0x1.8000000000006p-9, 0x1.8000000000006p-9, -0x1.ffffffffffffp-11}, {0x1.000000000000cp-10, -0x1.7fffffffffffcp-9, 0x1.7fffffffffff8p-9}, {-0x1.0000000000008p-9, 0x1.7fffffffffff8p-9, 0x1.7fffffffffff8p-9}, {0x1.7fffffffffff8p-9, 0x1.7fffffffffff8p-9, 0x1.7fffffffffff8p-9}},
+ {{{{0x0p+0, 0x0p+0, 0x1p+0}, {0x0p+0, -0x1p+0, 0x0p+0}, {0x1p+0, 0x0p+0, 0x0p+0}}}, {0x1.8p-9, 0x1.8p-9, 0x1.8p-9}},
+ {{{{0x0p+0, 0x0p+0, 0x1p+0}, {0x0p+0, -0x1p+0, 0x0p+0}, {0x1p+0, 0x0p+0, 0x0p+0}}}, {0x1.8p-9, 0x1.8p-9, 0x1.8p-9}}},
+};
+
+PROX_TEST(features, degenerate_solids_from_fuzzing) {
+    int fragile = 0, certified = 0;
+    for (size_t c = 0; c < sizeof degenerate_cases / sizeof *degenerate_cases; ++c) {
+        const degenerate_case* k = &degenerate_cases[c];
+        prox_polyhedron *a, *b;
+        REQUIRE(prox_polyhedron_create_from_points(k->a, k->na, NULL, &a, NULL, 0) == PROX_OK);
+        REQUIRE(prox_polyhedron_create_from_points(k->b, k->nb, NULL, &b, NULL, 0) == PROX_OK);
+        fragile += a->fragile || b->fragile;
+        const prox_convex ca = prox_convex_make(k->a, k->na, 0), cb = prox_convex_make(k->b, k->nb, 0);
+        const prox_convex_distance_result g = prox_convex_distance(&ca, &k->xa, &cb, &k->xb, NULL, NULL);
+        const double scene = a->radius + b->radius + prox_vec3_length(prox_vec3_sub(k->xa.origin, k->xb.origin));
+        const double tol = 1e-9 * scene;
+        for (int va = -1; va < a->vertex_count; ++va)
+            for (int vb = (va < 0 ? -1 : 0); vb < (va < 0 ? 0 : b->vertex_count); ++vb) {
+                prox_feature_pair start = {{PROX_FEATURE_VERTEX, va}, {PROX_FEATURE_VERTEX, vb}};
+                const prox_feature_result r = prox_closest_features(a, &k->xa, b, &k->xb, va < 0 ? NULL : &start);
+                if (r.status == PROX_FEATURE_SEPARATED) {
+                    CHECK_MSG(r.distance >= g.lower_bound - tol && r.distance <= g.distance + tol,
+                              "case %zu from %d/%d: separated by %.17g, GJK [%.17g, %.17g]", c, va, vb, r.distance,
+                              g.lower_bound, g.distance);
+                    certified++;
+                } else if (r.status == PROX_FEATURE_INTERSECTING) {
+                    CHECK_MSG(g.lower_bound <= tol, "case %zu from %d/%d: intersecting, GJK at least %.17g apart", c,
+                              va, vb, g.lower_bound);
+                } else { /* not certified: an upper bound */
+                    CHECK_MSG(r.status == PROX_FEATURE_CYCLE && r.distance >= g.lower_bound - tol,
+                              "case %zu from %d/%d: %s, %.17g", c, va, vb, prox_feature_status_string(r.status),
+                              r.distance);
+                }
+            }
+        prox_polyhedron_destroy(a);
+        prox_polyhedron_destroy(b);
+    }
+    CHECK(fragile >= 4 && certified > 0);
 }
 
 PROX_TEST(features, bad_input) {

@@ -65,7 +65,7 @@
  * PROX_FEATURE_NOT_RIGID; to track a scaled shape, build the polyhedron from
  * the scaled points. The walk works in A's frame: B's features are mapped
  * into it one at a time as they are visited, so a query touches only the
- * features it walks over. prox_separating_plane accepts any valid affine
+ * features it walks over. prox_separating_plane accepts any finite affine
  * transform (the hull of transformed points is the transformed hull).
  *
  * PRECISION
@@ -82,7 +82,14 @@
  * is closer by more than the noise. The distance returned is thus within
  * about the noise of the true distance of the placed solids (the tests find
  * it within 1e-9 relative plus 1e-14 L of a long-double brute force on every
- * case, parallel faces and edges included). Distances up to
+ * case, parallel faces and edges included). Each final pair must also have
+ * the direction to the partner in its normal cone (a face at it leaning
+ * towards the partner), which the position tests cannot see at the apex of
+ * a nearly flat pyramid. Polyhedra with features the tolerance blurs (edges
+ * far shorter than the solid, faces nearly coplanar or folded flat) are
+ * flagged `fragile` and their separated answers certified by the supports
+ * (see prox_closest_features); face planes are formed in double-double, so
+ * sliver faces keep their direction. Distances up to
  * PROX_FEATURE_CONTACT_TOLERANCE * L count as contact: the result is then
  * PROX_FEATURE_INTERSECTING. Squared lengths are formed, so polyhedra with a
  * coordinate beyond PROX_FEATURE_MAX_COORDINATE (1e150) in magnitude or an
@@ -162,6 +169,12 @@ typedef struct prox_polyhedron {
     int triangle_count;     ///< the hull's face count
     int32_t* triangle_face; ///< per hull triangle: the face it was merged into
     double radius;          ///< largest vertex norm (about the frame's origin)
+    /// Degenerate features: an edge shorter than 2^-20 of `radius`, or
+    /// between two faces within about 2^-20 rad of coplanar or of folding
+    /// flat. The walk's tolerances can hide such an edge's turn, so its
+    /// separated answers on such a polyhedron are checked with one pass
+    /// over both vertex lists (O(V), see prox_closest_features).
+    bool fragile;
 } prox_polyhedron;
 
 /// Builds a polyhedron from a 3D convex hull (prox_hull_create). `allocator`
@@ -222,8 +235,10 @@ typedef enum prox_feature_status {
     /// the last ones compared (not meaningful); `features` holds the pair
     /// where contact was found (a good start for the next frame).
     PROX_FEATURE_INTERSECTING,
-    /// The walk came back to a pair it had visited (rounding ties; not seen
-    /// in the tests): the pair with the smallest feature distance met is
+    /// The walk came back to a pair it had visited (rounding ties, seen on
+    /// nearly degenerate solids only: fuzz/fuzz_features.c), or, on a
+    /// fragile polyhedron, ended three times on a pair that the supports
+    /// did not certify: the pair with the smallest feature distance met is
     /// returned, its distance an upper bound on the true one when the
     /// solids are disjoint. Not certified.
     PROX_FEATURE_CYCLE,
@@ -259,7 +274,11 @@ typedef struct prox_feature_result {
 /// is replaced by the default). On return *inout_features holds the final
 /// pair (unless the status is NOT_RIGID or INVALID_ARGUMENT, which leave it
 /// unchanged). Cost: a few feature steps when the warm start is close, each
-/// costing O(degree of the features); O(F) per local-minimum scan.
+/// costing O(degree of the features); O(F) per local-minimum scan. When
+/// either polyhedron is `fragile`, a separated answer is also checked
+/// against the supports along the closest points' direction (O(V) over
+/// both) and the walk resumes from those supports when they lie closer,
+/// up to three times (then PROX_FEATURE_CYCLE).
 /// Never allocates; re-entrant.
 PROX_API prox_feature_result prox_closest_features(const prox_polyhedron* a, const prox_transform* xa,
                                                    const prox_polyhedron* b, const prox_transform* xb,
