@@ -433,12 +433,6 @@ prox_result prox_polyhedron_create(const prox_hull* hull, const prox_allocator* 
         E->side_normal[0] = normalized(cross(P->faces[E->face[0]].normal, E->direction));
         E->side_normal[1] = normalized(cross(E->direction, P->faces[E->face[1]].normal));
         for (int k = 0; k < 2; ++k) E->side_offset[k] = dot(E->side_normal[k], mid);
-        /* Fragile: an edge much shorter than the solid, or between faces
-         * within about 2^-20 rad of coplanar or of folding flat (a knife
-         * edge): the walk's tolerance can hide such an edge's turn. */
-        const double turn = dot(P->faces[E->face[0]].normal, P->faces[E->face[1]].normal);
-        P->fragile |= E->end_offset[1] - E->end_offset[0] < 0x1p-20 * P->radius || turn > 1 - 0x1p-41 ||
-                      turn < -1 + 0x1p-41;
     }
     *out_polyhedron = P;
     return PROX_OK;
@@ -503,7 +497,6 @@ typedef struct walk {
     double best_d;
     prox_feature best_f[2];
     int scans;
-    bool fragile; /* either polyhedron is (see prox_polyhedron.fragile) */
 } walk;
 
 typedef enum action { ACT_MOVED, ACT_DONE, ACT_CONTACT } action;
@@ -802,9 +795,9 @@ static bool gain_edge_segment(walk* w, int se, int e, prox_vec3 p, prox_vec3 q, 
  * vertex that goes furthest towards the partner, or onto the edge's face
  * that turns most towards it. `toward` is in the work frame. */
 static bool normals_lean(const walk* w, int side, prox_feature f, prox_vec3 toward, prox_feature* out_next) {
+    if (f.kind == PROX_FEATURE_FACE) return true; /* (it ends a pair only with the partner above it: walk_vf) */
     const prox_polyhedron* P = w->p[side];
     const prox_vec3 t = to_local_direction(w, side, toward);
-    if (f.kind == PROX_FEATURE_FACE) return dot(P->faces[f.index].normal, t) > 0;
     if (f.kind == PROX_FEATURE_EDGE) {
         const prox_poly_edge* E = &P->edges[f.index];
         const double n0 = dot(P->faces[E->face[0]].normal, t), n1 = dot(P->faces[E->face[1]].normal, t);
@@ -832,9 +825,6 @@ static bool normals_lean(const walk* w, int side, prox_feature f, prox_vec3 towa
 /* normals_lean for both features of the pair (closest points x on side 0 and
  * y on side 1, work frame); false after making the move. */
 static bool pair_normals_lean(walk* w, prox_vec3 x, prox_vec3 y) {
-    /* (Only needed where faces are nearly coplanar, which makes a polyhedron
-     * fragile: elsewhere the position tests decide with a margin.) */
-    if (!w->fragile) return true;
     const prox_vec3 d = sub(y, x);
     prox_feature next;
     for (int side = 0; side < 2; ++side)
@@ -917,12 +907,6 @@ static action walk_ve(walk* w, int sv) {
         return ACT_MOVED;
     }
     if (gain_edge_segment(w, se, e, pv, pv, d)) return ACT_MOVED;
-    /* The edge's closest point at one of its ends: the edge's region tests
-     * pass there within the tolerance, but the point is that end's, and on a
-     * fragile polyhedron the other edges at that end may come closer by more
-     * than the tests see (a pair 2.2 times the distance passed for closest). */
-    if (w->fragile && (t <= 0 || t >= 1) && gain_vertex_point(w, se, E->vertex[t <= 0 ? 0 : 1], pv, d))
-        return ACT_MOVED;
     return (sv == 0 ? pair_normals_lean(w, pv, y) : pair_normals_lean(w, y, pv)) ? ACT_DONE : ACT_MOVED;
 }
 
@@ -948,18 +932,6 @@ static action walk_ee(walk* w) {
         return ACT_MOVED;
     }
     if (gain_edge_segment(w, 1, eb, a0, a1, d) || gain_edge_segment(w, 0, ea, b0, b1, d)) return ACT_MOVED;
-    /* A closest point at an end of its edge: as in walk_ve, the other edges
-     * at that end may come closer. */
-    const prox_vec3 ends[2][2] = {{a0, a1}, {b0, b1}};
-    const prox_vec3 near[2] = {x, y};
-    for (int side = 0; side < 2 && w->fragile; ++side) {
-        const prox_poly_edge* E = side ? EB : EA;
-        for (int k = 0; k < 2; ++k) {
-            const prox_vec3 gap = sub(near[side], ends[side][k]);
-            if (dot(gap, gap) <= w->noise * w->noise && gain_vertex_point(w, side, E->vertex[k], near[1 - side], d))
-                return ACT_MOVED;
-        }
-    }
     return pair_normals_lean(w, x, y) ? ACT_DONE : ACT_MOVED;
 }
 
@@ -976,31 +948,6 @@ static double farthest_face(const prox_polyhedron* P, prox_vec3 x, int* out_face
     }
     *out_face = best_face;
     return best;
-}
-
-/* walk_vf's look through flat short edges (see there): from v (side sv)
- * along edges shorter than short_edge whose far ends lie within the noise
- * of height s over face F (side sf), up to PLATEAU corners, the first edge
- * that goes down below s - noise; -1 if none. */
-static int edge_down_beyond(const walk* w, int sv, int v, int sf, const prox_poly_face* F, double s,
-                            double short_edge) {
-    enum { PLATEAU = 8 };
-    const prox_polyhedron* P = w->p[sv];
-    int plateau[PLATEAU] = {v}, size = 1;
-    for (int i = 0; i < size; ++i) {
-        const int u = plateau[i];
-        for (int k = P->vertex_edge_start[u]; k < P->vertex_edge_start[u + 1]; ++k) {
-            const prox_poly_edge* N = &P->edges[P->vertex_edges[k]];
-            const int other = N->vertex[0] == u ? N->vertex[1] : N->vertex[0];
-            const double h = dot(F->normal, to_local(w, sf, vertex_work(w, sv, other))) - F->offset;
-            if (h < s - w->noise) return P->vertex_edges[k];
-            bool known = false;
-            for (int j = 0; j < size; ++j) known |= plateau[j] == other;
-            if (!known && h <= s + w->noise && N->end_offset[1] - N->end_offset[0] < short_edge && size < PLATEAU)
-                plateau[size++] = other;
-        }
-    }
-    return -1;
 }
 
 /* Vertex (side sv) - face (side 1 - sv). */
@@ -1026,25 +973,9 @@ static action walk_vf(walk* w, int sv) {
         /* The projection y is in v's region iff no edge at v leans down
          * towards the face; the height is linear along an edge, so compare
          * the far end's height with v's directly: the same sign as the plane
-         * test (y - v) . u = -s n . u, without its loss of a factor s / length.
-         * An edge whose far end lies within the noise of v's height is flat
-         * to the test whatever its true slope, and flat edges can hide a
-         * descent in two ways, both seen passing for the lowest point of a
-         * solid that reached through the face's plane:
-         *  - a short edge (two points a few units in the last place apart)
-         *    says nothing of its direction, while the edges beyond its far
-         *    end go down (separated by 1% of the scene): the walk looks on
-         *    through flat edges shorter than 2^30 noise (1.5e-5 of the
-         *    scene), at the edges of their far ends, as if those corners
-         *    were v (up to PLATEAU of them);
-         *  - at a corner whose edges all fall by rounding amounts in
-         *    different directions (the apex of a nearly flat pyramid whose
-         *    bulk lies below) the solid goes down steeply between them
-         *    (separated by 14%): pair_normals_lean checks that. */
-        const double short_edge = 0x1p30 * w->noise;
+         * test (y - v) . u = -s n . u, without its loss of a factor s / length. */
         double lowest = s - w->noise;
         int down = -1;
-        bool look_on = false; /* a flat short edge at v */
         for (int k = PV->vertex_edge_start[v]; k < PV->vertex_edge_start[v + 1]; ++k) {
             const prox_poly_edge* N = &PV->edges[PV->vertex_edges[k]];
             const int other = N->vertex[0] == v ? N->vertex[1] : N->vertex[0];
@@ -1053,9 +984,7 @@ static action walk_vf(walk* w, int sv) {
                 lowest = h;
                 down = PV->vertex_edges[k];
             }
-            look_on |= h <= s + w->noise && N->end_offset[1] - N->end_offset[0] < short_edge;
         }
-        if (down < 0 && look_on) down = edge_down_beyond(w, sv, v, sf, F, s, short_edge);
         if (down >= 0) {
             set_feature(w, sv, PROX_FEATURE_EDGE, down);
             return ACT_MOVED;
@@ -1165,65 +1094,6 @@ static bool is_rotation(const prox_mat3* r) {
     return prox_mat3_determinant(r) > 0;
 }
 
-/* Walks from w->f until a pair passes every test (SEPARATED), contact, a
- * pair seen before (CYCLE) or *steps passes limit (STEP_LIMIT). */
-static prox_feature_status run_walk(walk* w, int limit, int* steps) {
-    uint64_t history[HISTORY];
-    int history_count = 0;
-    for (; *steps <= limit; ++*steps) {
-        action act;
-        const prox_feature_kind ka = w->f[0].kind, kb = w->f[1].kind;
-        if (ka == PROX_FEATURE_VERTEX && kb == PROX_FEATURE_VERTEX)
-            act = walk_vv(w);
-        else if (ka == PROX_FEATURE_VERTEX && kb == PROX_FEATURE_EDGE)
-            act = walk_ve(w, 0);
-        else if (ka == PROX_FEATURE_EDGE && kb == PROX_FEATURE_VERTEX)
-            act = walk_ve(w, 1);
-        else if (ka == PROX_FEATURE_EDGE && kb == PROX_FEATURE_EDGE)
-            act = walk_ee(w);
-        else if (ka == PROX_FEATURE_VERTEX)
-            act = walk_vf(w, 0);
-        else if (kb == PROX_FEATURE_VERTEX)
-            act = walk_vf(w, 1);
-        else if (ka == PROX_FEATURE_EDGE)
-            act = walk_ef(w, 0);
-        else
-            act = walk_ef(w, 1);
-        if (act == ACT_DONE) return PROX_FEATURE_SEPARATED;
-        if (act == ACT_CONTACT) return PROX_FEATURE_INTERSECTING;
-        /* Moved: a pair seen before means the walk would loop. */
-        const uint64_t key = pack_pair(w->f);
-        for (int i = 0; i < history_count && i < HISTORY; ++i)
-            if (history[i] == key) {
-                ++*steps;
-                return PROX_FEATURE_CYCLE;
-            }
-        history[history_count % HISTORY] = key;
-        history_count++;
-    }
-    return PROX_FEATURE_STEP_LIMIT;
-}
-
-/* Whether the direction u from the walk's closest point on A to the one on B
- * separates the solids by the distance found (to 2^-30 of it plus the
- * noise): every vertex of A at most x . u along it, every vertex of B at
- * least y . u (work frame). If not, the vertices of A and B furthest
- * towards each other along u. O(V) over both polyhedra. */
-static bool separated_along(const walk* w, int* out_a, int* out_b) {
-    const prox_vec3 u = sub(w->y, w->x);
-    double top = -INFINITY, bottom = INFINITY;
-    for (int i = 0; i < w->p[0]->vertex_count; ++i) {
-        const double g = dot(u, vertex_work(w, 0, i));
-        if (g > top) top = g, *out_a = i;
-    }
-    for (int i = 0; i < w->p[1]->vertex_count; ++i) {
-        const double g = dot(u, vertex_work(w, 1, i));
-        if (g < bottom) bottom = g, *out_b = i;
-    }
-    const double uu = dot(u, u), len = sqrt(uu);
-    return bottom - top >= uu * (1 - 0x1p-30) - w->noise * len;
-}
-
 prox_feature_result prox_closest_features(const prox_polyhedron* a, const prox_transform* xa, const prox_polyhedron* b,
                                           const prox_transform* xb, prox_feature_pair* inout_features) {
     prox_feature_result result;
@@ -1245,7 +1115,6 @@ prox_feature_result prox_closest_features(const prox_polyhedron* a, const prox_t
     memset(&w, 0, sizeof w);
     w.p[0] = a;
     w.p[1] = b;
-    w.fragile = a->fragile || b->fragile;
     const prox_mat3 ra_t = prox_mat3_transpose(&xa->basis);
     w.m = prox_mat3_mul(&ra_t, &xb->basis);
     w.shift = prox_mat3_apply(&ra_t, sub(xb->origin, xa->origin));
@@ -1267,26 +1136,51 @@ prox_feature_result prox_closest_features(const prox_polyhedron* a, const prox_t
         set_feature(&w, 1, PROX_FEATURE_VERTEX, b->face_vertices[F->first]);
     }
 
+    uint64_t history[HISTORY];
+    int history_count = 0;
     const int limit =
         64 + 4 * (a->vertex_count + a->edge_count + a->face_count + b->vertex_count + b->edge_count + b->face_count);
+    prox_feature_status status = PROX_FEATURE_STEP_LIMIT;
     int steps = 0;
-    prox_feature_status status = run_walk(&w, limit, &steps);
-    /* On a fragile polyhedron the local tests can end on a pair that is not
-     * the closest: the answer is certified by the supports along the
-     * closest points' direction, and the walk resumes from those supports
-     * (a few times) until it is; otherwise it is reported uncertified. */
-    if (status == PROX_FEATURE_SEPARATED && (a->fragile || b->fragile)) {
-        int va = 0, vb = 0;
-        for (int attempt = 0; !separated_along(&w, &va, &vb); ++attempt) {
-            if (attempt == 3 || steps > limit) {
-                status = PROX_FEATURE_CYCLE;
-                break;
-            }
-            set_feature(&w, 0, PROX_FEATURE_VERTEX, va);
-            set_feature(&w, 1, PROX_FEATURE_VERTEX, vb);
-            status = run_walk(&w, limit, &steps);
-            if (status != PROX_FEATURE_SEPARATED) break;
+    for (; steps <= limit; ++steps) {
+        action act;
+        const prox_feature_kind ka = w.f[0].kind, kb = w.f[1].kind;
+        if (ka == PROX_FEATURE_VERTEX && kb == PROX_FEATURE_VERTEX)
+            act = walk_vv(&w);
+        else if (ka == PROX_FEATURE_VERTEX && kb == PROX_FEATURE_EDGE)
+            act = walk_ve(&w, 0);
+        else if (ka == PROX_FEATURE_EDGE && kb == PROX_FEATURE_VERTEX)
+            act = walk_ve(&w, 1);
+        else if (ka == PROX_FEATURE_EDGE && kb == PROX_FEATURE_EDGE)
+            act = walk_ee(&w);
+        else if (ka == PROX_FEATURE_VERTEX)
+            act = walk_vf(&w, 0);
+        else if (kb == PROX_FEATURE_VERTEX)
+            act = walk_vf(&w, 1);
+        else if (ka == PROX_FEATURE_EDGE)
+            act = walk_ef(&w, 0);
+        else
+            act = walk_ef(&w, 1);
+        if (act == ACT_DONE) {
+            status = PROX_FEATURE_SEPARATED;
+            break;
         }
+        if (act == ACT_CONTACT) {
+            status = PROX_FEATURE_INTERSECTING;
+            break;
+        }
+        /* Moved: a pair seen before means the walk would loop. */
+        const uint64_t key = pack_pair(w.f);
+        bool seen = false;
+        for (int i = 0; i < history_count && i < HISTORY; ++i)
+            if (history[i] == key) seen = true;
+        if (seen) {
+            status = PROX_FEATURE_CYCLE;
+            ++steps;
+            break;
+        }
+        history[history_count % HISTORY] = key;
+        history_count++;
     }
     if (status == PROX_FEATURE_CYCLE || status == PROX_FEATURE_STEP_LIMIT) {
         if (w.best_d < INFINITY) {

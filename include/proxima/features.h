@@ -83,13 +83,16 @@
  * about the noise of the true distance of the placed solids (the tests find
  * it within 1e-9 relative plus 1e-14 L of a long-double brute force on every
  * case, parallel faces and edges included). Each final pair must also have
- * the direction to the partner in its normal cone (a face at it leaning
+ * the direction to its partner in its normal cone (a face at it leaning
  * towards the partner), which the position tests cannot see at the apex of
- * a nearly flat pyramid. Polyhedra with features the tolerance blurs (edges
- * far shorter than the solid, faces nearly coplanar or folded flat) are
- * flagged `fragile` and their separated answers certified by the supports
- * (see prox_closest_features); face planes are formed in double-double, so
- * sliver faces keep their direction. Distances up to
+ * a nearly flat pyramid; face planes are summed in double-double, so sliver
+ * faces keep their direction. Known limit: on nearly degenerate polyhedra,
+ * whose hull keeps apart facets split by rounding (angles near 1e-15),
+ * knife edges or edges a few units in the last place long, the tolerances
+ * can still end the walk on a pair that is not the closest, or report a
+ * contact that is not there (found by fuzzing with points moved a few units
+ * off a grid: fuzz/corpus/features/degenerate-*). Build such polyhedra from
+ * points rounded to a coarser grid, or use GJK (convex.h). Distances up to
  * PROX_FEATURE_CONTACT_TOLERANCE * L count as contact: the result is then
  * PROX_FEATURE_INTERSECTING. Squared lengths are formed, so polyhedra with a
  * coordinate beyond PROX_FEATURE_MAX_COORDINATE (1e150) in magnitude or an
@@ -169,12 +172,6 @@ typedef struct prox_polyhedron {
     int triangle_count;     ///< the hull's face count
     int32_t* triangle_face; ///< per hull triangle: the face it was merged into
     double radius;          ///< largest vertex norm (about the frame's origin)
-    /// Degenerate features: an edge shorter than 2^-20 of `radius`, or
-    /// between two faces within about 2^-20 rad of coplanar or of folding
-    /// flat. The walk's tolerances can hide such an edge's turn, so its
-    /// separated answers on such a polyhedron are checked with one pass
-    /// over both vertex lists (O(V), see prox_closest_features).
-    bool fragile;
 } prox_polyhedron;
 
 /// Builds a polyhedron from a 3D convex hull (prox_hull_create). `allocator`
@@ -235,12 +232,10 @@ typedef enum prox_feature_status {
     /// the last ones compared (not meaningful); `features` holds the pair
     /// where contact was found (a good start for the next frame).
     PROX_FEATURE_INTERSECTING,
-    /// The walk came back to a pair it had visited (rounding ties, seen on
-    /// nearly degenerate solids only: fuzz/fuzz_features.c), or, on a
-    /// fragile polyhedron, ended three times on a pair that the supports
-    /// did not certify: the pair with the smallest feature distance met is
-    /// returned, its distance an upper bound on the true one when the
-    /// solids are disjoint. Not certified.
+    /// The walk came back to a pair it had visited (rounding ties; seen on
+    /// nearly degenerate polyhedra only): the pair with the smallest
+    /// feature distance met is returned, its distance an upper bound on the
+    /// true one when the solids are disjoint. Not certified.
     PROX_FEATURE_CYCLE,
     /// The walk took more steps than 64 + 4 (V + E + F) of both polyhedra
     /// (not seen in the tests); reported like PROX_FEATURE_CYCLE.
@@ -274,11 +269,7 @@ typedef struct prox_feature_result {
 /// is replaced by the default). On return *inout_features holds the final
 /// pair (unless the status is NOT_RIGID or INVALID_ARGUMENT, which leave it
 /// unchanged). Cost: a few feature steps when the warm start is close, each
-/// costing O(degree of the features); O(F) per local-minimum scan. When
-/// either polyhedron is `fragile`, a separated answer is also checked
-/// against the supports along the closest points' direction (O(V) over
-/// both) and the walk resumes from those supports when they lie closer,
-/// up to three times (then PROX_FEATURE_CYCLE).
+/// costing O(degree of the features); O(F) per local-minimum scan.
 /// Never allocates; re-entrant.
 PROX_API prox_feature_result prox_closest_features(const prox_polyhedron* a, const prox_transform* xa,
                                                    const prox_polyhedron* b, const prox_transform* xb,
