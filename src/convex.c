@@ -351,15 +351,6 @@ int cvx_support_index(const cvx_shape* shape, double dx, double dy, double dz) {
     return support_scan(shape->points, shape->count, local);
 }
 
-static bool transform_finite(const prox_transform* t) {
-    /* x - x is 0 for finite x and NaN otherwise; one test for all twelve */
-    double z = t->origin.x - t->origin.x;
-    z += t->origin.y - t->origin.y;
-    z += t->origin.z - t->origin.z;
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) z += t->basis.m[i][j] - t->basis.m[i][j];
-    return z == 0.0;
-}
 
 static bool shape_ok(const prox_convex* s) {
     return s && s->points && s->count >= 1 && s->radius >= 0.0 && s->radius <= DBL_MAX;
@@ -367,7 +358,7 @@ static bool shape_ok(const prox_convex* s) {
 
 int prox_convex_support_index(const prox_convex* shape, const prox_transform* placement, prox_vec3 direction) {
     if (prox_convex_validate(shape, NULL, 0) != PROX_OK) return -1;
-    if (placement && !transform_finite(placement)) return -1;
+    if (placement && !prox_transform_is_finite(placement)) return -1;
     if (!prox_vec3_is_finite(direction)) return 0;
     cvx_shape s = {shape->points, shape->count, placement ? placement->basis : prox_mat3_identity(),
                    prox_vec3_make(0, 0, 0), 0.0};
@@ -459,7 +450,7 @@ bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* x
     if (!shape_ok(a) || !shape_ok(b)) return false;
     const prox_transform* ta = xa ? xa : &identity_transform;
     const prox_transform* tb = xb ? xb : &identity_transform;
-    if (!transform_finite(ta) || !transform_finite(tb)) return false;
+    if (!prox_transform_is_finite(ta) || !prox_transform_is_finite(tb)) return false;
     const prox_vec3 offset = prox_vec3_sub(tb->origin, ta->origin);
     /* the validation pass over the points also finds GJK's first supports */
     const bool apart = offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0;

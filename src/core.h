@@ -80,6 +80,18 @@ static inline double prox_max_row_sum(const prox_mat3* m) {
     return best;
 }
 
+/// Every entry of the basis and the origin finite (any matrix, singular
+/// ones included). x - x is 0 for finite x and NaN otherwise: one test for
+/// all twelve.
+static inline bool prox_transform_is_finite(const prox_transform* t) {
+    double z = t->origin.x - t->origin.x;
+    z += t->origin.y - t->origin.y;
+    z += t->origin.z - t->origin.z;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) z += t->basis.m[i][j] - t->basis.m[i][j];
+    return z == 0.0;
+}
+
 /// |v| and, when |v| > 0, v / |v| in *unit, both to
 /// full precision for any finite v: the squares of components far below 1
 /// underflow into subnormals (and lose their bits) and of components far

@@ -506,19 +506,15 @@ static inline prox_vec3 to_work(const walk* w, int side, prox_vec3 local) {
     if (side == 0) return local;
     return add(prox_mat3_apply(&w->m, local), w->shift);
 }
-static inline prox_vec3 to_local(const walk* w, int side, prox_vec3 work) {
-    if (side == 0) return work;
-    const prox_vec3 r = sub(work, w->shift);
-    /* M^T r */
-    return v3(w->m.m[0][0] * r.x + w->m.m[1][0] * r.y + w->m.m[2][0] * r.z,
-              w->m.m[0][1] * r.x + w->m.m[1][1] * r.y + w->m.m[2][1] * r.z,
-              w->m.m[0][2] * r.x + w->m.m[1][2] * r.y + w->m.m[2][2] * r.z);
+/* A work-frame direction in side's frame: M^T d for B (a rotation). */
+static inline prox_vec3 to_local_direction(const walk* w, int side, prox_vec3 d) {
+    if (side == 0) return d;
+    return v3(w->m.m[0][0] * d.x + w->m.m[1][0] * d.y + w->m.m[2][0] * d.z,
+              w->m.m[0][1] * d.x + w->m.m[1][1] * d.y + w->m.m[2][1] * d.z,
+              w->m.m[0][2] * d.x + w->m.m[1][2] * d.y + w->m.m[2][2] * d.z);
 }
-static inline prox_vec3 to_local_direction(const walk* w, int side, prox_vec3 work) {
-    if (side == 0) return work;
-    return v3(w->m.m[0][0] * work.x + w->m.m[1][0] * work.y + w->m.m[2][0] * work.z,
-              w->m.m[0][1] * work.x + w->m.m[1][1] * work.y + w->m.m[2][1] * work.z,
-              w->m.m[0][2] * work.x + w->m.m[1][2] * work.y + w->m.m[2][2] * work.z);
+static inline prox_vec3 to_local(const walk* w, int side, prox_vec3 work) {
+    return side == 0 ? work : to_local_direction(w, side, sub(work, w->shift));
 }
 static inline prox_vec3 vertex_work(const walk* w, int side, int v) {
     return to_work(w, side, w->p[side]->vertices[v]);
@@ -1078,13 +1074,6 @@ static bool feature_valid(const prox_polyhedron* P, prox_feature f) {
     return false;
 }
 
-static bool transform_finite(const prox_transform* t) {
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            if (!isfinite(t->basis.m[i][j])) return false;
-    return prox_vec3_is_finite(t->origin);
-}
-
 static bool is_rotation(const prox_mat3* r) {
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
@@ -1099,7 +1088,7 @@ prox_feature_result prox_closest_features(const prox_polyhedron* a, const prox_t
     prox_feature_result result;
     memset(&result, 0, sizeof result);
     result.features = inout_features ? *inout_features : prox_feature_pair_default();
-    if (!a || !b || !xa || !xb || !transform_finite(xa) || !transform_finite(xb)) {
+    if (!a || !b || !xa || !xb || !prox_transform_is_finite(xa) || !prox_transform_is_finite(xb)) {
         result.status = PROX_FEATURE_INVALID_ARGUMENT;
         return result;
     }

@@ -67,13 +67,6 @@ typedef struct lp {
     double inv_scale;
 } lp;
 
-static bool transform_finite(const prox_transform* t) {
-    bool finite = prox_vec3_is_finite(t->origin);
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) finite &= fabs(t->basis.m[i][j]) <= DBL_MAX;
-    return finite;
-}
-
 static inline prox_vec3 world_point(const prox_transform* t, prox_vec3 p) {
     const prox_mat3* m = &t->basis;
     return prox_vec3_make(m->m[0][0] * p.x + m->m[0][1] * p.y + m->m[0][2] * p.z + t->origin.x,
@@ -225,7 +218,7 @@ prox_plane_separation prox_separating_plane(const prox_vec3* points_a, int count
      * for an inverse refused the tiny bases of GJK's internal frame, whose
      * determinant underflows in scenes above about 1e100: the fallback of a
      * stalled GJK, gjk.c, was lost there.) */
-    if (!transform_finite(&p.xa) || !transform_finite(&p.xb)) return out;
+    if (!prox_transform_is_finite(&p.xa) || !prox_transform_is_finite(&p.xb)) return out;
 
     /* Bounding box of the placed points: centre and half size. */
     prox_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};

@@ -997,6 +997,22 @@ static int feature_count(const prox_polyhedron* p, int kind) {
     return kind == 0 ? p->vertex_count : kind == 1 ? p->edge_count : p->face_count;
 }
 
+/* The warm starts of a walk between a and b, every pair of features: their
+ * number, and the n-th (kinds in order, then indices). */
+static int start_count(const prox_polyhedron* a, const prox_polyhedron* b) {
+    return (a->vertex_count + a->edge_count + a->face_count) * (b->vertex_count + b->edge_count + b->face_count);
+}
+
+static prox_feature_pair nth_start(const prox_polyhedron* a, const prox_polyhedron* b, int n) {
+    for (int ka = 0; ka < 3; ++ka)
+        for (int kb = 0; kb < 3; ++kb) {
+            const int na = feature_count(a, ka), nb = feature_count(b, kb);
+            if (n < na * nb) return (prox_feature_pair){{(prox_feature_kind)ka, n / nb}, {(prox_feature_kind)kb, n % nb}};
+            n -= na * nb;
+        }
+    return prox_feature_pair_default(); /* (n beyond start_count) */
+}
+
 /* A facet split by rounding into two triangles at an angle of about 1e-15
  * keeps the edge between them (only exactly coplanar triangles merge): a
  * cube of side 3 with its corner (0, 3, 3) cut off by the plane y + z = 4
@@ -1016,22 +1032,17 @@ PROX_TEST(features, nearly_flat_edge_inside) {
         REQUIRE(prox_polyhedron_create_from_points(inner, 8, NULL, &a, NULL, 0) == PROX_OK);
         REQUIRE(prox_polyhedron_create_from_points(outer, 10, NULL, &b, NULL, 0) == PROX_OK);
         const prox_transform id = prox_transform_identity();
-        int starts = 0;
-        for (int ka = 0; ka < 3; ++ka)
-            for (int kb = 0; kb < 3; ++kb) {
-                const int na = feature_count(a, ka), nb = feature_count(b, kb);
-                for (int ia = 0; ia < na; ++ia)
-                    for (int ib = 0; ib < nb; ++ib) {
-                        prox_feature_pair p = {{(prox_feature_kind)ka, ia}, {(prox_feature_kind)kb, ib}};
-                        prox_feature_result r = prox_closest_features(a, &id, b, &id, &p);
-                        CHECK_MSG(r.status == PROX_FEATURE_INTERSECTING, "eps %g, start %d/%d %d/%d: %s, %.17g",
-                                  eps[e], ka, ia, kb, ib, prox_feature_status_string(r.status), r.distance);
-                        prox_feature_pair q = {{(prox_feature_kind)kb, ib}, {(prox_feature_kind)ka, ia}};
-                        r = prox_closest_features(b, &id, a, &id, &q);
-                        CHECK(r.status == PROX_FEATURE_INTERSECTING);
-                        starts++;
-                    }
-            }
+        const int starts = start_count(a, b);
+        for (int n = 0; n < starts; ++n) {
+            const prox_feature_pair start = nth_start(a, b, n);
+            prox_feature_pair p = start, q = {start.b, start.a};
+            prox_feature_result r = prox_closest_features(a, &id, b, &id, &p);
+            CHECK_MSG(r.status == PROX_FEATURE_INTERSECTING, "eps %g, start %d/%d %d/%d: %s, %.17g", eps[e],
+                      (int)start.a.kind, start.a.index, (int)start.b.kind, start.b.index,
+                      prox_feature_status_string(r.status), r.distance);
+            r = prox_closest_features(b, &id, a, &id, &q);
+            CHECK(r.status == PROX_FEATURE_INTERSECTING);
+        }
         CHECK(starts > 500); /* (26 features of the cube by 27-30 of the cut cube) */
         prox_polyhedron_destroy(a);
         prox_polyhedron_destroy(b);
@@ -1153,18 +1164,13 @@ PROX_TEST(features, flat_apex_over_a_point_inside) {
             REQUIRE(prox_polyhedron_create_from_points(tent, 9, NULL, &b, NULL, 0) == PROX_OK);
             const prox_transform id = prox_transform_identity();
             CHECK(prox_polyhedra_separating_plane(a, &id, b, &id).status == PROX_PLANE_INTERSECTING);
-            for (int ka = 0; ka < 3; ++ka)
-                for (int kb = 0; kb < 3; ++kb) {
-                    const int na = feature_count(a, ka), nb = feature_count(b, kb);
-                    for (int ia = 0; ia < na; ++ia)
-                        for (int ib = 0; ib < nb; ++ib) {
-                            prox_feature_pair p = {{(prox_feature_kind)ka, ia}, {(prox_feature_kind)kb, ib}};
-                            const prox_feature_result r = prox_closest_features(a, &id, b, &id, &p);
-                            CHECK_MSG(r.status != PROX_FEATURE_SEPARATED, "eps %g, d %g, start %d/%d %d/%d: separated by %g",
-                                      eps, d, ka, ia, kb, ib, r.distance);
-                            starts++;
-                        }
-                }
+            for (int n = 0; n < start_count(a, b); ++n, ++starts) {
+                const prox_feature_pair start = nth_start(a, b, n);
+                prox_feature_pair p = start;
+                const prox_feature_result r = prox_closest_features(a, &id, b, &id, &p);
+                CHECK_MSG(r.status != PROX_FEATURE_SEPARATED, "eps %g, d %g, start %d/%d %d/%d: separated by %g", eps,
+                          d, (int)start.a.kind, start.a.index, (int)start.b.kind, start.b.index, r.distance);
+            }
             prox_polyhedron_destroy(a);
             prox_polyhedron_destroy(b);
         }
