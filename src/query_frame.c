@@ -213,3 +213,15 @@ bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const p
     }
     return true;
 }
+
+/* (query_frame.h) */
+double prox_local_point_error(const prox_bvh* bvh, const prox_transform* x, const prox_transform* inverse,
+                              prox_vec3 p, prox_vec3 lp) {
+    const prox_vec3 back = prox_transform_point(x, lp);
+    const double residual = prox_max_abs3(prox_vec3_sub(back, p));
+    const double stretch = prox_max_row_sum(&x->basis);
+    const double world =
+        prox_max_abs3(p) + prox_max_abs3(x->origin) + stretch * (prox_max_abs3(lp) + prox_bvh_reach(bvh));
+    return prox_max_row_sum(&inverse->basis) * (residual * (1 + 0x1p-20) + 0x1p-40 * world);
+}
+

@@ -94,6 +94,20 @@ double prox_stretch_bound(const prox_mat3* m);
 prox_containment prox_find_containment(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                        const prox_transform* xb);
 
+/* How far the local point computed for the world point p, lp = x^-1(p), may
+ * lie from the exact preimage of p, and a placed triangle from the exact
+ * image of its local one, both measured in the mesh's frame (per
+ * coordinate). The first is read off the residual: x(lp) - p = B (lp -
+ * exact), so lp errs by at most |B^-1| times the residual, up to the
+ * rounding of computing it; that holds however x^-1 was rounded. The second
+ * and that rounding are a few units in the last place of the largest world
+ * magnitude W involved, here 2^-40 W, the margin of the collision frames
+ * (query_frame.c). Without this a mesh scaled by 1e-6 and placed 1 km out
+ * erred by 2.4e-7 of its size in its own frame, against a margin of 5e-9,
+ * and a point on its surface came out outside. */
+double prox_local_point_error(const prox_bvh* bvh, const prox_transform* x, const prox_transform* inverse,
+                              prox_vec3 p, prox_vec3 lp);
+
 /* Sets up both directions; false when a transform is singular or not finite. */
 bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
                             query_frames* q);

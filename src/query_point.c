@@ -17,27 +17,6 @@ enum { POINT_STACK = (PROX_LANES - 1) * PROX_MAX_DEPTH + 8 };
 
 /* ---- closest point ---------------------------------------------------- */
 
-/* How far the local point computed for the world point p, lp = x^-1(p), may
- * lie from the exact preimage of p, and a placed triangle from the exact
- * image of its local one, both measured in the mesh's frame (per
- * coordinate). The first is read off the residual: x(lp) - p = B (lp -
- * exact), so lp errs by at most |B^-1| times the residual, up to the
- * rounding of computing it; that holds however x^-1 was rounded. The second
- * and that rounding are a few units in the last place of the largest world
- * magnitude W involved, here 2^-40 W, the margin of the collision frames
- * (query_frame.c). Without this a mesh scaled by 1e-6 and placed 1 km out
- * erred by 2.4e-7 of its size in its own frame, against a margin of 5e-9,
- * and a point on its surface came out outside. */
-static double local_error(const prox_bvh* bvh, const prox_transform* x, const prox_transform* inverse, prox_vec3 p,
-                          prox_vec3 lp) {
-    const prox_vec3 back = prox_transform_point(x, lp);
-    const double residual = prox_max_abs3(prox_vec3_sub(back, p));
-    const double stretch = prox_max_row_sum(&x->basis);
-    const double world =
-        prox_max_abs3(p) + prox_max_abs3(x->origin) + stretch * (prox_max_abs3(lp) + prox_bvh_reach(bvh));
-    return prox_max_row_sum(&inverse->basis) * (residual * (1 + 0x1p-20) + 0x1p-40 * world);
-}
-
 /* Distance from a local point to each lane box, in local units, rounded
  * down a little: the boxes are exact floats, the few double operations err
  * by far less than the slack. */
@@ -74,7 +53,8 @@ prox_point_result prox_closest_point(const prox_bvh* bvh, const prox_transform* 
     prox_vec3 lp = prox_transform_point(&inverse, point);
     const double p[3] = {lp.x, lp.y, lp.z};
     const double slack = 0x1p-40 * (prox_bvh_reach(bvh) + prox_fmax(fabs(p[0]), prox_fmax(fabs(p[1]), fabs(p[2])))) +
-                         1.75 * local_error(bvh, x, &inverse, point, lp); /* (per coordinate: sqrt 3 of it in length) */
+                         /* (per coordinate: sqrt 3 of it in length) */
+                         1.75 * prox_local_point_error(bvh, x, &inverse, point, lp);
     double best = INFINITY;
     double limit = upper_bound >= 0 ? nextafter(upper_bound, INFINITY) : 0;
     int32_t stack[POINT_STACK];
@@ -151,23 +131,12 @@ static crossing segment_crossing(prox_vec3 p, prox_vec3 q, const prox_vec3 t[3])
 }
 
 /* Does the local segment [p, p + d] (t in [0, 1]) meet each lane box
- * (slightly enlarged)? Slab test; a zero component of d is handled by the
- * infinities of 1/0, with the NaN of 0 * inf avoided by the enlargement. */
+ * (slightly enlarged)? */
 static unsigned segment_lanes(const prox_node* node, const double p[3], const double inv_d[3], double grow) {
+    double entry[PROX_LANES];
+    lane_ray_entries(node, p, inv_d, grow, 1.0, entry);
     unsigned mask = 0;
-    for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
-        double t0 = 0, t1 = 1;
-        for (int k = 0; k < 3; ++k) {
-            double a = ((double)node->lo[k][l] - grow - p[k]) * inv_d[k];
-            double b = ((double)node->hi[k][l] + grow - p[k]) * inv_d[k];
-            double lo = a < b ? a : b, hi = a < b ? b : a;
-            lo = lo == lo ? lo : -INFINITY; /* NaN: the segment runs inside the slab */
-            hi = hi == hi ? hi : INFINITY;
-            t0 = lo > t0 ? lo : t0;
-            t1 = hi < t1 ? hi : t1;
-        }
-        mask |= (unsigned)(t0 <= t1 && node->count[l] >= 0) << l;
-    }
+    for (int l = 0; l < PROX_LANES; ++l) mask |= (unsigned)(entry[l] <= 1.0) << l;
     return mask;
 }
 
@@ -179,7 +148,7 @@ static int count_crossings(const prox_bvh* bvh, const prox_transform* x, const p
     prox_vec3 lp = prox_transform_point(inverse, p), lq = prox_transform_point(inverse, q);
     /* the local segment lies within the larger of its ends' errors of the
      * exact one (the map is affine) */
-    grow += prox_fmax(local_error(bvh, x, inverse, p, lp), local_error(bvh, x, inverse, q, lq));
+    grow += prox_fmax(prox_local_point_error(bvh, x, inverse, p, lp), prox_local_point_error(bvh, x, inverse, q, lq));
     const double o[3] = {lp.x, lp.y, lp.z};
     const double d[3] = {lq.x - lp.x, lq.y - lp.y, lq.z - lp.z};
     const double inv_d[3] = {1 / d[0], 1 / d[1], 1 / d[2]};

@@ -179,6 +179,33 @@ static inline int lanes_farthest_first(const double bound[PROX_LANES], double li
     return n;
 }
 
+/* Where the local ray o + t d, t in [0, t_max], enters each lane box grown
+ * by `grow` on every side: the entry t (0 when o is inside), or INFINITY
+ * when the ray misses the grown box in that range or the lane is empty.
+ * Slab test (Kay and Kajiya 1986) with inv_d = 1 / d: a zero component of d
+ * gives infinities, and 0 * inf (o exactly in a slab's plane, d parallel to
+ * it: the ray runs inside the closed slab) gives NaN, read as inside. The
+ * grow must cover the rounding of the products (the callers' slacks exceed
+ * 2^-40 of the coordinates involved). */
+static inline void lane_ray_entries(const prox_node* node, const double o[3], const double inv_d[3], double grow,
+                                    double t_max, double out[PROX_LANES]) {
+    for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
+        double t0 = 0, t1 = t_max;
+        for (int k = 0; k < 3; ++k) {
+            double a = ((double)node->lo[k][l] - grow - o[k]) * inv_d[k];
+            double b = ((double)node->hi[k][l] + grow - o[k]) * inv_d[k];
+            a = a == a ? a : -b; /* one NaN: the other plane's infinity, negated */
+            b = b == b ? b : -a;
+            double lo = a < b ? a : b, hi = a < b ? b : a;
+            lo = lo == lo ? lo : -INFINITY; /* both NaN: a flat slab holding the ray */
+            hi = hi == hi ? hi : INFINITY;
+            t0 = lo > t0 ? lo : t0;
+            t1 = hi < t1 ? hi : t1;
+        }
+        out[l] = t0 <= t1 && node->count[l] >= 0 ? t0 : INFINITY;
+    }
+}
+
 /* A box around the placed root box, in world coordinates, widened by 2^-30
  * of its size and position so that rounding never shrinks it below the
  * placed model. */

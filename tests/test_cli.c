@@ -263,3 +263,87 @@ PROX_TEST(cli, errors_say_what_and_where) {
     snprintf(command, sizeof command, "%s frobnicate", cli());
     CHECK(run(command, out, sizeof out) == 2);
 }
+
+/* Rays from a file against the library's answers; options and errors. */
+PROX_TEST(cli, rays_match_the_library) {
+    if (!cli()) {
+        prox_test_skip("PROX_CLI not set (run through ctest)");
+        return;
+    }
+    prox_mesh_data data;
+    REQUIRE(prox_mesh_torus(1.0, 0.25, 50, 50, &data) == PROX_OK);
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh_def def = prox_default_bvh_def();
+    def.volume = PROX_VOLUME_OBB;
+    prox_bvh* bvh;
+    REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+    /* the tool's --pose: a turn about z by 90 degrees and a shift */
+    const prox_transform x = {{{{0, -1, 0}, {1, 0, 0}, {0, 0, 1}}}, {0.5, 0, 0.25}};
+    char path[256];
+    snprintf(path, sizeof path, "%s/cli_rays.txt", PROX_BINARY_DIR);
+    FILE* f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    prox_rng rng = prox_rng_seed(prox_test_seed(17));
+    enum { N = 100 };
+    prox_ray_result expected[N];
+    int hits = 0;
+    for (int i = 0; i < N; ++i) {
+        prox_vec3 o, d;
+        o.x = 4 * prox_rng_uniform(&rng) - 2;
+        o.y = 4 * prox_rng_uniform(&rng) - 2;
+        o.z = 2 * prox_rng_uniform(&rng) - 1;
+        d.x = prox_rng_uniform(&rng) - 0.5;
+        d.y = prox_rng_uniform(&rng) - 0.5;
+        d.z = prox_rng_uniform(&rng) - 0.5;
+        fprintf(f, "%.17g %.17g %.17g %.17g %.17g %.17g\n", o.x, o.y, o.z, d.x, d.y, d.z);
+        expected[i] = prox_ray_cast(bvh, &x, o, d, NULL);
+        hits += expected[i].hit;
+    }
+    fclose(f);
+    CHECK(hits > 10 && hits < N - 10);
+    static char out[1 << 16];
+    char command[1024];
+    snprintf(command, sizeof command,
+             "%s ray builtin:torus --bv obb --pose \"0 -1 0 1 0 0 0 0 1 0.5 0 0.25\" --rays %s", cli(), path);
+    REQUIRE(run(command, out, sizeof out) == 0);
+    const char* p = out;
+    for (int i = 0; i < N; ++i) {
+        int hit = -1, tri = -1, front = -1;
+        double t, q[3], n[3];
+        int used = 0;
+        REQUIRE(sscanf(p, "%d%n", &hit, &used) == 1);
+        if (hit) {
+            REQUIRE(sscanf(p, "%d %lf %d %lf %lf %lf %lf %lf %lf %d%n", &hit, &t, &tri, &q[0], &q[1], &q[2], &n[0],
+                           &n[1], &n[2], &front, &used) == 10);
+            CHECK(expected[i].hit && t == expected[i].t && tri == expected[i].triangle &&
+                  q[0] == expected[i].point.x && n[2] == expected[i].normal.z && front == expected[i].front_face);
+        } else {
+            CHECK(!expected[i].hit);
+        }
+        p = strchr(p + used, '\n');
+        REQUIRE(p);
+        ++p;
+    }
+    /* one ray, options: straight down at the box's top face from above */
+    snprintf(command, sizeof command, "%s ray builtin:box --ray \"0.5 0.25 3 0 0 -1\"", cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK_MSG(strncmp(out, "1 2 ", 4) == 0 && strstr(out, " 0 0 1 1\n"), "%.200s", out);
+    snprintf(command, sizeof command, "%s ray builtin:box --ray \"0.5 0.25 3 0 0 -1\" --max-t 1.5", cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK(strcmp(out, "0\n") == 0);
+    snprintf(command, sizeof command, "%s ray builtin:box --ray \"0.5 0.25 0 0 0 1\" --cull-back-faces", cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK(strcmp(out, "0\n") == 0);
+    snprintf(command, sizeof command, "%s ray builtin:box --ray \"0 0 3 0 0 0\"", cli());
+    CHECK(run(command, out, sizeof out) == 1);
+    CHECK_MSG(strstr(out, "direction is zero") != NULL, "%.200s", out);
+    snprintf(command, sizeof command, "%s ray builtin:box --ray \"0 0 3 0 0\"", cli());
+    CHECK(run(command, out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "too few numbers") != NULL, "%.200s", out);
+    write_file(path, "0 0 3 0 0 -1\n0 0 3 0 nan -1\n");
+    snprintf(command, sizeof command, "%s ray builtin:box --rays %s", cli(), path);
+    CHECK(run(command, out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, ":2:") && strstr(out, "not finite"), "%.300s", out);
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+}

@@ -7,6 +7,8 @@
  *   proxima distance A B [--bv KIND] [--points] [--rel-error X] [--abs-error X] [--upper-bound X]
  *                        [--contact-first] [--tolerance D] [--pose-a ...] [--pose-b ...] [--placements FILE]
  *   proxima contacts A B [--bv KIND] [--sat full|lite] [--pose-a ...] [--pose-b ...] [--placements FILE]
+ *   proxima ray MODEL [--bv KIND] [--pose ...] [--max-t X] [--any-hit] [--cull-back-faces]
+ *                     [--ray "OX OY OZ DX DY DZ"] [--rays FILE]
  *   proxima demo [--placements N]
  *   proxima scene FILE [--frames N] [--threads N] [--broadphase KIND] [--schedule] [--no-contacts]
  *                      [--pairs] [--quiet]
@@ -41,6 +43,8 @@ static void usage(FILE* f) {
           "                       [--pose-a ...] [--pose-b ...] [--placements FILE]\n"
           "  proxima contacts A B [--bv KIND] [--sat full|lite] [--pose-a ...] [--pose-b ...]\n"
           "                       [--placements FILE]\n"
+          "  proxima ray MODEL [--bv KIND] [--pose ...] [--max-t X] [--any-hit] [--cull-back-faces]\n"
+          "                    [--ray \"OX OY OZ DX DY DZ\"] [--rays FILE]\n"
           "  proxima demo [--placements N]\n"
           "  proxima scene FILE|--demo [options]   (see below)\n"
           "\n"
@@ -68,6 +72,12 @@ static void usage(FILE* f) {
           "contacts prints the number of contacting triangle pairs per placement, then one\n"
           "line per pair (triangle a, triangle b, contact point, normal) and a line\n"
           "'manifold N nx ny nz' with up to 4 points, then an empty line.\n"
+          "ray casts rays origin + t direction (t >= 0, direction of any length) at the\n"
+          "model placed by --pose (a pose as above); --ray gives one, --rays FILE one per\n"
+          "line (6 numbers; '-' reads standard input). It prints per ray 1, t, the\n"
+          "triangle, the point, the unit normal of the triangle as wound and 1 when the\n"
+          "ray meets its front (else 0); or 0 for a miss. --max-t X: only hits at t <= X;\n"
+          "--any-hit: any hit, not the nearest; --cull-back-faces: only front faces.\n"
           "\n",
           f);
     scene_usage(f);
@@ -120,6 +130,11 @@ typedef struct options {
     bool have_tolerance;
     double tolerance;
     prox_distance_def distance;
+    /* ray */
+    prox_ray_def ray;
+    bool have_ray;
+    double ray_numbers[6];
+    const char* rays;
     const char* positional[2];
     int positional_count;
 } options;
@@ -161,6 +176,7 @@ static int parse_options(int argc, char** argv, int first, options* o) {
     o->sat = PROX_SAT_FULL;
     o->demo_count = 10000;
     o->distance = prox_default_distance_def();
+    o->ray = prox_default_ray_def();
     for (int i = first; i < argc; ++i) {
         const char* a = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -168,6 +184,8 @@ static int parse_options(int argc, char** argv, int first, options* o) {
         else if (strcmp(a, "--stats") == 0) o->stats = true;
         else if (strcmp(a, "--points") == 0) o->points = true;
         else if (strcmp(a, "--contact-first") == 0) o->distance.contact_first = true;
+        else if (strcmp(a, "--any-hit") == 0) o->ray.any_hit = true;
+        else if (strcmp(a, "--cull-back-faces") == 0) o->ray.cull_back_faces = true;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             exit(0);
@@ -195,8 +213,8 @@ static int parse_options(int argc, char** argv, int first, options* o) {
                 long n = strtol(value, &end, 10);
                 if (*end || n < 1 || n > 16) return fail("--leaf takes 1..16, not '%s'", value);
                 o->bvh.leaf_size = (int)n;
-            } else if (strcmp(a, "--pose-a") == 0 || strcmp(a, "--pose-b") == 0) {
-                int k = a[7] == 'b';
+            } else if (strcmp(a, "--pose-a") == 0 || strcmp(a, "--pose-b") == 0 || strcmp(a, "--pose") == 0) {
+                int k = a[6] == '-' && a[7] == 'b';
                 double v[12];
                 const char* error = "";
                 if (!parse_numbers(value, v, 12, &error)) {
@@ -222,6 +240,19 @@ static int parse_options(int argc, char** argv, int first, options* o) {
                 } else {
                     o->distance.upper_bound = x;
                 }
+            } else if (strcmp(a, "--ray") == 0) {
+                const char* error = "";
+                if (!parse_numbers(value, o->ray_numbers, 6, &error)) {
+                    fprintf(stderr, "proxima: --ray: %s (want 6 numbers: origin, then direction)\n", error);
+                    return 1;
+                }
+                o->have_ray = true;
+            } else if (strcmp(a, "--rays") == 0) {
+                o->rays = value;
+            } else if (strcmp(a, "--max-t") == 0) {
+                const char* error = "";
+                if (!parse_numbers(value, &o->ray.max_t, 1, &error) || o->ray.max_t < 0)
+                    return fail("%s takes one finite number >= 0", a);
             } else if (strcmp(a, "--placements") == 0) {
                 o->placements = value;
                 char* end;
@@ -315,6 +346,47 @@ static bool print_contact(const prox_contact* c, void* context) {
     return true;
 }
 
+/* Reads a file (or standard input for "-") of lines of `count` numbers
+ * ('#' comments, blank lines skipped) and hands each line to `each`, which
+ * returns NULL to go on or a message to stop with an error at that line.
+ * `what` names a line in messages ("placement", "ray"). Returns 0, or 1
+ * after printing what went wrong and where. */
+typedef const char* number_line_fcn(const double* numbers, void* context);
+
+static int read_number_lines(const char* path, int count, const char* what, const char* layout,
+                             number_line_fcn* each, void* context) {
+    FILE* f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "proxima: cannot open %ss file %s: %s\n", what, path, strerror(errno));
+        return 1;
+    }
+    char* line = NULL;
+    size_t cap = 0;
+    long number = 0;
+    int status = 0;
+    double v[24];
+    while (status == 0 && getline(&line, &cap, f) != -1) {
+        ++number;
+        char* hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        const char* p = line;
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
+        if (*p == '\0') continue;
+        const char* error = "";
+        if (!parse_numbers(p, v, count, &error)) {
+            fprintf(stderr, "proxima: %s:%ld: %s (want %d numbers per %s: %s)\n", path, number, error, count, what,
+                    layout);
+            status = 1;
+        } else if ((error = each(v, context)) != NULL) {
+            fprintf(stderr, "proxima: %s:%ld: %s\n", path, number, error);
+            status = 1;
+        }
+    }
+    free(line);
+    if (f != stdin) fclose(f);
+    return status;
+}
+
 static void run_one(pair_command command, const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                     const prox_transform* xb, const options* o, pair_totals* totals) {
     totals->queries++;
@@ -380,6 +452,21 @@ static void run_one(pair_command command, const prox_bvh* a, const prox_transfor
     totals->pairs += r.pair_count;
 }
 
+typedef struct placement_context {
+    pair_command command;
+    prox_bvh* const* bvh;
+    const options* o;
+    pair_totals* totals;
+} placement_context;
+
+static const char* run_placement(const double* v, void* context) {
+    const placement_context* c = context;
+    prox_transform xa, xb;
+    if (!pose_from_numbers(v, &xa) || !pose_from_numbers(v + 12, &xb)) return "singular basis";
+    run_one(c->command, c->bvh[0], &xa, c->bvh[1], &xb, c->o, c->totals);
+    return NULL;
+}
+
 static int command_pair(pair_command command, const options* o) {
     if (o->positional_count != 2) {
         usage(stderr);
@@ -402,39 +489,8 @@ static int command_pair(pair_command command, const options* o) {
     }
     pair_totals totals = {0, 0, 0, 0};
     if (o->placements) {
-        FILE* f = strcmp(o->placements, "-") == 0 ? stdin : fopen(o->placements, "r");
-        if (!f) {
-            fprintf(stderr, "proxima: cannot open placements file %s: %s\n", o->placements, strerror(errno));
-            goto done;
-        }
-        char* line = NULL;
-        size_t cap = 0;
-        long number = 0;
-        status = 0;
-        while (getline(&line, &cap, f) != -1) {
-            ++number;
-            char* hash = strchr(line, '#');
-            if (hash) *hash = '\0';
-            const char* p = line;
-            while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
-            if (*p == '\0') continue;
-            double v[24];
-            const char* error = "";
-            prox_transform xa, xb;
-            if (!parse_numbers(p, v, 24, &error)) {
-                fprintf(stderr, "proxima: %s:%ld: %s (want 24 numbers per placement)\n", o->placements, number, error);
-                status = 1;
-                break;
-            }
-            if (!pose_from_numbers(v, &xa) || !pose_from_numbers(v + 12, &xb)) {
-                fprintf(stderr, "proxima: %s:%ld: singular basis\n", o->placements, number);
-                status = 1;
-                break;
-            }
-            run_one(command, bvh[0], &xa, bvh[1], &xb, o, &totals);
-        }
-        free(line);
-        if (f != stdin) fclose(f);
+        placement_context c = {command, bvh, o, &totals};
+        status = read_number_lines(o->placements, 24, "placement", "A's pose, then B's pose", run_placement, &c);
     } else {
         prox_transform id = prox_transform_identity();
         run_one(command, bvh[0], o->have_pose[0] ? &o->pose[0] : &id, bvh[1], o->have_pose[1] ? &o->pose[1] : &id,
@@ -449,6 +505,77 @@ done:
         prox_bvh_destroy(bvh[k]);
         prox_mesh_data_free(&data[k]);
     }
+    return status;
+}
+
+/* One ray from 6 numbers; false (with a message) for a zero direction. */
+static bool cast_one(const prox_bvh* bvh, const prox_transform* x, const double* v, const options* o,
+                     pair_totals* totals) {
+    const prox_vec3 origin = prox_vec3_make(v[0], v[1], v[2]), direction = prox_vec3_make(v[3], v[4], v[5]);
+    prox_ray_result r = prox_ray_cast(bvh, x, origin, direction, &o->ray);
+    if (r.invalid_input) return false;
+    totals->queries++;
+    totals->volume_tests += r.volume_tests;
+    totals->triangle_tests += r.triangle_tests;
+    totals->pairs += r.hit;
+    if (!r.hit) {
+        printf("0\n");
+        return true;
+    }
+    printf("1 %.17g %d", r.t, r.triangle);
+    print_vec(r.point);
+    print_vec(r.normal);
+    printf(" %d\n", r.front_face ? 1 : 0);
+    return true;
+}
+
+typedef struct ray_context {
+    const prox_bvh* bvh;
+    const prox_transform* x;
+    const options* o;
+    pair_totals* totals;
+} ray_context;
+
+static const char* cast_line(const double* v, void* context) {
+    const ray_context* c = context;
+    return cast_one(c->bvh, c->x, v, c->o, c->totals) ? NULL : "the direction is zero";
+}
+
+static int command_ray(const options* o) {
+    if (o->positional_count != 1 || o->have_ray == (o->rays != NULL)) {
+        if (o->positional_count == 1) fputs("proxima: ray takes one of --ray and --rays\n", stderr);
+        usage(stderr);
+        return 2;
+    }
+    prox_mesh_data data;
+    if (!load_model(o->positional[0], &data)) return 1;
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh* bvh = NULL;
+    char message[512];
+    int status = 1;
+    if (prox_bvh_create(&o->bvh, &mesh, &bvh, message, sizeof message) != PROX_OK) {
+        fprintf(stderr, "proxima: %s: %s\n", o->positional[0], message);
+        goto done;
+    }
+    const prox_transform identity = prox_transform_identity();
+    const prox_transform* x = o->have_pose[0] ? &o->pose[0] : &identity;
+    pair_totals totals = {0, 0, 0, 0};
+    if (o->have_ray) {
+        if (!cast_one(bvh, x, o->ray_numbers, o, &totals)) {
+            fputs("proxima: --ray: the direction is zero\n", stderr);
+            goto done;
+        }
+        status = 0;
+    } else {
+        ray_context c = {bvh, x, o, &totals};
+        status = read_number_lines(o->rays, 6, "ray", "origin, direction", cast_line, &c);
+    }
+    if (o->stats)
+        fprintf(stderr, "rays %ld  volume tests %lld  triangle tests %lld  hits %lld\n", totals.queries,
+                (long long)totals.volume_tests, (long long)totals.triangle_tests, (long long)totals.pairs);
+done:
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
     return status;
 }
 
@@ -567,6 +694,7 @@ int main(int argc, char** argv) {
     if (strcmp(command, "collide") == 0) return command_pair(PAIR_COLLIDE, &o);
     if (strcmp(command, "distance") == 0) return command_pair(PAIR_DISTANCE, &o);
     if (strcmp(command, "contacts") == 0) return command_pair(PAIR_CONTACTS, &o);
+    if (strcmp(command, "ray") == 0) return command_ray(&o);
     if (strcmp(command, "demo") == 0) return command_demo(&o);
     fprintf(stderr, "proxima: unknown command '%s'\n", command);
     usage(stderr);

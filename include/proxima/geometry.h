@@ -40,6 +40,24 @@ PROX_API int prox_orient2d_sign(prox_vec3 a, prox_vec3 b, prox_vec3 c, int drop_
 /// take longer (exact arithmetic). Non-finite input gives an unspecified answer.
 PROX_API bool prox_tri_tri_overlap(const prox_vec3 a[3], const prox_vec3 b[3]);
 
+/// Where the ray origin + t direction, 0 <= t <= max_t, meets the closed
+/// triangle tri (either side): true with *out_t and the weights of the three
+/// corners at the point (each in [0, 1], summing to 1 up to rounding; either
+/// output may be NULL). The watertight test of Woop, Benthin and Wald (JCGT
+/// 2013) in double: on a ray through an edge or a corner shared by several
+/// triangles, at least one of them is hit (a point on an edge counts for the
+/// triangles on both sides), so rays cannot pass between the triangles of a
+/// closed mesh; the decision is that of the rounded edge functions, not an
+/// exact predicate (a ray within a few units of rounding of an edge may hit
+/// or miss the triangle; a triangle seen exactly edge-on is missed). t lies
+/// between the corners' depths along the ray however thin the triangle.
+/// direction need not be unit (t is in its units) and may have zero
+/// components. False for a zero or non-finite direction, a non-finite
+/// origin or corner, or max_t negative or NaN. Coordinates of any magnitude
+/// are scaled internally by powers of two.
+PROX_API bool prox_ray_triangle(prox_vec3 origin, prox_vec3 direction, const prox_vec3 tri[3], double max_t,
+                                double* out_t, double out_weights[3]);
+
 /* ---------------------------------------------------------------------------
  * Closest points and distances (src/closest.c, src/tri_contact.c,
  * src/rect_distance.c).

@@ -376,6 +376,66 @@ typedef enum prox_inside {
 PROX_API prox_inside prox_point_inside(const prox_bvh* bvh, const prox_transform* x, prox_vec3 point);
 
 /* ---------------------------------------------------------------------------
+ * Rays
+ * ------------------------------------------------------------------------- */
+
+typedef struct prox_ray_def {
+    /// Only hits at t <= max_t count (t in units of the direction: the point
+    /// is origin + t direction). Default INFINITY; negative or NaN is invalid.
+    double max_t;
+    /// Stop at the first hit found, not the nearest (occlusion and line of
+    /// sight: is anything there?). The hit reported is a true one, not
+    /// necessarily the nearest. Default false.
+    bool any_hit;
+    /// Ignore triangles seen from behind: those whose placed normal (corners
+    /// counter-clockwise about it) does not point against the ray. Default
+    /// false (both sides hit).
+    bool cull_back_faces;
+} prox_ray_def;
+
+PROX_API prox_ray_def prox_default_ray_def(void);
+
+typedef struct prox_ray_result {
+    bool hit;
+    bool invalid_input; ///< a non-finite or zero direction, non-finite origin, bad max_t or transform
+    /// Where the ray first meets the placed mesh: point = origin + t
+    /// direction; INFINITY without a hit.
+    double t;
+    prox_vec3 point;  ///< world coordinates
+    /// Unit normal of the placed triangle, (b - a) x (c - a) of its corners
+    /// in the mesh's order, whichever way the ray met it (see front_face);
+    /// for a triangle of no area (hit by a ray through it) the unit vector
+    /// against the direction.
+    prox_vec3 normal;
+    bool front_face;  ///< the normal points against the ray (the ray came from its side)
+    int32_t triangle; ///< index in the mesh as given; -1 without a hit
+    /// Weights of the triangle's three corners (mesh order) at the point:
+    /// point = sum weight_i corner_i up to rounding; each in [0, 1], sum 1.
+    double weights[3];
+    int64_t volume_tests;
+    int64_t triangle_tests;
+} prox_ray_result;
+
+/// The first point where the ray origin + t direction, 0 <= t <= def.max_t,
+/// meets the mesh of `bvh` placed by `x` (NULL: identity; any invertible
+/// placement, nonuniform scale included). World coordinates throughout;
+/// direction need not be unit and may have zero components.
+///
+/// Each triangle is placed in the world and met by the watertight test of
+/// prox_ray_triangle, so a ray through an edge or a corner shared by two
+/// triangles never slips through a closed mesh. The volumes are searched
+/// nearest first with the boxes every hierarchy keeps (any volume kind),
+/// each grown by the rounding of mapping the ray into the mesh's frame, so
+/// no triangle the test would hit is ever pruned: the answer equals that of
+/// prox_ray_triangle over all triangles (ties at the same t go to the lowest
+/// triangle index). A ray starting on or inside the surface hits it at the
+/// first triangle it meets at t >= 0 (t = 0 when the origin lies on one).
+/// `def` may be NULL. Never allocates; safe to call concurrently on one
+/// hierarchy (it only reads it).
+PROX_API prox_ray_result prox_ray_cast(const prox_bvh* bvh, const prox_transform* x, prox_vec3 origin,
+                                       prox_vec3 direction, const prox_ray_def* def);
+
+/* ---------------------------------------------------------------------------
  * Penetration of closed meshes
  * ------------------------------------------------------------------------- */
 

@@ -1,0 +1,544 @@
+/* SPDX-License-Identifier: MIT */
+/* Rays: the triangle test against an independent solve in long double, the
+ * mesh query against the test on every triangle (the same answer, to the
+ * bit), watertightness on closed meshes, the options, and bad input. */
+#include <proxima/geometry.h>
+#include <proxima/query.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models.h"
+#include "test.h"
+
+static prox_bvh* make_tree(const prox_mesh* mesh, prox_volume kind) {
+    prox_bvh_def def = prox_default_bvh_def();
+    def.volume = kind;
+    prox_bvh* bvh = NULL;
+    if (prox_bvh_create(&def, mesh, &bvh, NULL, 0) != PROX_OK) return NULL;
+    return bvh;
+}
+
+static const prox_volume all_kinds[] = {PROX_VOLUME_AABB,   PROX_VOLUME_OBB,    PROX_VOLUME_SPHERE,
+                                        PROX_VOLUME_KDOP14, PROX_VOLUME_KDOP18, PROX_VOLUME_KDOP26,
+                                        PROX_VOLUME_OBB_SPHERE, PROX_VOLUME_RSS, PROX_VOLUME_LSS};
+enum { KIND_COUNT = sizeof all_kinds / sizeof all_kinds[0] };
+
+static prox_vec3 random_unit(prox_rng* rng) {
+    for (;;) {
+        prox_vec3 v = {2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1};
+        double l = prox_vec3_length(v);
+        if (l > 0.1 && l <= 1) return prox_vec3_scale(v, 1 / l);
+    }
+}
+
+/* A point uniform in [0, side)^3. */
+static prox_vec3 random_point(prox_rng* rng, double side) {
+    const double x = prox_rng_uniform(rng), y = prox_rng_uniform(rng), z = prox_rng_uniform(rng);
+    return prox_vec3_make(side * x, side * y, side * z);
+}
+
+static prox_vec3 scaled_by(prox_vec3 v, int exponent) {
+    return prox_vec3_make(ldexp(v.x, exponent), ldexp(v.y, exponent), ldexp(v.z, exponent));
+}
+
+/* ---- the triangle test ---------------------------------------------------- */
+
+/* An independent answer: o + t d = a + u (b - a) + v (c - a) solved by
+ * Cramer's rule in long double. Returns 0 for a clear miss, 1 for a clear
+ * hit (every weight and t beyond `margin` inside), -1 when the ray passes
+ * within the margin of an edge or the plane is edge on (either answer is
+ * right). */
+static int long_double_ray(prox_vec3 o, prox_vec3 d, const prox_vec3 t[3], double max_t, long double* out_t) {
+    const long double e1[3] = {(long double)t[1].x - t[0].x, (long double)t[1].y - t[0].y,
+                               (long double)t[1].z - t[0].z};
+    const long double e2[3] = {(long double)t[2].x - t[0].x, (long double)t[2].y - t[0].y,
+                               (long double)t[2].z - t[0].z};
+    const long double s[3] = {(long double)o.x - t[0].x, (long double)o.y - t[0].y, (long double)o.z - t[0].z};
+    const long double dd[3] = {d.x, d.y, d.z};
+    /* columns: -d, e1, e2; unknowns t, u, v */
+#define DET3(a, b, c)                                                                                            \
+    ((a)[0] * ((b)[1] * (c)[2] - (b)[2] * (c)[1]) - (b)[0] * ((a)[1] * (c)[2] - (a)[2] * (c)[1]) +               \
+     (c)[0] * ((a)[1] * (b)[2] - (a)[2] * (b)[1]))
+    const long double nd[3] = {-dd[0], -dd[1], -dd[2]};
+    const long double det = DET3(nd, e1, e2);
+    const long double area = sqrtl(powl(e1[1] * e2[2] - e1[2] * e2[1], 2) + powl(e1[2] * e2[0] - e1[0] * e2[2], 2) +
+                                   powl(e1[0] * e2[1] - e1[1] * e2[0], 2));
+    const long double dlen = sqrtl(dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2]);
+    if (fabsl(det) <= 1e-9L * area * dlen) return -1; /* edge on to within the margin */
+    const long double tt = DET3(s, e1, e2) / det, u = DET3(nd, s, e2) / det, v = DET3(nd, e1, s) / det;
+#undef DET3
+    *out_t = tt;
+    const long double w[3] = {1 - u - v, u, v};
+    const long double m = 1e-9L;
+    bool inside = true, outside = false;
+    for (int k = 0; k < 3; ++k) {
+        inside &= w[k] > m;
+        outside |= w[k] < -m;
+    }
+    const long double t_margin = 1e-9L * (1 + fabsl(tt));
+    inside &= tt > t_margin && tt < max_t - t_margin;
+    outside |= tt < -t_margin || tt > max_t + t_margin;
+    return inside ? 1 : outside ? 0 : -1;
+}
+
+PROX_TEST(ray, triangle_against_long_double) {
+    prox_rng rng = prox_rng_seed(prox_test_seed(71));
+    const int count = (int)(200000 * test_scale()) + 100;
+    int hits = 0, disagreements = 0;
+    for (int i = 0; i < count; ++i) {
+        prox_vec3 t[3];
+        for (int c = 0; c < 3; ++c) t[c] = random_point(&rng, 1.0);
+        if (i % 10 == 0) { /* no area */
+            const double a = prox_rng_uniform(&rng);
+            t[2] = prox_vec3_add(prox_vec3_scale(t[0], 1 - a), prox_vec3_scale(t[1], a));
+        }
+        prox_vec3 o = prox_vec3_make(3 * prox_rng_uniform(&rng) - 1, 3 * prox_rng_uniform(&rng) - 1,
+                                     3 * prox_rng_uniform(&rng) - 1);
+        prox_vec3 target = prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        prox_vec3 d = prox_vec3_scale(prox_vec3_sub(target, o), 0.25 + 4 * prox_rng_uniform(&rng));
+        if (i % 7 == 0) d.y = 0; /* zero components */
+        if (i % 11 == 0) d.x = d.z = 0;
+        const double max_t = i % 3 == 0 ? 0.5 + prox_rng_uniform(&rng) : INFINITY;
+        double tk = NAN, w[3] = {NAN, NAN, NAN};
+        const bool hit = prox_ray_triangle(o, d, t, max_t, &tk, w);
+        long double tl = 0;
+        const int expect = long_double_ray(o, d, t, max_t, &tl);
+        hits += hit;
+        if (expect >= 0 && hit != (expect == 1)) {
+            if (++disagreements < 5)
+                CHECK_MSG(false, "ray %d: test says %s, long double says %s", i, hit ? "hit" : "miss",
+                          expect ? "hit" : "miss");
+        }
+        if (!hit) continue;
+        CHECK(tk >= 0 && tk <= max_t);
+        double sum = w[0] + w[1] + w[2];
+        CHECK(w[0] >= 0 && w[1] >= 0 && w[2] >= 0 && fabs(sum - 1) < 1e-12);
+        if (expect == 1) CHECK_NEAR(tk, (double)tl, 1e-9 * (1 + fabs(tk)));
+        /* the point from t and from the weights agree */
+        prox_vec3 p = prox_vec3_add(o, prox_vec3_scale(d, tk));
+        prox_vec3 q = prox_vec3_add(prox_vec3_add(prox_vec3_scale(t[0], w[0]), prox_vec3_scale(t[1], w[1])),
+                                    prox_vec3_scale(t[2], w[2]));
+        if (i % 10 != 0) CHECK(prox_vec3_length(prox_vec3_sub(p, q)) < 1e-9);
+    }
+    CHECK(disagreements == 0);
+    CHECK(hits > count / 20); /* the rays aim at the triangles' box: many hit */
+}
+
+PROX_TEST(ray, triangle_bad_input_and_scale) {
+    const prox_vec3 t[3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+    const prox_vec3 o = {0.25, 0.25, 1}, d = {0, 0, -1};
+    double tt = -1;
+    REQUIRE(prox_ray_triangle(o, d, t, INFINITY, &tt, NULL));
+    CHECK(tt == 1);
+    CHECK(!prox_ray_triangle(o, d, t, 0.5, NULL, NULL));  /* beyond max_t */
+    CHECK(prox_ray_triangle(o, d, t, 1.0, NULL, NULL));   /* at max_t */
+    CHECK(!prox_ray_triangle(o, prox_vec3_scale(d, -1), t, INFINITY, NULL, NULL)); /* behind */
+    CHECK(!prox_ray_triangle(o, prox_vec3_make(0, 0, 0), t, INFINITY, NULL, NULL));
+    CHECK(!prox_ray_triangle(o, prox_vec3_make(NAN, 0, -1), t, INFINITY, NULL, NULL));
+    CHECK(!prox_ray_triangle(o, prox_vec3_make(INFINITY, 0, -1), t, INFINITY, NULL, NULL));
+    CHECK(!prox_ray_triangle(prox_vec3_make(0.25, NAN, 1), d, t, INFINITY, NULL, NULL));
+    CHECK(!prox_ray_triangle(o, d, t, -1.0, NULL, NULL));
+    CHECK(!prox_ray_triangle(o, d, t, NAN, NULL, NULL));
+    const prox_vec3 bad[3] = {{0, 0, 0}, {1, INFINITY, 0}, {0, 1, 0}};
+    CHECK(!prox_ray_triangle(o, d, bad, INFINITY, NULL, NULL));
+    /* edge on: missed */
+    CHECK(!prox_ray_triangle(prox_vec3_make(-1, 0.25, 0), prox_vec3_make(1, 0, 0), t, INFINITY, NULL, NULL));
+    /* scaling the whole picture by a power of two scales nothing in t, down
+     * to the subnormals and up to the largest doubles (the test rescales
+     * internally) */
+    prox_rng rng = prox_rng_seed(prox_test_seed(5));
+    for (int i = 0; i < 2000; ++i) {
+        prox_vec3 tri[3];
+        for (int c = 0; c < 3; ++c) tri[c] = random_point(&rng, 1.0);
+        prox_vec3 oo = random_point(&rng, 2.0);
+        prox_vec3 dd = prox_vec3_sub(prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), 0.5), oo);
+        double t0 = -1;
+        const bool hit = prox_ray_triangle(oo, dd, tri, INFINITY, &t0, NULL);
+        const int exps[] = {-1000, -600, -300, 300, 600, 1000};
+        for (int k = 0; k < 6; ++k) {
+            prox_vec3 st[3];
+            for (int c = 0; c < 3; ++c) st[c] = scaled_by(tri[c], exps[k]);
+            const prox_vec3 so = scaled_by(oo, exps[k]);
+            double t1 = -1;
+            /* the direction scaled the same way keeps t; kept as it is, t scales */
+            const bool hit1 = prox_ray_triangle(so, scaled_by(dd, exps[k]), st, INFINITY, &t1, NULL);
+            if (exps[k] == -1000) {
+                /* the subnormal range rounds the corners: only no NaN, no crash */
+                CHECK(!hit1 || (t1 >= 0 && t1 <= DBL_MAX));
+                continue;
+            }
+            CHECK_MSG(hit1 == hit && (!hit || t1 == t0), "ray %d scaled by 2^%d: %d %.17g against %d %.17g", i,
+                      exps[k], hit1, t1, hit, t0);
+        }
+    }
+}
+
+/* ---- the mesh query against every triangle ------------------------------- */
+
+/* The nearest hit over all triangles with the same test (ties: the lower
+ * index), honouring the options. */
+static bool brute_ray(const prox_mesh* mesh, const prox_transform* x, prox_vec3 o, prox_vec3 d,
+                      const prox_ray_def* def, double* out_t, int32_t* out_tri) {
+    double best = def->max_t;
+    int32_t tri = -1;
+    for (int32_t i = 0; i < mesh->triangle_count; ++i) {
+        prox_vec3 t[3];
+        test_placed_triangle(mesh, x, i, t);
+        double ti;
+        if (!prox_ray_triangle(o, d, t, best, &ti, NULL)) continue;
+        if (ti == best && tri >= 0) continue;
+        if (def->cull_back_faces) {
+            prox_vec3 n = prox_vec3_cross(prox_vec3_sub(t[1], t[0]), prox_vec3_sub(t[2], t[0]));
+            if (!(prox_vec3_dot(n, d) < 0)) continue;
+        }
+        best = ti;
+        tri = i;
+    }
+    *out_t = best;
+    *out_tri = tri;
+    return tri >= 0;
+}
+
+/* Consistency of a hit: the point on the ray and on the triangle (by the
+ * weights, in the mesh's corner order), the normal unit and across the
+ * triangle, front_face its side. */
+static void check_hit(const prox_mesh* mesh, const prox_transform* x, prox_vec3 o, prox_vec3 d,
+                      const prox_ray_result* r, double scale) {
+    prox_vec3 t[3];
+    test_placed_triangle(mesh, x, r->triangle, t);
+    const prox_vec3 on_ray = prox_vec3_add(o, prox_vec3_scale(d, r->t));
+    CHECK(prox_vec3_length(prox_vec3_sub(on_ray, r->point)) <= 1e-12 * scale);
+    prox_vec3 by_weights = {0, 0, 0};
+    for (int c = 0; c < 3; ++c) by_weights = prox_vec3_add(by_weights, prox_vec3_scale(t[c], r->weights[c]));
+    CHECK_MSG(prox_vec3_length(prox_vec3_sub(by_weights, r->point)) <= 1e-9 * scale,
+              "triangle %d: point by weights %.3g from the hit", r->triangle,
+              prox_vec3_length(prox_vec3_sub(by_weights, r->point)));
+    CHECK_NEAR(prox_vec3_length(r->normal), 1.0, 1e-12);
+    const prox_vec3 e1 = prox_vec3_sub(t[1], t[0]), e2 = prox_vec3_sub(t[2], t[0]);
+    CHECK(fabs(prox_vec3_dot(r->normal, e1)) <= 1e-9 * prox_vec3_length(e1));
+    CHECK(fabs(prox_vec3_dot(r->normal, e2)) <= 1e-9 * prox_vec3_length(e2));
+    CHECK(r->front_face == (prox_vec3_dot(r->normal, d) < 0));
+    CHECK(r->weights[0] >= 0 && r->weights[1] >= 0 && r->weights[2] >= 0);
+}
+
+static void against_brute_force(const char* name, int count, bool scaled) {
+    prox_mesh_data data;
+    if (!test_model(name, &data)) {
+        prox_test_skip("model file not found (set PROXIMA_DATA)");
+        return;
+    }
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    const double radius = test_model_radius(&mesh);
+    prox_bvh* trees[KIND_COUNT];
+    for (int k = 0; k < KIND_COUNT; ++k) {
+        trees[k] = make_tree(&mesh, all_kinds[k]);
+        REQUIRE(trees[k]);
+    }
+    prox_rng rng = prox_rng_seed(prox_test_seed(4242));
+    count = (int)(count * test_scale()) + 10;
+    int hits = 0, misses = 0;
+    for (int i = 0; i < count; ++i) {
+        prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        prox_vec3 s = {1, 1, 1};
+        if (scaled) s = prox_vec3_add(prox_vec3_make(0.4, 0.4, 0.4), random_point(&rng, 1.0));
+        if (scaled && i % 5 == 0) s.y = -s.y; /* a mirroring placement */
+        const prox_vec3 centre = prox_vec3_scale(random_unit(&rng), radius * prox_rng_uniform(&rng));
+        const prox_transform x = prox_transform_make(q, s, centre);
+        /* origins around the model, aimed at a point near it; some rays
+         * along the axes (zero components), some from inside */
+        const double reach = radius * (0.2 + 2.5 * prox_rng_uniform(&rng));
+        prox_vec3 o = prox_vec3_add(centre, prox_vec3_scale(random_unit(&rng), reach));
+        prox_vec3 aim = prox_vec3_add(centre, prox_vec3_scale(random_unit(&rng), radius * prox_rng_uniform(&rng)));
+        prox_vec3 d = prox_vec3_scale(prox_vec3_sub(aim, o), 0.1 + 3 * prox_rng_uniform(&rng));
+        if (i % 6 == 0) {
+            const int axis = (int)(3 * prox_rng_uniform(&rng)) % 3;
+            d = prox_vec3_make(axis == 0, axis == 1, axis == 2);
+            if (prox_rng_uniform(&rng) < 0.5) d = prox_vec3_scale(d, -1);
+        }
+        prox_ray_def def = prox_default_ray_def();
+        if (i % 4 == 1) def.max_t = radius * prox_rng_uniform(&rng) / prox_vec3_length(d);
+        if (i % 4 == 2) def.cull_back_faces = true;
+        double bt;
+        int32_t btri;
+        const bool bhit = brute_ray(&mesh, &x, o, d, &def, &bt, &btri);
+        hits += bhit;
+        misses += !bhit;
+        for (int k = 0; k < KIND_COUNT; ++k) {
+            prox_ray_result r = prox_ray_cast(trees[k], &x, o, d, &def);
+            CHECK(!r.invalid_input);
+            CHECK_MSG(r.hit == bhit && (!bhit || (r.t == bt && r.triangle == btri)),
+                      "%s, kind %d, ray %d: hit %d t %.17g triangle %d; all triangles: %d %.17g %d", name, k, i,
+                      r.hit, r.t, r.triangle, bhit, bt, btri);
+            if (!r.hit) {
+                CHECK(r.t == INFINITY && r.triangle == -1);
+                continue;
+            }
+            check_hit(&mesh, &x, o, d, &r, radius + prox_vec3_length(centre) + prox_vec3_length(o));
+            /* any hit: a true hit exactly when there is one */
+            prox_ray_def any = def;
+            any.any_hit = true;
+            prox_ray_result a = prox_ray_cast(trees[k], &x, o, d, &any);
+            CHECK(a.hit && a.t >= r.t && a.t <= def.max_t);
+            if (a.hit) {
+                prox_vec3 t[3];
+                test_placed_triangle(&mesh, &x, a.triangle, t);
+                double ta;
+                CHECK(prox_ray_triangle(o, d, t, INFINITY, &ta, NULL) && ta == a.t);
+            }
+        }
+        if (!bhit) {
+            prox_ray_def any = def;
+            any.any_hit = true;
+            CHECK(!prox_ray_cast(trees[0], &x, o, d, &any).hit);
+        }
+    }
+    CHECK(hits > count / 4 && misses > 0);
+    for (int k = 0; k < KIND_COUNT; ++k) prox_bvh_destroy(trees[k]);
+    prox_mesh_data_free(&data);
+}
+
+PROX_TEST(ray, torus_against_brute_force) { against_brute_force("torus", 300, false); }
+PROX_TEST(ray, teapot_scaled_against_brute_force) { against_brute_force("teapot", 200, true); }
+PROX_TEST(ray, sphere_scaled_against_brute_force) { against_brute_force("sphere", 300, true); }
+PROX_TEST(ray, box_against_brute_force) { against_brute_force("box", 400, true); }
+PROX_TEST(ray, bunny_against_brute_force) { against_brute_force("bunny", 40, false); }
+
+/* ---- watertight ------------------------------------------------------------- */
+
+/* Rays from inside a closed mesh through every vertex and every edge
+ * midpoint (where two or more triangles meet, and a test that rounds each
+ * triangle's edges its own way lets rays through): each must hit. */
+static void watertight(const char* name, prox_vec3 (*inside_point)(prox_vec3 toward, double radius)) {
+    prox_mesh_data data;
+    REQUIRE(test_model(name, &data));
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    const double radius = test_model_radius(&mesh);
+    prox_bvh* bvh = make_tree(&mesh, PROX_VOLUME_OBB);
+    REQUIRE(bvh);
+    prox_rng rng = prox_rng_seed(prox_test_seed(9));
+    const prox_transform poses[2] = {
+        prox_transform_identity(),
+        prox_transform_make(prox_quat_random(0.3, 0.6, 0.9), prox_vec3_make(1.3, 0.7, 2.1),
+                            prox_vec3_make(0.1, -3, 7))};
+    int rays = 0, missed = 0, escaped_outside = 0, differ = 0;
+    const int brute_every = mesh.triangle_count > 1000 ? 13 : 1;
+    for (int p = 0; p < 2; ++p) {
+        const prox_transform* x = &poses[p];
+        for (int32_t t = 0; t < mesh.triangle_count; ++t) {
+            prox_vec3 c[3];
+            test_placed_triangle(&mesh, x, t, c);
+            for (int k = 0; k < 3; ++k) {
+                const prox_vec3 targets[2] = {c[k], prox_vec3_scale(prox_vec3_add(c[k], c[(k + 1) % 3]), 0.5)};
+                for (int j = 0; j < 2; ++j) {
+                    /* the inside point in the mesh's frame, placed */
+                    prox_transform inv;
+                    REQUIRE(prox_transform_inverse(x, &inv));
+                    const prox_vec3 local = inside_point(prox_transform_point(&inv, targets[j]), radius);
+                    const prox_vec3 o = prox_transform_point(x, local);
+                    const prox_vec3 d = prox_vec3_sub(targets[j], o);
+                    prox_ray_result r = prox_ray_cast(bvh, x, o, d, NULL);
+                    ++rays;
+                    missed += !r.hit;
+                    if (rays % brute_every == 0) {
+                        /* through edges and corners, ties at one t: the lowest index */
+                        const prox_ray_def def = prox_default_ray_def();
+                        double bt;
+                        int32_t btri;
+                        brute_ray(&mesh, x, o, d, &def, &bt, &btri);
+                        differ += r.t != bt || r.triangle != btri;
+                    }
+                    /* and from outside, aimed back through it at the inside point */
+                    const prox_vec3 far = prox_vec3_add(targets[j], prox_vec3_scale(d, 3.0 + prox_rng_uniform(&rng)));
+                    prox_ray_result s = prox_ray_cast(bvh, x, far, prox_vec3_sub(o, far), NULL);
+                    escaped_outside += !s.hit;
+                }
+            }
+        }
+    }
+    CHECK_MSG(differ == 0, "%s: %d rays through edges and corners differ from the loop over all triangles", name,
+              differ);
+    CHECK_MSG(missed == 0 && escaped_outside == 0, "%s: %d of %d rays from inside and %d from outside got through",
+              name, missed, rays, escaped_outside);
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+}
+
+static prox_vec3 sphere_centre(prox_vec3 toward, double radius) {
+    (void)toward;
+    (void)radius;
+    return prox_vec3_make(0, 0, 0);
+}
+
+/* the torus's core circle (the paper's torus lies in the xy plane), under the target */
+static prox_vec3 torus_core(prox_vec3 toward, double radius) {
+    (void)radius;
+    const double r = sqrt(toward.x * toward.x + toward.y * toward.y);
+    const double major = 1.0; /* tests/models.c: major radius 1 */
+    return r > 0 ? prox_vec3_make(toward.x * major / r, toward.y * major / r, 0) : prox_vec3_make(major, 0, 0);
+}
+
+PROX_TEST(ray, watertight_sphere) { watertight("sphere", sphere_centre); }
+PROX_TEST(ray, watertight_torus) { watertight("torus", torus_core); }
+
+/* ---- options, deformation, bad input ------------------------------------- */
+
+PROX_TEST(ray, box_faces_options_and_refit) {
+    prox_mesh_data data;
+    REQUIRE(test_model("box", &data));
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh* bvh = make_tree(&mesh, PROX_VOLUME_AABB);
+    REQUIRE(bvh);
+    double lo = INFINITY, hi = -INFINITY;
+    for (int v = 0; v < mesh.vertex_count; ++v) {
+        lo = fmin(lo, mesh.vertices[v].x);
+        hi = fmax(hi, mesh.vertices[v].x);
+    }
+    const double mid = 0.5 * (lo + hi);
+    /* straight at the -x face from outside: t to the face, the outward normal, a front face */
+    prox_vec3 o = {lo - 2, mid + 0.01, mid + 0.02};
+    prox_ray_result r = prox_ray_cast(bvh, NULL, o, prox_vec3_make(1, 0, 0), NULL);
+    REQUIRE(r.hit);
+    CHECK(r.t == 2);
+    CHECK(r.front_face && r.normal.x < -0.999);
+    /* from inside: the +x face from behind; culling back faces finds nothing */
+    o.x = mid;
+    r = prox_ray_cast(bvh, NULL, o, prox_vec3_make(1, 0, 0), NULL);
+    CHECK(r.hit && r.t == hi - mid && !r.front_face && r.normal.x > 0.999);
+    prox_ray_def cull = prox_default_ray_def();
+    cull.cull_back_faces = true;
+    CHECK(!prox_ray_cast(bvh, NULL, o, prox_vec3_make(1, 0, 0), &cull).hit);
+    /* max_t: up to and including the face */
+    prox_ray_def near = prox_default_ray_def();
+    near.max_t = (hi - mid) / 2; /* direction of length 2 */
+    CHECK(prox_ray_cast(bvh, NULL, o, prox_vec3_make(2, 0, 0), &near).hit);
+    near.max_t = nextafter(near.max_t, 0);
+    CHECK(!prox_ray_cast(bvh, NULL, o, prox_vec3_make(2, 0, 0), &near).hit);
+    /* an origin on the surface: t = 0 */
+    r = prox_ray_cast(bvh, NULL, prox_vec3_make(hi, mid, mid), prox_vec3_make(1, 0.5, 0), NULL);
+    CHECK(r.hit && r.t == 0);
+    /* after a deformation and refit the rays see the new surface */
+    prox_vec3* moved = malloc(sizeof(prox_vec3) * (size_t)mesh.vertex_count);
+    REQUIRE(moved);
+    for (int v = 0; v < mesh.vertex_count; ++v) moved[v] = prox_vec3_scale(mesh.vertices[v], 3);
+    REQUIRE(prox_bvh_refit(bvh, moved, mesh.vertex_count) == PROX_OK);
+    r = prox_ray_cast(bvh, NULL, prox_vec3_make(3 * lo - 2, 3 * mid + 0.01, 3 * mid), prox_vec3_make(1, 0, 0), NULL);
+    CHECK(r.hit && r.t == 2);
+    free(moved);
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+}
+
+PROX_TEST(ray, bad_input) {
+    prox_mesh_data data;
+    REQUIRE(test_model("sphere", &data));
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh* bvh = make_tree(&mesh, PROX_VOLUME_RSS);
+    REQUIRE(bvh);
+    const prox_vec3 o = {0, 0, -5}, d = {0, 0, 1};
+    REQUIRE(prox_ray_cast(bvh, NULL, o, d, NULL).hit);
+    prox_transform singular = prox_transform_identity();
+    singular.basis.m[2][0] = singular.basis.m[2][1] = singular.basis.m[2][2] = 0;
+    prox_transform nan_pose = prox_transform_identity();
+    nan_pose.origin.y = NAN;
+    prox_ray_def negative = prox_default_ray_def(), nan_t = prox_default_ray_def();
+    negative.max_t = -1;
+    nan_t.max_t = NAN;
+    prox_ray_result r[] = {
+        prox_ray_cast(NULL, NULL, o, d, NULL),
+        prox_ray_cast(bvh, NULL, prox_vec3_make(NAN, 0, 0), d, NULL),
+        prox_ray_cast(bvh, NULL, prox_vec3_make(0, INFINITY, 0), d, NULL),
+        prox_ray_cast(bvh, NULL, o, prox_vec3_make(0, 0, 0), NULL),
+        prox_ray_cast(bvh, NULL, o, prox_vec3_make(0, NAN, 1), NULL),
+        prox_ray_cast(bvh, NULL, o, prox_vec3_make(0, 0, -INFINITY), NULL),
+        prox_ray_cast(bvh, NULL, o, d, &negative),
+        prox_ray_cast(bvh, NULL, o, d, &nan_t),
+        prox_ray_cast(bvh, &singular, o, d, NULL),
+        prox_ray_cast(bvh, &nan_pose, o, d, NULL),
+    };
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; ++i) {
+        CHECK_MSG(r[i].invalid_input && !r[i].hit && r[i].t == INFINITY && r[i].triangle == -1, "case %zu", i);
+    }
+    /* max_t 0 is valid: only a hit at the origin */
+    prox_ray_def zero = prox_default_ray_def();
+    zero.max_t = 0;
+    prox_ray_result z = prox_ray_cast(bvh, NULL, o, d, &zero);
+    CHECK(!z.invalid_input && !z.hit);
+    /* extreme but valid: tiny and huge directions and placements give the
+     * unit answer (powers of two), never a NaN */
+    const prox_ray_result unit = prox_ray_cast(bvh, NULL, o, d, NULL);
+    const int exps[] = {-1000, -600, 600, 1000};
+    for (int k = 0; k < 4; ++k) {
+        prox_ray_result s = prox_ray_cast(bvh, NULL, o, prox_vec3_scale(d, ldexp(1, exps[k])), NULL);
+        CHECK_MSG(s.hit && s.t == ldexp(unit.t, -exps[k]) && s.triangle == unit.triangle, "direction 2^%d", exps[k]);
+    }
+    /* a direction so small that t would overflow: no hit, no infinity */
+    prox_ray_result tiny = prox_ray_cast(bvh, NULL, o, prox_vec3_scale(d, 0x1p-1060), NULL);
+    CHECK(!tiny.invalid_input && !tiny.hit && tiny.t == INFINITY);
+    /* placements scaled by powers of two (within what an invertible
+     * placement allows) */
+    for (int e = -300; e <= 300; e += 150) {
+        const double f = ldexp(1, e);
+        const prox_transform big =
+            prox_transform_make(prox_quat_identity(), prox_vec3_make(f, f, f), prox_vec3_make(0, 0, 0));
+        prox_ray_result s = prox_ray_cast(bvh, &big, prox_vec3_scale(o, f), d, NULL);
+        CHECK_MSG(!s.invalid_input && s.hit && s.triangle == unit.triangle && s.t == ldexp(unit.t, e),
+                  "placement scaled by 2^%d: hit %d t %g triangle %d", e, s.hit, s.t, s.triangle);
+    }
+    /* a mesh with triangles of no area and repeated corners */
+    const prox_vec3 v[] = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {0, 1, 0}, {1, 1, 0}};
+    const uint32_t idx[] = {0, 1, 2, 0, 0, 0, 0, 1, 3, 1, 4, 3};
+    prox_mesh flat = {v, 5, idx, 4};
+    prox_bvh* fb = NULL;
+    prox_bvh_def fdef = prox_default_bvh_def();
+    if (prox_bvh_create(&fdef, &flat, &fb, NULL, 0) == PROX_OK) {
+        for (int i = 0; i < 100; ++i) {
+            const prox_vec3 oo = {0.02 * i, 0.013 * i, 1};
+            prox_ray_result s = prox_ray_cast(fb, NULL, oo, prox_vec3_make(0, 0, -1), NULL);
+            CHECK(!s.invalid_input && (!s.hit || (s.t == 1 && prox_vec3_is_finite(s.normal))));
+            /* along the line of the collinear triangle */
+            s = prox_ray_cast(fb, NULL, prox_vec3_make(-1, 0, 0), prox_vec3_make(1, 0, 0), NULL);
+            CHECK(!s.hit || (isfinite(s.t) && prox_vec3_is_finite(s.normal)));
+        }
+        prox_bvh_destroy(fb);
+    }
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+}
+
+PROX_TEST(ray, far_from_the_origin) {
+    /* a box scaled by 1e-6 placed 1 km out: rays from nearby agree with the
+     * test on every triangle */
+    prox_mesh_data data;
+    REQUIRE(test_model("box", &data));
+    prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh* bvh = make_tree(&mesh, PROX_VOLUME_OBB);
+    REQUIRE(bvh);
+    prox_rng rng = prox_rng_seed(prox_test_seed(77));
+    const double offsets[] = {1e3, 1e5, 1e7}; /* (at 1e7 a coordinate of the box holds about 1,000 ulps) */
+    for (int k = 0; k < 3; ++k) {
+        const prox_transform x = prox_transform_make(prox_quat_random(0.1, 0.2, 0.3), prox_vec3_make(1e-6, 2e-6, 1e-6),
+                                                     prox_vec3_make(offsets[k], -offsets[k], 0.5 * offsets[k]));
+        int hits = 0;
+        for (int i = 0; i < 300; ++i) {
+            const prox_vec3 o = prox_vec3_add(x.origin, prox_vec3_scale(random_unit(&rng), 3e-6));
+            const prox_vec3 aim =
+                prox_vec3_add(x.origin, prox_vec3_scale(random_unit(&rng), 2e-7 * prox_rng_uniform(&rng)));
+            const prox_vec3 d = prox_vec3_sub(aim, o);
+            prox_ray_def def = prox_default_ray_def();
+            double bt;
+            int32_t btri;
+            const bool bhit = brute_ray(&mesh, &x, o, d, &def, &bt, &btri);
+            prox_ray_result r = prox_ray_cast(bvh, &x, o, d, NULL);
+            hits += bhit;
+            CHECK_MSG(r.hit == bhit && (!bhit || (r.t == bt && r.triangle == btri)),
+                      "offset %g ray %d: %d %.17g %d against %d %.17g %d", offsets[k], i, r.hit, r.t, r.triangle,
+                      bhit, bt, btri);
+        }
+        CHECK(hits > 50);
+    }
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+}
