@@ -42,7 +42,7 @@ prox_point_result prox_closest_point(const prox_bvh* bvh, const prox_transform* 
     if (!bvh) return result;
     prox_transform identity = prox_transform_identity(), inverse;
     x = x ? x : &identity;
-    if (!prox_vec3_is_finite(point) || !prox_transform_is_valid(x) || !prox_transform_inverse(x, &inverse)) {
+    if (!prox_vec3_is_finite(point) || !prox_transform_inverse(x, &inverse)) {
         result.invalid_input = true;
         return result;
     }
@@ -184,7 +184,7 @@ prox_inside prox_point_inside(const prox_bvh* bvh, const prox_transform* x, prox
     if (!bvh || !prox_vec3_is_finite(point)) return PROX_INSIDE_UNKNOWN;
     prox_transform identity = prox_transform_identity(), inverse;
     x = x ? x : &identity;
-    if (!prox_transform_is_valid(x) || !prox_transform_inverse(x, &inverse)) return PROX_INSIDE_UNKNOWN;
+    if (!prox_transform_inverse(x, &inverse)) return PROX_INSIDE_UNKNOWN;
     /* the world box of the placed mesh: a point outside it is outside */
     double lo[3], hi[3], reach = 0;
     placed_box(bvh, x, lo, hi);

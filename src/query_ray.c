@@ -17,6 +17,7 @@
 #include "bvh_internal.h"
 #include "query_frame.h"
 #include "query_traverse.h"
+#include "ray_triangle.h"
 
 /* Stack entries: each step replaces one entry by at most PROX_LANES, along a
  * path of at most PROX_MAX_DEPTH levels. */
@@ -116,7 +117,7 @@ prox_ray_result prox_ray_cast(const prox_bvh* bvh, const prox_transform* x, prox
     x = x ? x : &identity;
     const double d_max = prox_max_abs3(direction);
     if (!bvh || !prox_vec3_is_finite(origin) || !prox_vec3_is_finite(direction) || !(d_max > 0.0) ||
-        !(def->max_t >= 0.0) || !prox_transform_is_valid(x) || !prox_transform_inverse(x, &inverse)) {
+        !(def->max_t >= 0.0) || !prox_transform_inverse(x, &inverse)) {
         result.invalid_input = true;
         return result;
     }
@@ -133,6 +134,8 @@ prox_ray_result prox_ray_cast(const prox_bvh* bvh, const prox_transform* x, prox
     const double o[3] = {lo.x, lo.y, lo.z};
     const double inv_d[3] = {1.0 / ld.x, 1.0 / ld.y, 1.0 / ld.z};
 
+    ray_frame frame;
+    ray_frame_make(origin, direction, &frame); /* (the input was checked above) */
     double limit = def->max_t; /* the nearest hit so far, or max_t */
     int32_t best_slot = -1;
     int32_t stack[RAY_STACK];
@@ -151,17 +154,16 @@ prox_ray_result prox_ray_cast(const prox_bvh* bvh, const prox_transform* x, prox
                 place_triangle(bvh, x, slot, t);
                 result.triangle_tests++;
                 double hit_t, weights[3];
-                if (!prox_ray_triangle(origin, direction, t, limit, &hit_t, weights)) continue;
+                if (!ray_frame_hit(&frame, t, limit, &hit_t, weights)) continue;
                 /* the same t: the lower triangle index, as a loop over all would keep */
                 if (hit_t == limit && best_slot >= 0 && bvh->slot_triangle[slot] > bvh->slot_triangle[best_slot])
                     continue;
-                prox_vec3 n;
-                const bool front = unit_normal(t, direction, &n);
-                if (def->cull_back_faces && !front) continue;
+                if (def->cull_back_faces) {
+                    prox_vec3 n;
+                    if (!unit_normal(t, direction, &n)) continue;
+                }
                 limit = hit_t;
                 best_slot = slot;
-                result.front_face = front;
-                result.normal = n;
                 for (int c = 0; c < 3; ++c) result.weights[c] = weights[c];
             }
             if (best_slot >= 0 && def->any_hit) break;
@@ -171,12 +173,21 @@ prox_ray_result prox_ray_cast(const prox_bvh* bvh, const prox_transform* x, prox
         double entry[PROX_LANES];
         lane_ray_entries(node, o, inv_d, grow, limit, entry);
         result.volume_tests += valid_lanes(node);
-        /* nearest entry popped first: push the farthest first */
-        int order[PROX_LANES];
-        const int n = lanes_farthest_first(entry, INFINITY, order);
-        for (int i = 0; i < n; ++i) {
-            stack[top] = v.index * PROX_LANES + order[i];
-            entry_of[top++] = entry[order[i]];
+        /* nearest entry popped first: push the farthest first. A ray meets
+         * few of a node's lanes, so the met ones are gathered by a mask and
+         * only they are sorted (a branch per lane mispredicted often) */
+        unsigned met = 0;
+        for (int l = 0; l < PROX_LANES; ++l) met |= (unsigned)(entry[l] < INFINITY) << l;
+        const int first = top;
+        for (; met; met &= met - 1) {
+            const int l = __builtin_ctz(met);
+            int i = top++;
+            for (; i > first && entry_of[i - 1] < entry[l]; --i) {
+                stack[i] = stack[i - 1];
+                entry_of[i] = entry_of[i - 1];
+            }
+            stack[i] = v.index * PROX_LANES + l;
+            entry_of[i] = entry[l];
         }
     }
     if (best_slot < 0) return result;
@@ -184,5 +195,8 @@ prox_ray_result prox_ray_cast(const prox_bvh* bvh, const prox_transform* x, prox
     result.t = limit;
     result.point = prox_vec3_add(origin, prox_vec3_scale(direction, limit));
     result.triangle = bvh->slot_triangle[best_slot];
+    prox_vec3 t[3];
+    place_triangle(bvh, x, best_slot, t);
+    result.front_face = unit_normal(t, direction, &result.normal);
     return result;
 }

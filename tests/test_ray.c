@@ -67,6 +67,19 @@ static int long_double_ray(prox_vec3 o, prox_vec3 d, const prox_vec3 t[3], doubl
     const long double area = sqrtl(powl(e1[1] * e2[2] - e1[2] * e2[1], 2) + powl(e1[2] * e2[0] - e1[0] * e2[2], 2) +
                                    powl(e1[0] * e2[1] - e1[1] * e2[0], 2));
     const long double dlen = sqrtl(dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2]);
+    /* far from the ray's line (beyond the triangle's diameter from its
+     * centroid): a clear miss, edge on or not */
+    long double c[3], far[3];
+    const long double e3[3] = {e2[0] - e1[0], e2[1] - e1[1], e2[2] - e1[2]};
+    const long double l1 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2];
+    const long double l2 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
+    const long double l3 = e3[0] * e3[0] + e3[1] * e3[1] + e3[2] * e3[2];
+    const long double diameter = sqrtl(fmaxl(l1, fmaxl(l2, l3)));
+    for (int k = 0; k < 3; ++k) c[k] = -s[k] + (e1[k] + e2[k]) / 3; /* centroid - origin */
+    far[0] = c[1] * dd[2] - c[2] * dd[1];
+    far[1] = c[2] * dd[0] - c[0] * dd[2];
+    far[2] = c[0] * dd[1] - c[1] * dd[0];
+    if (sqrtl(far[0] * far[0] + far[1] * far[1] + far[2] * far[2]) > 1.5L * diameter * dlen * (1 + 1e-9L)) return 0;
     if (fabsl(det) <= 1e-9L * area * dlen) return -1; /* edge on to within the margin */
     const long double tt = DET3(s, e1, e2) / det, u = DET3(nd, s, e2) / det, v = DET3(nd, e1, s) / det;
 #undef DET3
@@ -125,6 +138,60 @@ PROX_TEST(ray, triangle_against_long_double) {
     }
     CHECK(disagreements == 0);
     CHECK(hits > count / 20); /* the rays aim at the triangles' box: many hit */
+}
+
+/* Triangles far smaller than their distance from the ray's origin: the
+ * edge functions are products of coordinates near that distance, so their
+ * rounding dwarfs the values unless the ray passes near the triangle. */
+PROX_TEST(ray, tiny_triangles_far_off) {
+    /* found by fuzz_ray: a triangle 2e-9 across, 0.5 from the origin, and a
+     * ray that passes 0.47 from it was reported to hit it at a corner */
+    const prox_transform x = {{{{0.75, -1, 1}, {0.75, 0, 1}, {-0.75, -1, 0.75}}}, {-0.5, -0.5, -0.5}};
+    const prox_vec3 local[3] = {{-0x1p-29, -0x1p-31, -0x1p-31}, {-0x1p-31, -0x1p-31, 0x3p-31}, {0, -0x1p-31, -0x1p-29}};
+    prox_vec3 t[3];
+    for (int c = 0; c < 3; ++c) t[c] = prox_transform_point(&x, local[c]);
+    CHECK(!prox_ray_triangle(prox_vec3_make(0x1p-30, -0x1p-29, -0x1p-31), prox_vec3_make(-0x1p-31, -0x1p-31, -0x3p-31),
+                             t, INFINITY, NULL, NULL));
+    prox_rng rng = prox_rng_seed(prox_test_seed(72));
+    const int count = (int)(100000 * test_scale()) + 100;
+    int hits = 0, disagreements = 0;
+    for (int i = 0; i < count; ++i) {
+        const double size = pow(10.0, -3 - 9 * prox_rng_uniform(&rng));
+        const prox_vec3 centre = prox_vec3_scale(random_unit(&rng), 0.2 + prox_rng_uniform(&rng));
+        prox_vec3 tri[3];
+        for (int c = 0; c < 3; ++c) tri[c] = prox_vec3_add(centre, prox_vec3_scale(random_unit(&rng), size));
+        /* aimed at the triangle (within twice its size), or anywhere */
+        const double a = prox_rng_uniform(&rng), b = prox_rng_uniform(&rng);
+        const prox_vec3 inside = prox_vec3_add(prox_vec3_scale(tri[0], 1 - sqrt(a)),
+                                               prox_vec3_add(prox_vec3_scale(tri[1], sqrt(a) * (1 - b)),
+                                                             prox_vec3_scale(tri[2], sqrt(a) * b)));
+        const prox_vec3 aim = prox_vec3_add(inside, prox_vec3_scale(random_unit(&rng), 0.2 * size));
+        prox_vec3 o = {0, 0, 0}, d = i % 4 == 0 ? random_unit(&rng) : aim;
+        if (i % 4 == 1) {
+            /* from a point of the triangle's plane, nearly along it, passing
+             * far from the triangle: the triangle seen nearly edge on */
+            const prox_vec3 cross = prox_vec3_cross(prox_vec3_sub(tri[1], tri[0]), prox_vec3_sub(tri[2], tri[0]));
+            const prox_vec3 n = prox_vec3_scale(cross, 1 / prox_vec3_length(cross));
+            const prox_vec3 r1 = random_unit(&rng), r2 = random_unit(&rng);
+            const prox_vec3 u1 = prox_vec3_sub(r1, prox_vec3_scale(n, prox_vec3_dot(r1, n)));
+            const prox_vec3 u2 = prox_vec3_sub(r2, prox_vec3_scale(n, prox_vec3_dot(r2, n)));
+            o = prox_vec3_add(centre, prox_vec3_scale(u1, 0.5));
+            const prox_vec3 target = prox_vec3_add(prox_vec3_add(centre, prox_vec3_scale(u2, 0.5)),
+                                                   prox_vec3_scale(n, size * 1e-8 * (prox_rng_uniform(&rng) - 0.5)));
+            d = prox_vec3_sub(target, o);
+        }
+        double tk = NAN;
+        const bool hit = prox_ray_triangle(o, d, tri, INFINITY, &tk, NULL);
+        long double tl = 0;
+        const int expect = long_double_ray(o, d, tri, INFINITY, &tl);
+        hits += hit;
+        if (expect >= 0 && hit != (expect == 1) && ++disagreements < 5)
+            CHECK_MSG(false, "ray %d (triangle %.3g across): test says %s, long double says %s", i, size,
+                      hit ? "hit" : "miss", expect ? "hit" : "miss");
+        if (hit && expect == 1) CHECK_NEAR(tk, (double)tl, 1e-9 * tk);
+    }
+    CHECK(disagreements == 0);
+    CHECK_MSG(hits > count / 8, "%d hits of %d", hits, count);
 }
 
 PROX_TEST(ray, triangle_bad_input_and_scale) {

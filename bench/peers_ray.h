@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* Peer library for the ray benchmark (bench/ray.c): Bullet 3's ray test
+ * against a static triangle mesh (btBvhTriangleMeshShape). Optional:
+ * bench/peers_ray.cpp is compiled (and PROX_HAVE_RAY_PEERS defined for the
+ * benchmark) only when CMake finds Bullet; otherwise the inline functions
+ * below describe no peer and the benchmark times proxima alone. */
+#ifndef PROX_BENCH_PEERS_RAY_H
+#define PROX_BENCH_PEERS_RAY_H
+
+#include <proxima/mesh.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One peer's answer for a ray from `from` to `to`: whether it hit, and the
+/// fraction of the way at the hit (in [0, 1]).
+typedef struct ray_peer_hit {
+    int hit;
+    double fraction;
+} ray_peer_hit;
+
+#ifdef PROX_HAVE_RAY_PEERS
+
+/// Number of peer variants compiled in.
+int ray_peer_count(void);
+/// Short stable name ("bullet-bvh").
+const char* ray_peer_name(int peer);
+/// One line on how the variant is driven.
+const char* ray_peer_notes(int peer);
+/// The peer's mesh object (its hierarchy built once). NULL on failure.
+void* ray_peer_mesh(int peer, const prox_mesh* mesh);
+/// The nearest hit of the segment from `from` to `to` on the mesh placed by
+/// `x` (a rotation and a translation).
+ray_peer_hit ray_peer_cast(int peer, void* mesh, const prox_transform* x, prox_vec3 from, prox_vec3 to);
+void ray_peer_mesh_destroy(int peer, void* mesh);
+
+#else
+
+static inline int ray_peer_count(void) { return 0; }
+static inline const char* ray_peer_name(int peer) { (void)peer; return ""; }
+static inline const char* ray_peer_notes(int peer) { (void)peer; return ""; }
+static inline void* ray_peer_mesh(int peer, const prox_mesh* mesh) { (void)peer, (void)mesh; return NULL; }
+static inline ray_peer_hit ray_peer_cast(int peer, void* mesh, const prox_transform* x, prox_vec3 from,
+                                         prox_vec3 to) {
+    (void)peer, (void)mesh, (void)x, (void)from, (void)to;
+    ray_peer_hit none = {0, 0};
+    return none;
+}
+static inline void ray_peer_mesh_destroy(int peer, void* mesh) { (void)peer, (void)mesh; }
+
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
