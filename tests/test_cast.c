@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/* Casts of translating convex shapes (prox_convex_cast) against exact
+ * answers: for polytopes, the ray from the origin along -(move_b - move_a)
+ * through the Minkowski difference B - A (its exact hull, facet planes in
+ * long double); for spheres, the roots of a quadratic. */
+#include <proxima/convex.h>
+#include <proxima/hull.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models.h"
+#include "test.h"
+
+static prox_vec3 random_in_ball(prox_rng* rng, double r) {
+    for (;;) {
+        const double x = 2 * prox_rng_uniform(rng) - 1, y = 2 * prox_rng_uniform(rng) - 1,
+                     z = 2 * prox_rng_uniform(rng) - 1;
+        if (x * x + y * y + z * z <= 1) return prox_vec3_make(r * x, r * y, r * z);
+    }
+}
+
+static prox_transform random_placement(prox_rng* rng, bool scaled) {
+    const prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    prox_vec3 s = {1, 1, 1};
+    if (scaled) {
+        s.x = 0.5 + prox_rng_uniform(rng);
+        s.y = 0.5 + prox_rng_uniform(rng);
+        s.z = 0.5 + prox_rng_uniform(rng);
+    }
+    return prox_transform_make(q, s, random_in_ball(rng, 2.0));
+}
+
+/* The exact cast of two polytopes (radius 0): contact at t when -t w lies in
+ * M = B - A. Returns 1 hit (t in *out_t), 0 miss, 2 initial contact, -1 too
+ * close to call (the ray grazes M within the margin). */
+static int exact_cast(const prox_vec3* pa, int na, const prox_vec3* pb, int nb, prox_vec3 w, double* out_t) {
+    prox_vec3* m = malloc(sizeof *m * (size_t)(na * nb));
+    if (!m) return -1;
+    for (int i = 0; i < na; ++i)
+        for (int j = 0; j < nb; ++j) m[i * nb + j] = prox_vec3_sub(pb[j], pa[i]);
+    prox_hull* hull = NULL;
+    const prox_result made = prox_hull_create(m, na * nb, NULL, &hull, NULL, 0);
+    free(m);
+    if (made != PROX_OK || hull->dimension != 3) {
+        prox_hull_destroy(hull);
+        return -1;
+    }
+    const long double r[3] = {-w.x, -w.y, -w.z};
+    long double lo = 0, hi = 1, margin = 0;
+    bool inside = true;
+    for (int f = 0; f < hull->face_count; ++f) {
+        const prox_vec3* v = hull->vertices;
+        const uint32_t* c = hull->faces + 3 * f;
+        const long double e1[3] = {(long double)v[c[1]].x - v[c[0]].x, (long double)v[c[1]].y - v[c[0]].y,
+                                   (long double)v[c[1]].z - v[c[0]].z};
+        const long double e2[3] = {(long double)v[c[2]].x - v[c[0]].x, (long double)v[c[2]].y - v[c[0]].y,
+                                   (long double)v[c[2]].z - v[c[0]].z};
+        long double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                            e1[0] * e2[1] - e1[1] * e2[0]};
+        const long double len = sqrtl(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (!(len > 0)) continue;
+        for (int k = 0; k < 3; ++k) n[k] /= len;
+        const long double h = n[0] * v[c[0]].x + n[1] * v[c[0]].y + n[2] * v[c[0]].z; /* n . x <= h */
+        const long double nr = n[0] * r[0] + n[1] * r[1] + n[2] * r[2];
+        inside &= h > 0;
+        margin = fmaxl(margin, fabsl(h));
+        if (nr > 0) hi = fminl(hi, h / nr);
+        else if (nr < 0) lo = fmaxl(lo, h / nr);
+        else if (h < 0) lo = 2; /* parallel and outside: never */
+    }
+    prox_hull_destroy(hull);
+    if (inside) return 2;
+    const long double wl = sqrtl(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    /* a graze: the ray's stay in M (or its miss) shorter than the margin */
+    if (fabsl(hi - lo) * wl < 1e-7L * (1 + margin)) return -1;
+    if (lo > hi) return 0;
+    *out_t = (double)lo;
+    return 1;
+}
+
+static void polytopes_against_exact(int points, bool scaled) {
+    prox_rng rng = prox_rng_seed(prox_test_seed(81 + (unsigned)points));
+    const int count = (int)(400 * test_scale()) + 20;
+    int hits = 0, misses = 0, initial = 0, checked = 0;
+    for (int i = 0; i < count; ++i) {
+        prox_vec3 local_a[32], local_b[32], pa[32], pb[32];
+        for (int k = 0; k < points; ++k) {
+            local_a[k] = random_in_ball(&rng, 1.0);
+            local_b[k] = random_in_ball(&rng, 0.7);
+        }
+        const prox_transform xa = random_placement(&rng, scaled), xb = random_placement(&rng, scaled);
+        for (int k = 0; k < points; ++k) {
+            pa[k] = prox_transform_point(&xa, local_a[k]);
+            pb[k] = prox_transform_point(&xb, local_b[k]);
+        }
+        /* a moves a little, b towards a's side and beyond (or anywhere) */
+        const prox_vec3 move_a = random_in_ball(&rng, 0.5);
+        prox_vec3 move_b = prox_vec3_scale(prox_vec3_sub(xa.origin, xb.origin), 2.5 * prox_rng_uniform(&rng));
+        move_b = prox_vec3_add(move_b, random_in_ball(&rng, 1.0));
+        if (i % 5 == 0) move_b = random_in_ball(&rng, 4.0);
+        const prox_vec3 w = prox_vec3_sub(move_b, move_a);
+        double t_exact = NAN;
+        const int expect = exact_cast(pa, points, pb, points, w, &t_exact);
+        const prox_convex a = prox_convex_make(local_a, points, 0), b = prox_convex_make(local_b, points, 0);
+        prox_gjk_cache cache = {0};
+        const prox_convex_cast_result r = prox_convex_cast(&a, &xa, move_a, &b, &xb, move_b, 0, NULL, &cache);
+        CHECK(r.status != PROX_CAST_INVALID_INPUT && r.status != PROX_CAST_ITERATION_CAP);
+        CHECK(r.t >= 0 && r.t <= 1 && prox_vec3_is_finite(r.point_a) && prox_vec3_is_finite(r.point_b));
+        if (expect < 0) continue;
+        ++checked;
+        if (expect == 2) {
+            ++initial;
+            CHECK(r.status == PROX_CAST_INITIAL_CONTACT && r.t == 0);
+        } else if (expect == 0) {
+            ++misses;
+            CHECK_MSG(r.status == PROX_CAST_MISS, "cast %d: %s at t = %.17g, exact: a miss", i,
+                      prox_cast_status_string(r.status), r.t);
+        } else {
+            ++hits;
+            CHECK_MSG(r.status == PROX_CAST_HIT && fabs(r.t - t_exact) <= 1e-9,
+                      "cast %d: %s at t = %.17g, exact: a hit at %.17g", i, prox_cast_status_string(r.status), r.t,
+                      t_exact);
+            /* at t the shapes touch: the reported points coincide */
+            CHECK(prox_vec3_length(prox_vec3_sub(r.point_a, r.point_b)) <= 1e-8 * (1 + prox_vec3_length(w)));
+        }
+        /* without the cache: the same answer */
+        const prox_convex_cast_result cold = prox_convex_cast(&a, &xa, move_a, &b, &xb, move_b, 0, NULL, NULL);
+        CHECK(cold.status == r.status && fabs(cold.t - r.t) <= 1e-12);
+    }
+    CHECK(checked > count * 9 / 10 && hits > count / 10 && misses > count / 20 && initial > 0);
+}
+
+PROX_TEST(cast, polytopes_8_against_exact) { polytopes_against_exact(8, false); }
+PROX_TEST(cast, polytopes_20_scaled_against_exact) { polytopes_against_exact(20, true); }
+
+/* Spheres (and a sphere against a capsule's end): contact when
+ * |c + t w| = ra + rb + target, the smaller root. */
+PROX_TEST(cast, spheres_and_targets_against_roots) {
+    prox_rng rng = prox_rng_seed(prox_test_seed(91));
+    const prox_vec3 zero = {0, 0, 0};
+    int hits = 0;
+    for (int i = 0; i < 2000; ++i) {
+        const double ra = 0.1 + prox_rng_uniform(&rng), rb = 0.1 + prox_rng_uniform(&rng);
+        const double target = i % 2 ? 0.0 : 0.3 * prox_rng_uniform(&rng);
+        const prox_convex a = prox_convex_sphere(&zero, ra), b = prox_convex_sphere(&zero, rb);
+        prox_transform xa = prox_transform_identity(), xb = prox_transform_identity();
+        xa.origin = random_in_ball(&rng, 1.0);
+        xb.origin = prox_vec3_add(xa.origin, prox_vec3_scale(random_in_ball(&rng, 1.0), 6.0));
+        const prox_vec3 move_a = random_in_ball(&rng, 1.0);
+        const double reach = 2 * prox_rng_uniform(&rng);
+        const prox_vec3 move_b =
+            prox_vec3_add(prox_vec3_scale(prox_vec3_sub(xa.origin, xb.origin), reach), random_in_ball(&rng, 1.0));
+        const prox_vec3 c = prox_vec3_sub(xb.origin, xa.origin), w = prox_vec3_sub(move_b, move_a);
+        const double rr = ra + rb + target;
+        /* |c + t w|^2 = rr^2: w.w t^2 + 2 c.w t + c.c - rr^2 = 0 */
+        const double qa = prox_vec3_dot(w, w), qb = prox_vec3_dot(c, w), qc = prox_vec3_dot(c, c) - rr * rr;
+        const double disc = qb * qb - qa * qc;
+        const prox_convex_cast_result r = prox_convex_cast(&a, &xa, move_a, &b, &xb, move_b, target, NULL, NULL);
+        if (qc <= 0) {
+            CHECK(r.status == PROX_CAST_INITIAL_CONTACT);
+            continue;
+        }
+        const double root = disc >= 0 ? (-qb - sqrt(disc)) / qa : INFINITY;
+        if (disc > 1e-9 * qa && root >= 0 && root <= 1 - 1e-9) {
+            ++hits;
+            CHECK_MSG(r.status == PROX_CAST_HIT && fabs(r.t - root) <= 1e-9 && r.t <= root + 1e-12,
+                      "spheres %d: %s at %.17g, root %.17g", i, prox_cast_status_string(r.status), r.t, root);
+            /* the distance at t is the target, and the normal runs along the centres */
+            CHECK(fabs(r.distance - target) <= 1e-8);
+            const prox_vec3 centres = prox_vec3_sub(prox_vec3_add(c, prox_vec3_scale(w, r.t)), zero);
+            CHECK(prox_vec3_dot(r.normal, centres) > 0.999999 * prox_vec3_length(centres));
+        } else if (disc < -1e-9 * qa || root > 1 + 1e-9 || (disc >= 0 && (-qb + sqrt(disc)) / qa < 0)) {
+            CHECK_MSG(r.status == PROX_CAST_MISS && r.t == 1, "spheres %d: %s at %.17g, expected a miss", i,
+                      prox_cast_status_string(r.status), r.t);
+        }
+    }
+    CHECK(hits > 300);
+}
+
+/* A box dropped flat onto a box: a face meeting a face is linear in t, found
+ * in two distance queries; sliding along it at a height is a miss. */
+PROX_TEST(cast, falling_and_sliding_boxes) {
+    prox_vec3 ca[8], cb[8];
+    const prox_convex floor_box = prox_convex_box(prox_vec3_make(5, 5, 0.5), ca);
+    const prox_convex crate = prox_convex_box(prox_vec3_make(0.5, 0.5, 0.5), cb);
+    prox_transform xb = prox_transform_identity();
+    xb.origin = prox_vec3_make(0.3, -0.2, 3.0);
+    const prox_vec3 still = {0, 0, 0};
+    prox_convex_cast_result r = prox_convex_cast(&floor_box, NULL, still, &crate, &xb, prox_vec3_make(0, 0, -4), 0,
+                                                 NULL, NULL);
+    CHECK(r.status == PROX_CAST_HIT && fabs(r.t - 0.5) <= 1e-12 && r.iterations <= 3);
+    CHECK(fabs(r.normal.z - 1) <= 1e-12);
+    /* with a skin of 0.01: stops 0.01 above */
+    r = prox_convex_cast(&floor_box, NULL, still, &crate, &xb, prox_vec3_make(0, 0, -4), 0.01, NULL, NULL);
+    CHECK(r.status == PROX_CAST_HIT && fabs(r.t - (2.0 - 0.01) / 4.0) <= 1e-12 && fabs(r.distance - 0.01) <= 1e-9);
+    /* the floor moving up to meet it: the same time */
+    r = prox_convex_cast(&floor_box, NULL, prox_vec3_make(0, 0, 2), &crate, &xb, prox_vec3_make(0, 0, -2), 0, NULL,
+                         NULL);
+    CHECK(r.status == PROX_CAST_HIT && fabs(r.t - 0.5) <= 1e-12);
+    CHECK(fabs(r.point_a.z - 1.5) <= 1e-12 && fabs(r.point_b.z - 1.5) <= 1e-12);
+    /* sliding 0.001 above the floor, and moving away: misses */
+    xb.origin.z = 1.001;
+    r = prox_convex_cast(&floor_box, NULL, still, &crate, &xb, prox_vec3_make(3, 2, 0), 0, NULL, NULL);
+    CHECK(r.status == PROX_CAST_MISS && r.t == 1 && fabs(r.distance - 0.001) <= 1e-12);
+    r = prox_convex_cast(&floor_box, NULL, still, &crate, &xb, prox_vec3_make(0, 0, 1), 0, NULL, NULL);
+    CHECK(r.status == PROX_CAST_MISS);
+    /* too short to arrive */
+    xb.origin.z = 3.0;
+    r = prox_convex_cast(&floor_box, NULL, still, &crate, &xb, prox_vec3_make(0, 0, -1.9), 0, NULL, NULL);
+    CHECK(r.status == PROX_CAST_MISS && fabs(r.distance - 0.1) <= 1e-12);
+    /* resting on it, or inside: initial contact */
+    xb.origin.z = 1.0;
+    r = prox_convex_cast(&floor_box, NULL, still, &crate, &xb, prox_vec3_make(1, 0, 0), 0, NULL, NULL);
+    CHECK(r.status == PROX_CAST_INITIAL_CONTACT && r.t == 0);
+    xb.origin.z = 0.2;
+    r = prox_convex_cast(&floor_box, NULL, still, &crate, &xb, prox_vec3_make(0, 0, 5), 0, NULL, NULL);
+    CHECK(r.status == PROX_CAST_INITIAL_CONTACT);
+    /* no relative motion: a miss when apart */
+    xb.origin.z = 3.0;
+    r = prox_convex_cast(&floor_box, NULL, prox_vec3_make(1, 1, 1), &crate, &xb, prox_vec3_make(1, 1, 1), 0, NULL,
+                         NULL);
+    CHECK(r.status == PROX_CAST_MISS);
+    /* a thin plate passing through a thin wall in one step (tunnelling for
+     * a test at the ends only) is caught */
+    prox_vec3 cw[8], cp[8];
+    const prox_convex wall = prox_convex_box(prox_vec3_make(0.01, 2, 2), cw);
+    const prox_convex plate = prox_convex_box(prox_vec3_make(0.01, 0.5, 0.5), cp);
+    prox_transform xp = prox_transform_identity();
+    xp.origin.x = -5;
+    r = prox_convex_cast(&wall, NULL, still, &plate, &xp, prox_vec3_make(10, 0.1, 0), 0, NULL, NULL);
+    CHECK(r.status == PROX_CAST_HIT && fabs(r.t - (5 - 0.02) / 10) <= 1e-12);
+}
+
+PROX_TEST(cast, bad_input) {
+    prox_vec3 c[8];
+    const prox_convex box = prox_convex_box(prox_vec3_make(1, 1, 1), c);
+    const prox_vec3 zero = {0, 0, 0}, nan_point = {NAN, 0, 0};
+    const prox_convex bad = prox_convex_sphere(&nan_point, 1);
+    prox_transform xb = prox_transform_identity();
+    xb.origin.x = 5;
+    const prox_vec3 left = {-10, 0, 0};
+    prox_gjk_cache cache = {3, {0, 1, 2, 0}, {5, 6, 7, 0}};
+    const prox_gjk_cache before = cache;
+    const prox_convex_cast_result r[] = {
+        prox_convex_cast(&box, NULL, prox_vec3_make(NAN, 0, 0), &box, &xb, left, 0, NULL, &cache),
+        prox_convex_cast(&box, NULL, zero, &box, &xb, prox_vec3_make(-INFINITY, 0, 0), 0, NULL, &cache),
+        prox_convex_cast(&box, NULL, prox_vec3_make(DBL_MAX, 0, 0), &box, &xb, prox_vec3_make(-DBL_MAX, 0, 0), 0,
+                         NULL, &cache),
+        prox_convex_cast(&box, NULL, zero, &box, &xb, left, -1, NULL, &cache),
+        prox_convex_cast(&box, NULL, zero, &box, &xb, left, NAN, NULL, &cache),
+        prox_convex_cast(&box, NULL, zero, &box, &xb, left, INFINITY, NULL, &cache),
+        prox_convex_cast(&bad, NULL, zero, &box, &xb, left, 0, NULL, &cache),
+        prox_convex_cast(NULL, NULL, zero, &box, &xb, left, 0, NULL, &cache),
+    };
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; ++i) {
+        CHECK_MSG(r[i].status == PROX_CAST_INVALID_INPUT && r[i].t == 0 && r[i].distance == 0, "case %zu", i);
+    }
+    CHECK(memcmp(&cache, &before, sizeof cache) == 0);
+    CHECK(strcmp(prox_cast_status_string(PROX_CAST_HIT), "hit") == 0);
+    CHECK(strcmp(prox_cast_status_string((prox_cast_status)99), "unknown") == 0);
+    /* a step cap of one distance query: a cap, with t proven apart */
+    prox_convex_def one = prox_default_convex_def();
+    one.max_gjk_iterations = 1;
+    prox_vec3 ends[2] = {{0, 0, -1}, {0, 0, 1}};
+    const prox_convex capsule = prox_convex_capsule(ends, 0.5);
+    xb.origin = prox_vec3_make(5, 0.9, 0);
+    const prox_convex_cast_result capped = prox_convex_cast(&capsule, NULL, zero, &capsule, &xb, left, 0, &one, NULL);
+    CHECK(capped.status == PROX_CAST_ITERATION_CAP && capped.t >= 0 && capped.t < 1);
+}
