@@ -134,7 +134,8 @@ static crossing segment_crossing(prox_vec3 p, prox_vec3 q, const prox_vec3 t[3])
  * (slightly enlarged)? */
 static unsigned segment_lanes(const prox_node* node, const double p[3], const double inv_d[3], double grow) {
     double entry[PROX_LANES];
-    lane_ray_entries(node, p, inv_d, grow, 1.0, entry);
+    const double grows[3] = {grow, grow, grow};
+    lane_ray_entries(node, p, inv_d, grows, 1.0, entry);
     unsigned mask = 0;
     for (int l = 0; l < PROX_LANES; ++l) mask |= (unsigned)(entry[l] <= 1.0) << l;
     return mask;

@@ -131,7 +131,7 @@ prox_ray_result prox_ray_cast(const prox_bvh* bvh, const prox_transform* x, prox
     /* a mapped direction or a span beyond double's range (placements near
      * its limits): no pruning, which stays correct */
     if (!(grow <= DBL_MAX) || !prox_vec3_is_finite(ld)) grow = INFINITY;
-    const double o[3] = {lo.x, lo.y, lo.z};
+    const double o[3] = {lo.x, lo.y, lo.z}, grows[3] = {grow, grow, grow};
     const double inv_d[3] = {1.0 / ld.x, 1.0 / ld.y, 1.0 / ld.z};
 
     ray_frame frame;
@@ -171,24 +171,9 @@ prox_ray_result prox_ray_cast(const prox_bvh* bvh, const prox_transform* x, prox
         }
         const prox_node* node = &bvh->nodes[v.index];
         double entry[PROX_LANES];
-        lane_ray_entries(node, o, inv_d, grow, limit, entry);
+        lane_ray_entries(node, o, inv_d, grows, limit, entry);
         result.volume_tests += valid_lanes(node);
-        /* nearest entry popped first: push the farthest first. A ray meets
-         * few of a node's lanes, so the met ones are gathered by a mask and
-         * only they are sorted (a branch per lane mispredicted often) */
-        unsigned met = 0;
-        for (int l = 0; l < PROX_LANES; ++l) met |= (unsigned)(entry[l] < INFINITY) << l;
-        const int first = top;
-        for (; met; met &= met - 1) {
-            const int l = __builtin_ctz(met);
-            int i = top++;
-            for (; i > first && entry_of[i - 1] < entry[l]; --i) {
-                stack[i] = stack[i - 1];
-                entry_of[i] = entry_of[i - 1];
-            }
-            stack[i] = v.index * PROX_LANES + l;
-            entry_of[i] = entry[l];
-        }
+        push_nearest_last(stack, entry_of, &top, v.index, entry);
     }
     if (best_slot < 0) return result;
     result.hit = true;

@@ -180,20 +180,22 @@ static inline int lanes_farthest_first(const double bound[PROX_LANES], double li
 }
 
 /* Where the local ray o + t d, t in [0, t_max], enters each lane box grown
- * by `grow` on every side: the entry t (0 when o is inside), or INFINITY
- * when the ray misses the grown box in that range or the lane is empty.
+ * by grow[k] on both sides along axis k (a box swept along the ray meets a
+ * box where its centre's ray meets that box grown by its half extents): the
+ * entry t (0 when o is inside), or INFINITY when the ray misses the grown
+ * box in that range or the lane is empty.
  * Slab test (Kay and Kajiya 1986) with inv_d = 1 / d: a zero component of d
  * gives infinities, and 0 * inf (o exactly in a slab's plane, d parallel to
  * it: the ray runs inside the closed slab) gives NaN, read as inside. The
  * grow must cover the rounding of the products (the callers' slacks exceed
  * 2^-40 of the coordinates involved). */
-static inline void lane_ray_entries(const prox_node* node, const double o[3], const double inv_d[3], double grow,
-                                    double t_max, double out[PROX_LANES]) {
+static inline void lane_ray_entries(const prox_node* node, const double o[3], const double inv_d[3],
+                                    const double grow[3], double t_max, double out[PROX_LANES]) {
     for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
         double t0 = 0, t1 = t_max;
         for (int k = 0; k < 3; ++k) {
-            double a = ((double)node->lo[k][l] - grow - o[k]) * inv_d[k];
-            double b = ((double)node->hi[k][l] + grow - o[k]) * inv_d[k];
+            double a = ((double)node->lo[k][l] - grow[k] - o[k]) * inv_d[k];
+            double b = ((double)node->hi[k][l] + grow[k] - o[k]) * inv_d[k];
             a = a == a ? a : -b; /* one NaN: the other plane's infinity, negated */
             b = b == b ? b : -a;
             double lo = a < b ? a : b, hi = a < b ? b : a;
@@ -203,6 +205,27 @@ static inline void lane_ray_entries(const prox_node* node, const double o[3], co
             t1 = hi < t1 ? hi : t1;
         }
         out[l] = t0 <= t1 && node->count[l] >= 0 ? t0 : INFINITY;
+    }
+}
+
+/* Pushes the lanes of node `node_index` with a finite entry onto a stack of
+ * slots and entries, the farthest first, so that the nearest is popped
+ * next. A ray or a swept box meets few of a node's lanes: they are gathered
+ * by a mask and only they are sorted (a branch per lane mispredicted often). */
+static inline void push_nearest_last(int32_t* stack, double* entry_of, int* top, int32_t node_index,
+                                     const double entry[PROX_LANES]) {
+    unsigned met = 0;
+    for (int l = 0; l < PROX_LANES; ++l) met |= (unsigned)(entry[l] < INFINITY) << l;
+    const int first = *top;
+    for (; met; met &= met - 1) {
+        const int l = __builtin_ctz(met);
+        int i = (*top)++;
+        for (; i > first && entry_of[i - 1] < entry[l]; --i) {
+            stack[i] = stack[i - 1];
+            entry_of[i] = entry_of[i - 1];
+        }
+        stack[i] = node_index * PROX_LANES + l;
+        entry_of[i] = entry[l];
     }
 }
 

@@ -95,3 +95,11 @@ bool test_model(const char* name, prox_mesh_data* out) {
     prox_test_fail(__FILE__, __LINE__, "unknown test model");
     return false;
 }
+
+prox_bvh* test_tree(const prox_mesh* mesh, prox_volume kind) {
+    prox_bvh_def def = prox_default_bvh_def();
+    def.volume = kind;
+    prox_bvh* bvh = NULL;
+    if (prox_bvh_create(&def, mesh, &bvh, NULL, 0) != PROX_OK) return NULL;
+    return bvh;
+}

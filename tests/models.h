@@ -3,6 +3,7 @@
 #ifndef PROX_TEST_MODELS_H
 #define PROX_TEST_MODELS_H
 
+#include <proxima/bvh.h>
 #include <proxima/mesh.h>
 
 /// Loads "torus" (the paper's 5,000 triangles), "teapot" (Newell patches),
@@ -18,6 +19,9 @@ bool test_model(const char* name, prox_mesh_data* out);
 /// when out of memory. Free with prox_mesh_data_free.
 bool test_cloth(int n, double size, prox_mesh_data* out);
 
+/// A hierarchy of the given kind with the default settings, or NULL when
+/// the build fails (the caller REQUIREs it). Free with prox_bvh_destroy.
+prox_bvh* test_tree(const prox_mesh* mesh, prox_volume kind);
 /// Scale factor for randomized test counts: PROX_TEST_SCALE (default 1).
 double test_scale(void);
 

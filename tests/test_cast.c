@@ -5,6 +5,7 @@
  * long double); for spheres, the roots of a quadratic. */
 #include <proxima/convex.h>
 #include <proxima/hull.h>
+#include <proxima/query.h>
 
 #include <float.h>
 #include <math.h>
@@ -269,4 +270,152 @@ PROX_TEST(cast, bad_input) {
     xb.origin = prox_vec3_make(5, 0.9, 0);
     const prox_convex_cast_result capped = prox_convex_cast(&capsule, NULL, zero, &capsule, &xb, left, 0, &one, NULL);
     CHECK(capped.status == PROX_CAST_ITERATION_CAP && capped.t >= 0 && capped.t < 1);
+}
+
+/* ---- a shape swept against a mesh ----------------------------------------- */
+
+/* The least t over every triangle's cast, made as the query documents it
+ * (ties: the lowest index; a capped cast before it: uncertain, -1). */
+static prox_cast_status brute_mesh_cast(const prox_mesh* mesh, const prox_transform* xm, const prox_convex* shape,
+                                        const prox_transform* xs, prox_vec3 move, double target, double* out_t,
+                                        int32_t* out_triangle) {
+    prox_transform at_shape = prox_transform_identity();
+    at_shape.origin = xs->origin;
+    double best = INFINITY, capped = INFINITY;
+    int32_t found = -1;
+    prox_cast_status status = PROX_CAST_MISS;
+    for (int32_t i = 0; i < mesh->triangle_count; ++i) {
+        prox_vec3 t[3];
+        test_placed_triangle(mesh, xm, i, t);
+        for (int c = 0; c < 3; ++c) t[c] = prox_vec3_sub(t[c], xs->origin);
+        const prox_convex tri = prox_convex_make(t, 3, 0.0);
+        const prox_convex_cast_result r =
+            prox_convex_cast(&tri, &at_shape, prox_vec3_make(0, 0, 0), shape, xs, move, target, NULL, NULL);
+        if (r.status == PROX_CAST_ITERATION_CAP) capped = fmin(capped, r.t);
+        if ((r.status == PROX_CAST_HIT || r.status == PROX_CAST_INITIAL_CONTACT) && r.t < best) {
+            best = r.t;
+            found = i;
+            status = r.status;
+        }
+    }
+    *out_triangle = found;
+    if (capped < best) {
+        *out_t = capped;
+        return PROX_CAST_ITERATION_CAP;
+    }
+    *out_t = found >= 0 ? best : 1.0;
+    return status;
+}
+
+static void mesh_casts_against_brute_force(const char* model, int count) {
+    prox_mesh_data data;
+    if (!test_model(model, &data)) {
+        prox_test_skip("model file not found (set PROXIMA_DATA)");
+        return;
+    }
+    const prox_mesh mesh = prox_mesh_data_view(&data);
+    const double radius = test_model_radius(&mesh);
+    const prox_volume kinds[] = {PROX_VOLUME_AABB, PROX_VOLUME_OBB, PROX_VOLUME_RSS, PROX_VOLUME_KDOP18,
+                                 PROX_VOLUME_SPHERE};
+    enum { KINDS = sizeof kinds / sizeof kinds[0] };
+    prox_bvh* trees[KINDS];
+    for (int k = 0; k < KINDS; ++k) {
+        trees[k] = test_tree(&mesh, kinds[k]);
+        REQUIRE(trees[k]);
+    }
+    prox_rng rng = prox_rng_seed(prox_test_seed(97));
+    prox_vec3 corners[8], hull_points[12];
+    const prox_vec3 centre = {0, 0, 0}, ends[2] = {{0, 0, -0.1 * radius}, {0, 0, 0.1 * radius}};
+    for (int k = 0; k < 12; ++k) hull_points[k] = random_in_ball(&rng, 0.15 * radius);
+    const prox_vec3 box_half = prox_vec3_scale(prox_vec3_make(0.12, 0.08, 0.05), radius);
+    const prox_convex shapes[4] = {prox_convex_sphere(&centre, 0.1 * radius), prox_convex_box(box_half, corners),
+                                   prox_convex_capsule(ends, 0.05 * radius), prox_convex_make(hull_points, 12, 0)};
+    int hits = 0, misses = 0, initial = 0;
+    count = (int)(count * test_scale()) + 8;
+    for (int i = 0; i < count; ++i) {
+        const prox_convex* shape = &shapes[i % 4];
+        const prox_quat qm = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        const prox_transform xm = prox_transform_make(qm, prox_vec3_make(1, 1, 1), random_in_ball(&rng, 0.2 * radius));
+        prox_transform xs = random_placement(&rng, i % 3 == 0);
+        xs.origin = prox_vec3_scale(random_in_ball(&rng, 1.0), 2.5 * radius);
+        /* towards a point near the mesh, from 0.5 to 2 times as far */
+        const prox_vec3 aim = random_in_ball(&rng, 0.8 * radius);
+        prox_vec3 move = prox_vec3_scale(prox_vec3_sub(aim, xs.origin), 0.5 + 1.5 * prox_rng_uniform(&rng));
+        if (i % 7 == 0) move = prox_vec3_scale(random_in_ball(&rng, 1.0), radius); /* anywhere */
+        const double target = i % 2 ? 0.0 : 0.02 * radius * prox_rng_uniform(&rng);
+        double bt;
+        int32_t btri;
+        const prox_cast_status expect = brute_mesh_cast(&mesh, &xm, shape, &xs, move, target, &bt, &btri);
+        hits += expect == PROX_CAST_HIT;
+        misses += expect == PROX_CAST_MISS;
+        initial += expect == PROX_CAST_INITIAL_CONTACT;
+        for (int k = 0; k < KINDS; ++k) {
+            const prox_convex_mesh_cast_result r = prox_convex_mesh_cast(shape, &xs, move, trees[k], &xm, target, NULL);
+            CHECK_MSG(r.status == expect && r.t == bt && r.triangle == (expect == PROX_CAST_MISS ? -1 : btri),
+                      "%s cast %d kind %d: %s t %.17g triangle %d; every triangle: %s %.17g %d", model, i, k,
+                      prox_cast_status_string(r.status), r.t, r.triangle, prox_cast_status_string(expect), bt, btri);
+            if (k != 0 || r.status != PROX_CAST_HIT) continue;
+            /* independently: at t the shape is at the target from the mesh
+             * (prox_convex_mesh_distance), and a little before, farther */
+            prox_transform at = xs;
+            at.origin = prox_vec3_add(xs.origin, prox_vec3_scale(move, r.t));
+            const double scale = radius + prox_vec3_length(move);
+            const prox_convex_mesh_result d = prox_convex_mesh_distance(shape, &at, trees[1], &xm, INFINITY);
+            CHECK_MSG(fabs(d.distance - target) <= 1e-9 * scale, "%s cast %d: distance %.17g at t, target %.17g",
+                      model, i, d.distance, target);
+            at.origin = prox_vec3_add(xs.origin, prox_vec3_scale(move, r.t * (1 - 1e-6)));
+            const prox_convex_mesh_result e = prox_convex_mesh_distance(shape, &at, trees[1], &xm, INFINITY);
+            CHECK(e.distance > target);
+            CHECK(prox_vec3_dot(r.normal, move) < 0 && fabs(prox_vec3_length(r.normal) - 1) < 1e-9);
+            CHECK(prox_vec3_length(prox_vec3_sub(r.point_shape, r.point_mesh)) <= target + 1e-9 * scale);
+        }
+    }
+    CHECK(hits > count / 4 && misses > 0);
+    (void)initial;
+    for (int k = 0; k < KINDS; ++k) prox_bvh_destroy(trees[k]);
+    prox_mesh_data_free(&data);
+}
+
+PROX_TEST(cast, shapes_swept_against_the_torus) { mesh_casts_against_brute_force("torus", 40); }
+PROX_TEST(cast, shapes_swept_against_the_teapot) { mesh_casts_against_brute_force("teapot", 24); }
+
+PROX_TEST(cast, mesh_bad_input_and_initial_contact) {
+    prox_mesh_data data;
+    REQUIRE(test_model("box", &data));
+    const prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh* tree = test_tree(&mesh, PROX_VOLUME_OBB);
+    REQUIRE(tree);
+    const prox_vec3 centre = {0, 0, 0}, nan_point = {0, NAN, 0};
+    const prox_convex ball = prox_convex_sphere(&centre, 0.1), bad = prox_convex_sphere(&nan_point, 0.1);
+    prox_transform xs = prox_transform_identity(), singular = prox_transform_identity();
+    xs.origin = prox_vec3_make(3, 0.1, 0.05);
+    singular.basis.m[1][0] = singular.basis.m[1][1] = singular.basis.m[1][2] = 0;
+    const prox_vec3 left = {-4, 0, 0};
+    /* the box mesh has half extents (1, 0.5, 0.25): the ball meets x = 1 at t = (3 - 1.1) / 4 */
+    prox_convex_mesh_cast_result r = prox_convex_mesh_cast(&ball, &xs, left, tree, NULL, 0, NULL);
+    CHECK(r.status == PROX_CAST_HIT && fabs(r.t - 1.9 / 4) <= 1e-12 && r.normal.x > 0.999999);
+    CHECK(fabs(r.point_mesh.x - 1) <= 1e-12 && fabs(r.point_shape.x - 1) <= 1e-12);
+    /* too short; sideways; from inside the box's surface region */
+    CHECK(prox_convex_mesh_cast(&ball, &xs, prox_vec3_make(-1.8, 0, 0), tree, NULL, 0, NULL).status == PROX_CAST_MISS);
+    CHECK(prox_convex_mesh_cast(&ball, &xs, prox_vec3_make(0, 5, 0), tree, NULL, 0, NULL).status == PROX_CAST_MISS);
+    xs.origin.x = 1.05;
+    r = prox_convex_mesh_cast(&ball, &xs, left, tree, NULL, 0, NULL);
+    CHECK(r.status == PROX_CAST_INITIAL_CONTACT && r.t == 0 && r.triangle >= 0);
+    /* the ball inside the closed box, away from its faces, sweeps into the -x face from inside */
+    xs.origin = prox_vec3_make(0, 0, 0);
+    r = prox_convex_mesh_cast(&ball, &xs, left, tree, NULL, 0, NULL);
+    CHECK(r.status == PROX_CAST_HIT && fabs(r.t - 0.9 / 4) <= 1e-12);
+    const prox_convex_mesh_cast_result bad_cases[] = {
+        prox_convex_mesh_cast(NULL, &xs, left, tree, NULL, 0, NULL),
+        prox_convex_mesh_cast(&bad, &xs, left, tree, NULL, 0, NULL),
+        prox_convex_mesh_cast(&ball, &xs, prox_vec3_make(INFINITY, 0, 0), tree, NULL, 0, NULL),
+        prox_convex_mesh_cast(&ball, &xs, left, NULL, NULL, 0, NULL),
+        prox_convex_mesh_cast(&ball, &xs, left, tree, &singular, 0, NULL),
+        prox_convex_mesh_cast(&ball, &xs, left, tree, NULL, -1, NULL),
+        prox_convex_mesh_cast(&ball, &xs, left, tree, NULL, NAN, NULL),
+    };
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; ++i)
+        CHECK_MSG(bad_cases[i].status == PROX_CAST_INVALID_INPUT && bad_cases[i].triangle == -1, "case %zu", i);
+    prox_bvh_destroy(tree);
+    prox_mesh_data_free(&data);
 }

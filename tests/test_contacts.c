@@ -16,14 +16,6 @@
 #include "oracle.h"
 #include "test.h"
 
-static prox_bvh* make_tree(const prox_mesh* mesh, prox_volume kind) {
-    prox_bvh_def def = prox_default_bvh_def();
-    def.volume = kind;
-    prox_bvh* bvh = NULL;
-    if (prox_bvh_create(&def, mesh, &bvh, NULL, 0) != PROX_OK) return NULL;
-    return bvh;
-}
-
 static prox_transform random_pose(prox_rng* rng, double side, bool scaled) {
     prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
     prox_vec3 scale = {1, 1, 1};
@@ -52,7 +44,7 @@ static void contacts_against_oracle(const char* name, int count, bool scaled) {
     }
     prox_mesh mesh = prox_mesh_data_view(&data);
     const double radius = test_model_radius(&mesh);
-    prox_bvh* trees[2] = {make_tree(&mesh, PROX_VOLUME_AABB), make_tree(&mesh, PROX_VOLUME_OBB)};
+    prox_bvh* trees[2] = {test_tree(&mesh, PROX_VOLUME_AABB), test_tree(&mesh, PROX_VOLUME_OBB)};
     REQUIRE(trees[0] && trees[1]);
     prox_rng rng = prox_rng_seed(prox_test_seed(123));
     count = (int)(count * test_scale()) + 1;
@@ -137,7 +129,7 @@ PROX_TEST(contacts, callback_stops_and_boxes_face_to_face) {
     prox_mesh_data data;
     REQUIRE(test_model("box", &data));
     prox_mesh mesh = prox_mesh_data_view(&data);
-    prox_bvh* bvh = make_tree(&mesh, PROX_VOLUME_AABB);
+    prox_bvh* bvh = test_tree(&mesh, PROX_VOLUME_AABB);
     REQUIRE(bvh != NULL);
     /* two boxes (half extents 1, 0.5, 0.25) interpenetrating, B moved mostly
      * along x: contacts along the crossing faces; the manifold normal points
@@ -213,7 +205,7 @@ static void points_against_brute_force(const char* name, int count, bool scaled,
     count = (int)(count * test_scale()) + 1;
     int inside = 0, outside = 0;
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
-        prox_bvh* bvh = make_tree(&mesh, (prox_volume)kind);
+        prox_bvh* bvh = test_tree(&mesh, (prox_volume)kind);
         REQUIRE(bvh != NULL);
         for (int i = 0; i < count; ++i) {
             prox_transform x = random_pose(&rng, radius, scaled);
@@ -273,7 +265,7 @@ PROX_TEST(contacts, points_on_the_surface_and_bad_input) {
     prox_mesh_data data;
     REQUIRE(test_model("box", &data));
     prox_mesh mesh = prox_mesh_data_view(&data);
-    prox_bvh* bvh = make_tree(&mesh, PROX_VOLUME_AABB);
+    prox_bvh* bvh = test_tree(&mesh, PROX_VOLUME_AABB);
     REQUIRE(bvh != NULL);
     /* vertices, edge midpoints and face centres lie on the surface */
     for (int t = 0; t < mesh.triangle_count; ++t) {
@@ -318,7 +310,7 @@ PROX_TEST(contacts, points_far_from_the_origin) {
     const double offsets[] = {1e9, 1e10, 1e11, 1e12}; /* times the scale */
     const int placements = (int)(40 * test_scale()) + 2;
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
-        prox_bvh* bvh = make_tree(&mesh, (prox_volume)kind);
+        prox_bvh* bvh = test_tree(&mesh, (prox_volume)kind);
         REQUIRE(bvh != NULL);
         int surface = 0, inside = 0, outside = 0;
         for (int si = 0; si < 3; ++si)
@@ -366,8 +358,8 @@ PROX_TEST(contacts, containment) {
     const double rb = test_model_radius(&big), rs = test_model_radius(&small);
     prox_rng rng = prox_rng_seed(prox_test_seed(8));
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
-        prox_bvh* a = make_tree(&big, (prox_volume)kind);
-        prox_bvh* b = make_tree(&small, (prox_volume)kind);
+        prox_bvh* a = test_tree(&big, (prox_volume)kind);
+        prox_bvh* b = test_tree(&small, (prox_volume)kind);
         REQUIRE(a && b);
         const int oracle_checks = (int)fmax(2, 20 * test_scale()); /* the oracle's placements (all 20 at scale 1) */
         for (int i = 0; i < 20; ++i) {
@@ -442,8 +434,8 @@ PROX_TEST(contacts, penetration_against_brute_force) {
     REQUIRE(test_model("torus", &torus_data));
     prox_mesh sphere = prox_mesh_data_view(&sphere_data), torus = prox_mesh_data_view(&torus_data);
     const double rs = test_model_radius(&sphere), rt = test_model_radius(&torus);
-    prox_bvh* a = make_tree(&sphere, PROX_VOLUME_OBB);
-    prox_bvh* b = make_tree(&torus, PROX_VOLUME_AABB);
+    prox_bvh* a = test_tree(&sphere, PROX_VOLUME_OBB);
+    prox_bvh* b = test_tree(&torus, PROX_VOLUME_AABB);
     REQUIRE(a && b);
     prox_rng rng = prox_rng_seed(prox_test_seed(77));
     const int count = (int)(30 * test_scale()) + 2;

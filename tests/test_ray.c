@@ -13,14 +13,6 @@
 #include "models.h"
 #include "test.h"
 
-static prox_bvh* make_tree(const prox_mesh* mesh, prox_volume kind) {
-    prox_bvh_def def = prox_default_bvh_def();
-    def.volume = kind;
-    prox_bvh* bvh = NULL;
-    if (prox_bvh_create(&def, mesh, &bvh, NULL, 0) != PROX_OK) return NULL;
-    return bvh;
-}
-
 static const prox_volume all_kinds[] = {PROX_VOLUME_AABB,   PROX_VOLUME_OBB,    PROX_VOLUME_SPHERE,
                                         PROX_VOLUME_KDOP14, PROX_VOLUME_KDOP18, PROX_VOLUME_KDOP26,
                                         PROX_VOLUME_OBB_SPHERE, PROX_VOLUME_RSS, PROX_VOLUME_LSS};
@@ -301,7 +293,7 @@ static void against_brute_force(const char* name, int count, bool scaled) {
     const double radius = test_model_radius(&mesh);
     prox_bvh* trees[KIND_COUNT];
     for (int k = 0; k < KIND_COUNT; ++k) {
-        trees[k] = make_tree(&mesh, all_kinds[k]);
+        trees[k] = test_tree(&mesh, all_kinds[k]);
         REQUIRE(trees[k]);
     }
     prox_rng rng = prox_rng_seed(prox_test_seed(4242));
@@ -383,7 +375,7 @@ static void watertight(const char* name, prox_vec3 (*inside_point)(prox_vec3 tow
     REQUIRE(test_model(name, &data));
     prox_mesh mesh = prox_mesh_data_view(&data);
     const double radius = test_model_radius(&mesh);
-    prox_bvh* bvh = make_tree(&mesh, PROX_VOLUME_OBB);
+    prox_bvh* bvh = test_tree(&mesh, PROX_VOLUME_OBB);
     REQUIRE(bvh);
     prox_rng rng = prox_rng_seed(prox_test_seed(9));
     const prox_transform poses[2] = {
@@ -456,7 +448,7 @@ PROX_TEST(ray, box_faces_options_and_refit) {
     prox_mesh_data data;
     REQUIRE(test_model("box", &data));
     prox_mesh mesh = prox_mesh_data_view(&data);
-    prox_bvh* bvh = make_tree(&mesh, PROX_VOLUME_AABB);
+    prox_bvh* bvh = test_tree(&mesh, PROX_VOLUME_AABB);
     REQUIRE(bvh);
     double lo = INFINITY, hi = -INFINITY;
     for (int v = 0; v < mesh.vertex_count; ++v) {
@@ -502,7 +494,7 @@ PROX_TEST(ray, bad_input) {
     prox_mesh_data data;
     REQUIRE(test_model("sphere", &data));
     prox_mesh mesh = prox_mesh_data_view(&data);
-    prox_bvh* bvh = make_tree(&mesh, PROX_VOLUME_RSS);
+    prox_bvh* bvh = test_tree(&mesh, PROX_VOLUME_RSS);
     REQUIRE(bvh);
     const prox_vec3 o = {0, 0, -5}, d = {0, 0, 1};
     REQUIRE(prox_ray_cast(bvh, NULL, o, d, NULL).hit);
@@ -581,7 +573,7 @@ PROX_TEST(ray, far_from_the_origin) {
     prox_mesh_data data;
     REQUIRE(test_model("box", &data));
     prox_mesh mesh = prox_mesh_data_view(&data);
-    prox_bvh* bvh = make_tree(&mesh, PROX_VOLUME_OBB);
+    prox_bvh* bvh = test_tree(&mesh, PROX_VOLUME_OBB);
     REQUIRE(bvh);
     prox_rng rng = prox_rng_seed(prox_test_seed(77));
     const double offsets[] = {1e3, 1e5, 1e7}; /* (at 1e7 a coordinate of the box holds about 1,000 ulps) */

@@ -543,4 +543,43 @@ PROX_API bool prox_convex_mesh_overlap(const prox_convex* shape, const prox_tran
 PROX_API int64_t prox_convex_mesh_contacts(const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,
                                            const prox_transform* xm, prox_manifold* out);
 
+/// Result of prox_convex_mesh_cast (cast statuses: convex.h).
+typedef struct prox_convex_mesh_cast_result {
+    prox_cast_status status;
+    /// Fraction of the motion: the first contact (HIT; 0 for
+    /// INITIAL_CONTACT), 1 for MISS, and for ITERATION_CAP the time up to
+    /// which the shape is proven apart from the mesh (farther than the target).
+    double t;
+    prox_vec3 point_shape; ///< at t, on the moved shape (world)
+    prox_vec3 point_mesh;  ///< at t, on the triangle (world)
+    /// Unit vector from the mesh towards the shape at t (the contact normal
+    /// of a hit; zero when the cores overlap at t = 0).
+    prox_vec3 normal;
+    int32_t triangle; ///< the triangle met (mesh order); -1 for MISS and INVALID_INPUT
+    int64_t volume_tests;
+    int64_t triangle_tests; ///< triangles cast against
+} prox_convex_mesh_cast_result;
+
+/// Sweeps a convex shape placed by `xs` along the translation `move` (for t
+/// from 0 to 1: placed by xs moved by t move) against the mesh of `mesh`
+/// placed by `xm`, and finds the first t at which it comes within `target`
+/// of a triangle (0: touching): continuous collision for a shape against a
+/// static mesh (for a moving mesh, pass the relative motion). Each triangle
+/// is a three-point convex shape, its placed corners measured from the
+/// shape's origin and placed by a translation back to it, cast with
+/// prox_convex_cast (so the answer and its accuracy are those of the least t
+/// over the triangles, ties going to the lowest triangle index); the mesh's
+/// box lanes (any volume kind) are searched nearest first along the shape's
+/// swept box and pruned beyond the least t found. A triangle whose cast hit
+/// its iteration cap leaves the answer uncertain after the t it proved:
+/// then the status is ITERATION_CAP with that t, if it comes first. The
+/// normal points from the mesh towards the shape. `def` (may be NULL) is
+/// each cast's. A target that is negative or not finite, a motion that is
+/// not finite, an invalid shape or placement, or a singular mesh placement
+/// give INVALID_INPUT. Never allocates.
+PROX_API prox_convex_mesh_cast_result prox_convex_mesh_cast(const prox_convex* shape, const prox_transform* xs,
+                                                            prox_vec3 move, const prox_bvh* mesh,
+                                                            const prox_transform* xm, double target,
+                                                            const prox_convex_def* def);
+
 #endif

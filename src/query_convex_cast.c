@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/* A convex shape swept along a translation against a mesh hierarchy: the
+ * first contact over the triangles, each cast with prox_convex_cast.
+ *
+ * Which triangles: the shape's world box at t = 0 (six supports) sweeps a
+ * box along the motion; mapped into the mesh's frame, its centre runs on a
+ * ray and it meets a lane box only where that ray meets the lane grown by
+ * the swept box's half extents (Minkowski sum of two boxes), which is the
+ * slab test the ray cast uses (lane_ray_entries). Its entry time bounds from
+ * below the time of any contact inside the lane, so lanes are visited
+ * nearest entry first and pruned once a triangle was hit before their
+ * entry. The growth also covers the target, the rounding of the map into
+ * the mesh's frame (as for rays) and a generous 2^-30 of every magnitude
+ * involved: pruning never drops a triangle whose cast would come first. */
+#include <proxima/query.h>
+
+#include <float.h>
+#include <string.h>
+
+#include "bvh_internal.h"
+#include "query_frame.h"
+#include "query_traverse.h"
+
+enum { CAST_STACK = (PROX_LANES - 1) * PROX_MAX_DEPTH + 8 };
+
+/* The world box of the placed shape (radius included), from six supports. */
+static void shape_box(const prox_convex* shape, const prox_transform* xs, double lo[3], double hi[3]) {
+    for (int k = 0; k < 3; ++k) {
+        const prox_vec3 e = prox_vec3_make(k == 0, k == 1, k == 2);
+        hi[k] = prox_vec3_get(prox_convex_support(shape, xs, e), k);
+        lo[k] = prox_vec3_get(prox_convex_support(shape, xs, prox_vec3_scale(e, -1.0)), k);
+    }
+}
+
+prox_convex_mesh_cast_result prox_convex_mesh_cast(const prox_convex* shape, const prox_transform* xs,
+                                                   prox_vec3 move, const prox_bvh* mesh, const prox_transform* xm,
+                                                   double target, const prox_convex_def* def) {
+    prox_convex_mesh_cast_result res;
+    memset(&res, 0, sizeof res);
+    res.status = PROX_CAST_INVALID_INPUT;
+    res.triangle = -1;
+    const prox_transform identity = prox_transform_identity();
+    xs = xs ? xs : &identity;
+    xm = xm ? xm : &identity;
+    prox_transform inverse;
+    if (!mesh || prox_convex_validate(shape, NULL, 0) != PROX_OK || !prox_transform_is_finite(xs) ||
+        !prox_vec3_is_finite(move) || !(target >= 0.0 && target <= DBL_MAX) || !prox_transform_inverse(xm, &inverse))
+        return res;
+
+    /* the swept box's centre ray and half extents in the mesh's frame */
+    double lo[3], hi[3];
+    shape_box(shape, xs, lo, hi);
+    const prox_vec3 centre = prox_vec3_make(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
+    const double half[3] = {0.5 * (hi[0] - lo[0]) + target, 0.5 * (hi[1] - lo[1]) + target,
+                            0.5 * (hi[2] - lo[2]) + target};
+    const prox_vec3 lc = prox_transform_point(&inverse, centre), lm = prox_mat3_apply(&inverse.basis, move);
+    double magnitude = prox_bvh_reach(mesh) + prox_max_abs3(lc) + prox_max_abs3(lm);
+    double grow[3];
+    for (int i = 0; i < 3; ++i) {
+        grow[i] = 0.0;
+        for (int j = 0; j < 3; ++j) grow[i] += fabs(inverse.basis.m[i][j]) * half[j];
+        magnitude += grow[i];
+    }
+    /* the map's rounding: the centre's residual error, the motion's
+     * relative one (generously), and 2^-30 of everything */
+    const double slack = prox_local_point_error(mesh, xm, &inverse, centre, lc) + 0x1p-30 * magnitude;
+    for (int i = 0; i < 3; ++i) grow[i] += slack;
+    const double o[3] = {lc.x, lc.y, lc.z};
+    const double inv_d[3] = {1.0 / lm.x, 1.0 / lm.y, 1.0 / lm.z};
+    const bool prune = prox_vec3_is_finite(lm) && grow[0] <= DBL_MAX && grow[1] <= DBL_MAX && grow[2] <= DBL_MAX;
+
+    /* each triangle as a shape measured from the shape's origin */
+    prox_transform at_shape = identity;
+    at_shape.origin = xs->origin;
+    const prox_vec3 still = {0, 0, 0};
+    double best = INFINITY, capped = INFINITY;
+    int32_t best_slot = -1;
+    prox_convex_cast_result best_cast;
+    memset(&best_cast, 0, sizeof best_cast);
+    int32_t stack[CAST_STACK];
+    double entry_of[CAST_STACK];
+    int top = 0;
+    stack[top] = ROOT_SLOT;
+    entry_of[top++] = 0;
+    while (top > 0) {
+        --top;
+        const double limit = best < capped ? best : capped;
+        if (!(entry_of[top] <= limit)) continue;
+        const slot_view v = view_slot(mesh, stack[top]);
+        if (v.count > 0) {
+            for (int i = 0; i < v.count; ++i) {
+                const int32_t slot = v.index + i;
+                prox_vec3 t[3];
+                place_triangle(mesh, xm, slot, t);
+                for (int c = 0; c < 3; ++c) t[c] = prox_vec3_sub(t[c], xs->origin);
+                const prox_convex tri = prox_convex_make(t, 3, 0.0);
+                res.triangle_tests++;
+                const prox_convex_cast_result r =
+                    prox_convex_cast(&tri, &at_shape, still, shape, xs, move, target, def, NULL);
+                if (r.status == PROX_CAST_ITERATION_CAP) {
+                    capped = r.t < capped ? r.t : capped;
+                    continue;
+                }
+                if (r.status != PROX_CAST_HIT && r.status != PROX_CAST_INITIAL_CONTACT) continue;
+                const int32_t triangle = mesh->slot_triangle[slot];
+                if (r.t > best || (r.t == best && triangle > mesh->slot_triangle[best_slot])) continue;
+                best = r.t;
+                best_slot = slot;
+                best_cast = r;
+            }
+            continue;
+        }
+        const prox_node* node = &mesh->nodes[v.index];
+        double entry[PROX_LANES];
+        if (prune) {
+            lane_ray_entries(node, o, inv_d, grow, 1.0, entry);
+        } else {
+            for (int l = 0; l < PROX_LANES; ++l) entry[l] = node->count[l] >= 0 ? 0.0 : INFINITY;
+        }
+        res.volume_tests += valid_lanes(node);
+        push_nearest_last(stack, entry_of, &top, v.index, entry);
+    }
+    if (capped < best) { /* a triangle's cast gave up before the first hit */
+        res.status = PROX_CAST_ITERATION_CAP;
+        res.t = capped;
+        return res;
+    }
+    if (best_slot < 0) {
+        res.status = PROX_CAST_MISS;
+        res.t = 1.0;
+        return res;
+    }
+    res.status = best_cast.status;
+    res.t = best;
+    res.triangle = mesh->slot_triangle[best_slot];
+    res.point_mesh = best_cast.point_a; /* (world: the triangle was placed back at the shape's origin) */
+    res.point_shape = best_cast.point_b;
+    res.normal = best_cast.normal;
+    return res;
+}
