@@ -19,6 +19,15 @@
 //           cross products against the normal, in float) on each triangle
 //           met, clipping the segment at each hit. Back faces are not
 //           filtered (flags 0), as in proxima's default.
+//   sweep:  a btSphereShape, or a btBoxShape with setMargin(0) (the exact box;
+//           Bullet's default margin of 0.04 would round its edges and grow
+//           it), swept by btCollisionWorld::objectQuerySingle(shape, from,
+//           to, object, mesh shape, world transform, a fresh
+//           ClosestConvexResultCallback, allowedPenetration 0): for a
+//           concave mesh it takes the swept shape's box into the mesh's
+//           frame, walks the tree with it and casts the shape at each
+//           triangle met (btContinuousConvexCollision: conservative
+//           advancement on GJK, in float).
 //
 // Bullet is built in single precision by the distribution (btScalar is
 // float): the vertices, placements and rays are rounded to float, so its
@@ -55,6 +64,23 @@ btTransform to_bullet(const prox_transform* x) {
 
 btVector3 to_bullet(prox_vec3 v) {
     return btVector3(static_cast<btScalar>(v.x), static_cast<btScalar>(v.y), static_cast<btScalar>(v.z));
+}
+
+// The mesh placed, and the segment's ends as transforms (what Bullet's
+// single-object queries take).
+struct Segment {
+    btTransform placement, a, b;
+};
+
+Segment place(BulletRayMesh* m, const prox_transform* x, prox_vec3 from, prox_vec3 to) {
+    Segment s;
+    s.placement = to_bullet(x);
+    m->object->setWorldTransform(s.placement);
+    s.a.setIdentity();
+    s.b.setIdentity();
+    s.a.setOrigin(to_bullet(from));
+    s.b.setOrigin(to_bullet(to));
+    return s;
 }
 
 } // namespace
@@ -94,19 +120,38 @@ ray_peer_hit ray_peer_cast(int peer, void* mesh, const prox_transform* x, prox_v
     ray_peer_hit result = {0, 0};
     if (peer != 0 || !mesh) return result;
     BulletRayMesh* m = static_cast<BulletRayMesh*>(mesh);
-    const btTransform placement = to_bullet(x);
-    m->object->setWorldTransform(placement);
-    const btVector3 a = to_bullet(from), b = to_bullet(to);
-    btCollisionWorld::ClosestRayResultCallback callback(a, b);
-    btTransform ta, tb;
-    ta.setIdentity();
-    tb.setIdentity();
-    ta.setOrigin(a);
-    tb.setOrigin(b);
-    btCollisionWorld::rayTestSingle(ta, tb, m->object.get(), m->shape.get(), placement, callback);
+    const Segment s = place(m, x, from, to);
+    btCollisionWorld::ClosestRayResultCallback callback(s.a.getOrigin(), s.b.getOrigin());
+    btCollisionWorld::rayTestSingle(s.a, s.b, m->object.get(), m->shape.get(), s.placement, callback);
     result.hit = callback.hasHit() ? 1 : 0;
     result.fraction = callback.m_closestHitFraction;
     return result;
+}
+
+void* ray_peer_shape(int peer, int kind, prox_vec3 size) {
+    if (peer != 0) return nullptr;
+    if (kind == 0) return new btSphereShape(static_cast<btScalar>(size.x));
+    btBoxShape* box = new btBoxShape(to_bullet(size));
+    if (box) box->setMargin(0);
+    return box;
+}
+
+ray_peer_hit ray_peer_sweep(int peer, void* shape, void* mesh, const prox_transform* x, prox_vec3 from, prox_vec3 to) {
+    ray_peer_hit result = {0, 0};
+    if (peer != 0 || !shape || !mesh) return result;
+    BulletRayMesh* m = static_cast<BulletRayMesh*>(mesh);
+    const Segment s = place(m, x, from, to);
+    btCollisionWorld::ClosestConvexResultCallback callback(s.a.getOrigin(), s.b.getOrigin());
+    btCollisionWorld::objectQuerySingle(static_cast<btConvexShape*>(shape), s.a, s.b, m->object.get(), m->shape.get(),
+                                        s.placement, callback, 0);
+    result.hit = callback.hasHit() ? 1 : 0;
+    result.fraction = callback.m_closestHitFraction;
+    return result;
+}
+
+void ray_peer_shape_destroy(int peer, void* shape) {
+    (void)peer;
+    delete static_cast<btConvexShape*>(shape);
 }
 
 void ray_peer_mesh_destroy(int peer, void* mesh) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Peer library for the ray benchmark (bench/ray.c): Bullet 3's ray test
- * against a static triangle mesh (btBvhTriangleMeshShape). Optional:
+/* Peer library for the ray benchmark (bench/ray.c): Bullet 3's ray test and
+ * convex sweep against a static triangle mesh (btBvhTriangleMeshShape). Optional:
  * bench/peers_ray.cpp is compiled (and PROX_HAVE_RAY_PEERS defined for the
  * benchmark) only when CMake finds Bullet; otherwise the inline functions
  * below describe no peer and the benchmark times proxima alone. */
@@ -34,6 +34,13 @@ void* ray_peer_mesh(int peer, const prox_mesh* mesh);
 /// `x` (a rotation and a translation).
 ray_peer_hit ray_peer_cast(int peer, void* mesh, const prox_transform* x, prox_vec3 from, prox_vec3 to);
 void ray_peer_mesh_destroy(int peer, void* mesh);
+/// The peer's convex shape for sweeps: a sphere of radius size.x (kind 0) or
+/// a box of half extents size (kind 1), centred on its origin. NULL on failure.
+void* ray_peer_shape(int peer, int kind, prox_vec3 size);
+/// The first hit of the shape swept by translation from `from` to `to` (its
+/// origin's positions; its axes stay the world's) against the mesh placed by `x`.
+ray_peer_hit ray_peer_sweep(int peer, void* shape, void* mesh, const prox_transform* x, prox_vec3 from, prox_vec3 to);
+void ray_peer_shape_destroy(int peer, void* shape);
 
 #else
 
@@ -48,6 +55,17 @@ static inline ray_peer_hit ray_peer_cast(int peer, void* mesh, const prox_transf
     return none;
 }
 static inline void ray_peer_mesh_destroy(int peer, void* mesh) { (void)peer, (void)mesh; }
+static inline void* ray_peer_shape(int peer, int kind, prox_vec3 size) {
+    (void)peer, (void)kind, (void)size;
+    return NULL;
+}
+static inline ray_peer_hit ray_peer_sweep(int peer, void* shape, void* mesh, const prox_transform* x, prox_vec3 from,
+                                          prox_vec3 to) {
+    (void)peer, (void)shape, (void)mesh, (void)x, (void)from, (void)to;
+    ray_peer_hit none = {0, 0};
+    return none;
+}
+static inline void ray_peer_shape_destroy(int peer, void* shape) { (void)peer, (void)shape; }
 
 #endif
 

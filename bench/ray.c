@@ -39,6 +39,7 @@
  * or ../shared/data/meshes; missing ones are skipped), 2,000 rays per set,
  * 5 rounds, every kind, 50 rays per set checked against the loop. */
 #define _POSIX_C_SOURCE 200809L
+#include <proxima/convex.h>
 #include <proxima/geometry.h>
 #include <proxima/query.h>
 
@@ -52,9 +53,9 @@
 #include "experiment.h"
 #include "peers_ray.h"
 
-enum { SET_COUNT = 3, MAX_VARIANTS = PROX_VOLUME_COUNT + 4, MAX_ROUNDS = 64, MAX_PRINTED = 5 };
+enum { SET_COUNT = 5, MAX_VARIANTS = PROX_VOLUME_COUNT + 4, MAX_ROUNDS = 64, MAX_PRINTED = 5 };
 
-static const char* const set_names[SET_COUNT] = {"aimed", "random", "any"};
+static const char* const set_names[SET_COUNT] = {"aimed", "random", "any", "sphere sweep", "box sweep"};
 
 typedef struct ray {
     prox_transform x;
@@ -67,19 +68,41 @@ typedef struct ray_job {
     int peer;
     void* peer_mesh;
     prox_ray_def def;
+    const prox_convex* shape; /* a sweep: proxima's shape, and the peer's */
+    void* peer_shape;
     prox_ray_result* out; /* per ray, or NULL */
     ray_peer_hit* peer_out;
 } ray_job;
 
+/* A sweep's answer as a ray result (hit, t, triangle), to share the checks. */
+static prox_ray_result sweep_as_ray(const prox_convex_mesh_cast_result* c) {
+    prox_ray_result r;
+    memset(&r, 0, sizeof r);
+    r.hit = c->status == PROX_CAST_HIT || c->status == PROX_CAST_INITIAL_CONTACT;
+    r.invalid_input = c->status == PROX_CAST_INVALID_INPUT || c->status == PROX_CAST_ITERATION_CAP;
+    r.t = r.hit ? c->t : INFINITY;
+    r.triangle = r.hit ? c->triangle : -1;
+    r.volume_tests = c->volume_tests;
+    r.triangle_tests = c->triangle_tests;
+    return r;
+}
+
 static void run_ray(void* context, int i) {
     ray_job* j = context;
     const ray* r = &j->rays[i];
-    if (j->bvh) {
+    const prox_vec3 to = prox_vec3_add(r->origin, r->direction);
+    if (j->bvh && j->shape) {
+        prox_transform xs = prox_transform_identity();
+        xs.origin = r->origin;
+        const prox_convex_mesh_cast_result c =
+            prox_convex_mesh_cast(j->shape, &xs, r->direction, j->bvh, &r->x, 0, NULL);
+        if (j->out) j->out[i] = sweep_as_ray(&c);
+    } else if (j->bvh) {
         prox_ray_result res = prox_ray_cast(j->bvh, &r->x, r->origin, r->direction, &j->def);
         if (j->out) j->out[i] = res;
     } else {
-        ray_peer_hit h = ray_peer_cast(j->peer, j->peer_mesh, &r->x, r->origin,
-                                       prox_vec3_add(r->origin, r->direction));
+        ray_peer_hit h = j->shape ? ray_peer_sweep(j->peer, j->peer_shape, j->peer_mesh, &r->x, r->origin, to)
+                                  : ray_peer_cast(j->peer, j->peer_mesh, &r->x, r->origin, to);
         if (j->peer_out) j->peer_out[i] = h;
     }
 }
@@ -101,6 +124,30 @@ static void make_rays(int set, double radius, int count, prox_rng* rng, ray* out
             r->direction = prox_vec3_scale(along, 4 * radius / prox_vec3_length(along));
         }
     }
+}
+
+/* A sweep's reference: every triangle cast as prox_convex_mesh_cast documents. */
+static bool brute_sweep(const prox_mesh* mesh, const prox_convex* shape, const ray* r, double* out_t,
+                        int32_t* out_triangle) {
+    prox_transform at = prox_transform_identity();
+    at.origin = r->origin;
+    double best = INFINITY;
+    int32_t found = -1;
+    for (int32_t t = 0; t < mesh->triangle_count; ++t) {
+        prox_vec3 c[3];
+        for (int k = 0; k < 3; ++k)
+            c[k] = prox_vec3_sub(prox_transform_point(&r->x, mesh->vertices[mesh->indices[3 * t + k]]), r->origin);
+        const prox_convex tri = prox_convex_make(c, 3, 0);
+        const prox_convex_cast_result h =
+            prox_convex_cast(&tri, &at, prox_vec3_make(0, 0, 0), shape, &at, r->direction, 0, NULL, NULL);
+        if ((h.status == PROX_CAST_HIT || h.status == PROX_CAST_INITIAL_CONTACT) && h.t < best) {
+            best = h.t;
+            found = t;
+        }
+    }
+    *out_t = found >= 0 ? best : INFINITY;
+    *out_triangle = found;
+    return found >= 0;
 }
 
 /* The loop over all placed triangles with prox_ray_triangle: the reference. */
@@ -138,6 +185,24 @@ typedef struct options {
     uint64_t seed;
     bool peers;
 } options;
+
+/* The job of variant v: a proxima kind, then the peers. */
+static ray_job job_for(int v, int kind_count, const ray* rays, prox_bvh* const* trees, void* const* peer_mesh,
+                       void* (*peer_shapes)[2], prox_ray_def def, const prox_convex* shape, int set) {
+    ray_job j;
+    memset(&j, 0, sizeof j);
+    j.rays = rays;
+    j.def = def;
+    j.shape = shape;
+    if (v < kind_count) {
+        j.bvh = trees[v];
+    } else {
+        j.peer = v - kind_count;
+        j.peer_mesh = peer_mesh[j.peer];
+        j.peer_shape = shape ? peer_shapes[j.peer][set - 3] : NULL;
+    }
+    return j;
+}
 
 /* Runs one model; returns the number of proxima disagreements. */
 static int run_model(const char* name, const options* o) {
@@ -178,19 +243,32 @@ static int run_model(const char* name, const options* o) {
     prox_rng rng = prox_rng_seed(o->seed ^ bench_name_seed(name));
     make_rays(0, radius, o->rays, &rng, aimed);
     make_rays(1, radius, o->rays, &rng, scattered);
+    /* the swept shapes: a ball, and a box (the peer's own, of the same sizes) */
+    const prox_vec3 centre = {0, 0, 0}, box_half = prox_vec3_scale(prox_vec3_make(0.06, 0.04, 0.03), radius);
+    prox_vec3 corners[8];
+    const prox_convex shapes[2] = {prox_convex_sphere(&centre, 0.05 * radius), prox_convex_box(box_half, corners)};
+    void* peer_shapes[4][2] = {{NULL}};
+    for (int p = 0; p < peers && p < 4; ++p) {
+        peer_shapes[p][0] = ray_peer_shape(p, 0, prox_vec3_make(0.05 * radius, 0, 0));
+        peer_shapes[p][1] = ray_peer_shape(p, 1, box_half);
+    }
     for (int set = 0; set < SET_COUNT; ++set) {
-        const ray* rays = set == 1 ? scattered : aimed; /* "any" takes the aimed rays */
+        const ray* rays = set == 1 ? scattered : aimed; /* "any" and the sweeps take the aimed rays */
+        const prox_convex* shape = set >= 3 ? &shapes[set - 3] : NULL;
         prox_ray_def def = prox_default_ray_def();
         def.max_t = 1;
         def.any_hit = set == 2;
-        /* answers: the reference kind, checked against the loop on a prefix */
-        ray_job rj = {rays, trees[reference], 0, NULL, def, ref, NULL};
+        /* answers: the reference kind, checked against the loop on a prefix
+         * (a fifth of it for the sweeps, a convex cast per triangle) */
+        ray_job rj = {rays, trees[reference], 0, NULL, def, shape, NULL, ref, NULL};
         for (int i = 0; i < o->rays; ++i) run_ray(&rj, i);
         int bad_brute = 0;
-        for (int i = 0; i < o->rays && i < o->brute && set != 2; ++i) {
+        const int brute = shape ? o->brute / 5 : o->brute;
+        for (int i = 0; i < o->rays && i < brute && set != 2; ++i) {
             double t;
             int32_t tri;
-            brute_ray(&mesh, &rays[i], &t, &tri);
+            if (shape) brute_sweep(&mesh, shape, &rays[i], &t, &tri);
+            else brute_ray(&mesh, &rays[i], &t, &tri);
             if (t != ref[i].t || tri != ref[i].triangle) {
                 if (++bad_brute <= MAX_PRINTED)
                     printf("  %s %s ray %d: %s t %.17g triangle %d, all triangles %.17g %d\n", name, set_names[set],
@@ -201,8 +279,7 @@ static int run_model(const char* name, const options* o) {
         double mean[MAX_VARIANTS][MAX_ROUNDS], median[MAX_VARIANTS][MAX_ROUNDS];
         for (int round = 0; round < o->rounds; ++round) {
             for (int v = 0; v < variants; ++v) {
-                ray_job j = {rays, v < kind_count ? trees[v] : NULL, v - kind_count,
-                             v < kind_count ? NULL : peer_mesh[v - kind_count], def, NULL, NULL};
+                ray_job j = job_for(v, kind_count, rays, trees, peer_mesh, peer_shapes, def, shape, set);
                 timing t;
                 bench_time_job(&(job){NULL, run_ray, &j}, o->rays, o->rays / 10, scratch, &t);
                 mean[v][round] = t.mean_us;
@@ -217,10 +294,11 @@ static int run_model(const char* name, const options* o) {
             if (v == kind_count) peer_mean = row_mean[v];
         }
         for (int v = 0; v < variants; ++v) {
-            int hits = 0, differ = 0;
+            int hits = 0, differ = 0, both = 0, later = 0;
             int64_t nb = 0, np = 0;
-            ray_job j = {rays, v < kind_count ? trees[v] : NULL, v - kind_count,
-                         v < kind_count ? NULL : peer_mesh[v - kind_count], def, got, peer_got};
+            ray_job j = job_for(v, kind_count, rays, trees, peer_mesh, peer_shapes, def, shape, set);
+            j.out = got;
+            j.peer_out = peer_got;
             for (int i = 0; i < o->rays; ++i) run_ray(&j, i);
             for (int i = 0; i < o->rays; ++i) {
                 if (v < kind_count) {
@@ -236,8 +314,14 @@ static int run_model(const char* name, const options* o) {
                                prox_volume_name((prox_volume)kinds[reference]), ref[i].t, ref[i].triangle);
                 } else {
                     hits += peer_got[i].hit;
+                    if (peer_got[i].hit && ref[i].hit && !def.any_hit) {
+                        scratch[both++] = fabs(peer_got[i].fraction - ref[i].t);
+                        later += peer_got[i].fraction > ref[i].t + 1e-4;
+                    }
+                    /* float, and for the sweeps Bullet's own tolerance of its advancement */
+                    const double agree = shape ? 1e-4 : 1e-5;
                     const bool same = peer_got[i].hit == ref[i].hit &&
-                                      (!ref[i].hit || def.any_hit || fabs(peer_got[i].fraction - ref[i].t) <= 1e-5);
+                                      (!ref[i].hit || def.any_hit || fabs(peer_got[i].fraction - ref[i].t) <= agree);
                     if (!same && ++differ <= MAX_PRINTED)
                         printf("  %s %s ray %d: %s hit %d fraction %.9g, proxima %d %.17g\n", name, set_names[set], i,
                                ray_peer_name(v - kind_count), peer_got[i].hit, peer_got[i].fraction, ref[i].hit,
@@ -254,6 +338,12 @@ static int run_model(const char* name, const options* o) {
             }
             printf("| %s | %s | %d | %s | %s | %.3f / %.3f | %s | %d |\n", set_names[set], who, hits, nbs, nps,
                    row_mean[v], row_median[v], ratio, differ);
+            if (both > 0) {
+                const double middle = median_of(scratch, both), worst = scratch[both - 1]; /* (sorted now) */
+                printf("|   (%s against proxima where both hit: fraction - t within %.2g by median, %.2g at most; "
+                       "%d of %d past proxima's contact by more than 1e-4) | | | | | | | |\n",
+                       ray_peer_name(v - kind_count), middle, worst, later, both);
+            }
         }
         fflush(stdout);
     }
@@ -264,7 +354,10 @@ done:
     free(got);
     free(peer_got);
     free(scratch);
-    for (int p = 0; p < peers && p < 4; ++p) ray_peer_mesh_destroy(p, peer_mesh[p]);
+    for (int p = 0; p < peers && p < 4; ++p) {
+        ray_peer_mesh_destroy(p, peer_mesh[p]);
+        for (int k = 0; k < 2; ++k) ray_peer_shape_destroy(p, peer_shapes[p][k]);
+    }
     for (int k = 0; k < kind_count; ++k) prox_bvh_destroy(trees[k]);
     prox_mesh_data_free(&data);
     return bad_total;

@@ -32,6 +32,34 @@ static void shape_box(const prox_convex* shape, const prox_transform* xs, double
     }
 }
 
+/* When the shape's world box (centre, half extents) swept along `move`
+ * first meets the placed triangle's box: a lower bound of the triangle's
+ * cast, in the world frame of both (widened by 2^-40 of the magnitudes for
+ * the rounding; INFINITY when they never meet for t in [0, 1]). */
+static double swept_box_entry(const prox_vec3 t[3], prox_vec3 centre, prox_vec3 move, const double half[3]) {
+    const double c[3] = {centre.x, centre.y, centre.z}, d[3] = {move.x, move.y, move.z};
+    double t0 = 0.0, t1 = 1.0;
+    for (int k = 0; k < 3; ++k) {
+        const double a = prox_vec3_get(t[0], k), b = prox_vec3_get(t[1], k), e = prox_vec3_get(t[2], k);
+        const double lo = PROX_MIN(a, PROX_MIN(b, e)), hi = PROX_MAX(a, PROX_MAX(b, e));
+        const double grow = half[k] + 0x1p-40 * (fabs(lo) + fabs(hi) + fabs(c[k]) + fabs(d[k]) + half[k]);
+        const double from = lo - grow - c[k], to = hi + grow - c[k]; /* the centre's offsets inside the slab */
+        if (d[k] == 0.0) {
+            if (from > 0.0 || to < 0.0) return INFINITY;
+            continue;
+        }
+        double enter = from / d[k], leave = to / d[k];
+        if (enter > leave) {
+            const double swap = enter;
+            enter = leave;
+            leave = swap;
+        }
+        t0 = enter > t0 ? enter : t0;
+        t1 = leave < t1 ? leave : t1;
+    }
+    return t0 <= t1 * (1 + 0x1p-40) ? t0 : INFINITY;
+}
+
 prox_convex_mesh_cast_result prox_convex_mesh_cast(const prox_convex* shape, const prox_transform* xs,
                                                    prox_vec3 move, const prox_bvh* mesh, const prox_transform* xm,
                                                    double target, const prox_convex_def* def) {
@@ -92,6 +120,7 @@ prox_convex_mesh_cast_result prox_convex_mesh_cast(const prox_convex* shape, con
                 const int32_t slot = v.index + i;
                 prox_vec3 t[3];
                 place_triangle(mesh, xm, slot, t);
+                if (!(swept_box_entry(t, centre, move, half) <= limit)) continue;
                 for (int c = 0; c < 3; ++c) t[c] = prox_vec3_sub(t[c], xs->origin);
                 const prox_convex tri = prox_convex_make(t, 3, 0.0);
                 res.triangle_tests++;
