@@ -90,4 +90,33 @@ static inline prox_transform next_placement(reader* r, int mode, int scale) {
     return x;
 }
 
+/* A placement: the identity (one time in four), or the identity (maybe
+ * mirrored) plus small integers over 4 in every entry, with an origin of
+ * small integers over 2: scaled, sheared and singular ones included (the
+ * caller checks what it needs). */
+static inline prox_transform next_small_placement(reader* r) {
+    prox_transform x = prox_transform_identity();
+    const uint8_t how = next_byte(r);
+    if (how % 4 != 0) {
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+                x.basis.m[i][j] = (i == j) * (how & 4 ? -1.0 : 1.0) + next_small_integer(r) / 4.0;
+        x.origin = prox_vec3_scale(next_small_vec3(r), 0.5);
+    }
+    return x;
+}
+
+/* A triangle soup of 1 to max_triangles triangles, each with corners of its
+ * own (next_point): writes 3 n corners and the indices 0 .. 3 n - 1 and
+ * returns n. */
+static inline int next_soup(reader* r, int mode, int scale, int max_triangles, prox_vec3* out_vertices,
+                            uint32_t* out_indices) {
+    const int n = 1 + next_byte(r) % max_triangles;
+    for (int i = 0; i < 3 * n; ++i) {
+        out_vertices[i] = next_point(r, mode, scale);
+        out_indices[i] = (uint32_t)i;
+    }
+    return n;
+}
+
 #endif

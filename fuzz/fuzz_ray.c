@@ -66,34 +66,18 @@ static int32_t brute(const prox_mesh* mesh, const prox_transform* x, prox_vec3 o
     return found;
 }
 
-static prox_transform read_placement(reader* r) {
-    prox_transform x = prox_transform_identity();
-    const uint8_t how = next_byte(r);
-    if (how % 4 != 0) {
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                x.basis.m[i][j] = (i == j) * (how & 4 ? -1.0 : 1.0) + next_small_integer(r) / 4.0;
-        x.origin = prox_vec3_scale(next_small_vec3(r), 0.5);
-    }
-    return x;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     reader r = {data, size, 0};
     const int mode = next_byte(&r) % 3;
     const int scale = (int)(next_byte(&r) % 64) - 32;
-    const int n = 1 + next_byte(&r) % MAX_TRIANGLES;
     prox_vec3 v[3 * MAX_TRIANGLES];
     uint32_t idx[3 * MAX_TRIANGLES];
-    for (int i = 0; i < 3 * n; ++i) {
-        v[i] = next_point(&r, mode, scale);
-        idx[i] = (uint32_t)i;
-    }
+    const int n = next_soup(&r, mode, scale, MAX_TRIANGLES, v, idx);
     /* a corner shared with an earlier triangle now and then (shared edges) */
     for (int i = 3; i < 3 * n; ++i)
         if (next_byte(&r) % 3 == 0) idx[i] = idx[next_byte(&r) % i];
     const prox_mesh mesh = {v, 3 * n, idx, n};
-    const prox_transform x = read_placement(&r);
+    const prox_transform x = next_small_placement(&r);
     if (!prox_transform_is_valid(&x)) return 0;
     prox_bvh* trees[PROX_VOLUME_COUNT] = {NULL};
     int built = 0;
@@ -151,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             check(prox_bvh_create(&def, &view, &box_tree[k], NULL, 0) == PROX_OK);
         }
     }
-    const prox_transform bx = read_placement(&r);
+    const prox_transform bx = next_small_placement(&r);
     if (!prox_transform_is_valid(&bx)) return 0;
     for (int q = 0; q < 4 && r.pos < r.size; ++q) {
         prox_vec3 local = next_small_vec3(&r); /* in [-4, 4]^3: inside when |coordinate| <= 1 */

@@ -15,7 +15,10 @@
  * slope is not negative the distance never decreases again: a miss. A face
  * meeting a vertex is a linear d, reached in one step; curved or edge
  * contacts converge quadratically; a graze (slope near zero at the contact)
- * halves the gap per step, which the iteration cap bounds. */
+ * halves the gap per step, which the iteration cap bounds. The iterations
+ * stop when a step moves t by less than 2^-45 of it: a rule in t, since a
+ * tolerance in distance has units (a fraction of the motion would mean
+ * nothing for a motion of 1e200 between unit shapes). */
 #include <proxima/convex.h>
 
 #include <float.h>
@@ -56,7 +59,6 @@ prox_convex_cast_result prox_convex_cast(const prox_convex* a, const prox_transf
         return res;
     const prox_convex_def defaults = prox_default_convex_def();
     const int steps = PROX_MIN(CAST_MAX_STEPS, PROX_MAX(1, (def ? def : &defaults)->max_gjk_iterations));
-    const double tolerance = 1e-12 * prox_vec3_length(w);
     double t = 0.0;
     for (int step = 0;; ++step) {
         const prox_transform xb_t = moved(xb, prox_vec3_scale(w, t));
@@ -74,10 +76,10 @@ prox_convex_cast_result prox_convex_cast(const prox_convex* a, const prox_transf
         res.normal = d.normal;
         res.distance = d.distance;
         const bool touching = d.status == PROX_CONVEX_TOUCHING || d.status == PROX_CONVEX_OVERLAPPING;
-        /* the gap still to close, from GJK's proven bound (0 when it could
-         * prove no more than contact: counted as reached) */
+        /* the gap still to close, from GJK's proven bound (none when it
+         * could prove no more than contact: counted as reached) */
         const double gap = touching ? 0.0 : d.lower_bound - target;
-        if (gap <= tolerance || d.distance <= target) {
+        if (!(gap > 0.0) || d.distance <= target) {
             res.status = step == 0 ? PROX_CAST_INITIAL_CONTACT : PROX_CAST_HIT;
             return res;
         }
@@ -93,7 +95,10 @@ prox_convex_cast_result prox_convex_cast(const prox_convex* a, const prox_transf
             res.t = 1.0;
             break;
         }
-        if (next == t) { /* the gap is below the rounding of t: contact to rounding */
+        /* converged: the step is below 2^-45 of t (a graze halves it each
+         * step; a transversal contact gets there in a step or two), or
+         * below the rounding of t */
+        if (next - t <= 0x1p-45 * next) {
             res.status = step == 0 ? PROX_CAST_INITIAL_CONTACT : PROX_CAST_HIT;
             return res;
         }

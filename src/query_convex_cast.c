@@ -10,8 +10,10 @@
  * below the time of any contact inside the lane, so lanes are visited
  * nearest entry first and pruned once a triangle was hit before their
  * entry. The growth also covers the target, the rounding of the map into
- * the mesh's frame (as for rays) and a generous 2^-30 of every magnitude
- * involved: pruning never drops a triangle whose cast would come first. */
+ * the mesh's frame (as for rays) and 2^-18 of every magnitude involved (a
+ * cast calls shapes in contact up to 1e-6 of its scene apart when rounding
+ * stalls GJK on ill-conditioned input): pruning never drops a triangle whose
+ * cast would come first. */
 #include <proxima/query.h>
 
 #include <float.h>
@@ -34,15 +36,22 @@ static void shape_box(const prox_convex* shape, const prox_transform* xs, double
 
 /* When the shape's world box (centre, half extents) swept along `move`
  * first meets the placed triangle's box: a lower bound of the triangle's
- * cast, in the world frame of both (widened by 2^-40 of the magnitudes for
- * the rounding; INFINITY when they never meet for t in [0, 1]). */
-static double swept_box_entry(const prox_vec3 t[3], prox_vec3 centre, prox_vec3 move, const double half[3]) {
+ * cast, in the world frame of both (widened by 2^-18 of the magnitudes,
+ * beyond the rounding and the casts' tolerances; INFINITY when they never
+ * meet for t in [0, 1]). */
+static double swept_box_entry(const prox_vec3 t[3], prox_vec3 centre, prox_vec3 move, const double half[3],
+                              double scene) {
     const double c[3] = {centre.x, centre.y, centre.z}, d[3] = {move.x, move.y, move.z};
+    /* the slack along every axis scales with the largest magnitude on any:
+     * a cast's contact tolerance is relative to its whole scene, up to 1e-6
+     * of it where rounding stalls GJK (convex.h) */
+    double m = prox_fmax(prox_max_abs3(t[0]), prox_fmax(prox_max_abs3(t[1]), prox_max_abs3(t[2])));
+    m += prox_max_abs3(centre) + prox_max_abs3(move) + prox_fmax(half[0], prox_fmax(half[1], half[2])) + scene;
     double t0 = 0.0, t1 = 1.0;
     for (int k = 0; k < 3; ++k) {
         const double a = prox_vec3_get(t[0], k), b = prox_vec3_get(t[1], k), e = prox_vec3_get(t[2], k);
         const double lo = PROX_MIN(a, PROX_MIN(b, e)), hi = PROX_MAX(a, PROX_MAX(b, e));
-        const double grow = half[k] + 0x1p-40 * (fabs(lo) + fabs(hi) + fabs(c[k]) + fabs(d[k]) + half[k]);
+        const double grow = half[k] + 0x1p-18 * m;
         const double from = lo - grow - c[k], to = hi + grow - c[k]; /* the centre's offsets inside the slab */
         if (d[k] == 0.0) {
             if (from > 0.0 || to < 0.0) return INFINITY;
@@ -57,7 +66,7 @@ static double swept_box_entry(const prox_vec3 t[3], prox_vec3 centre, prox_vec3 
         t0 = enter > t0 ? enter : t0;
         t1 = leave < t1 ? leave : t1;
     }
-    return t0 <= t1 * (1 + 0x1p-40) ? t0 : INFINITY;
+    return t0 <= t1 * (1 + 0x1p-18) ? t0 : INFINITY;
 }
 
 prox_convex_mesh_cast_result prox_convex_mesh_cast(const prox_convex* shape, const prox_transform* xs,
@@ -78,6 +87,12 @@ prox_convex_mesh_cast_result prox_convex_mesh_cast(const prox_convex* shape, con
     /* the swept box's centre ray and half extents in the mesh's frame */
     double lo[3], hi[3];
     shape_box(shape, xs, lo, hi);
+    /* the size the casts measure the shape's scene by: its points' reach
+     * through the basis, which a singular basis makes far larger than the
+     * placed shape (points it flattens still count) */
+    double points_reach = 0.0;
+    for (int i = 0; i < shape->count; ++i) points_reach = prox_fmax(points_reach, prox_max_abs3(shape->points[i]));
+    const double scene = prox_max_row_sum(&xs->basis) * points_reach + shape->radius;
     const prox_vec3 centre = prox_vec3_make(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
     const double half[3] = {0.5 * (hi[0] - lo[0]) + target, 0.5 * (hi[1] - lo[1]) + target,
                             0.5 * (hi[2] - lo[2]) + target};
@@ -89,12 +104,22 @@ prox_convex_mesh_cast_result prox_convex_mesh_cast(const prox_convex* shape, con
         for (int j = 0; j < 3; ++j) grow[i] += fabs(inverse.basis.m[i][j]) * half[j];
         magnitude += grow[i];
     }
-    /* the map's rounding: the centre's residual error, the motion's
-     * relative one (generously), and 2^-30 of everything */
-    const double slack = prox_local_point_error(mesh, xm, &inverse, centre, lc) + 0x1p-30 * magnitude;
+    /* the map's rounding (the centre's residual error), and 2^-18 of every
+     * magnitude in both frames (the casts' contact tolerance; see above) */
+    const double world = scene + prox_max_abs3(centre) + prox_max_abs3(xs->origin) + prox_max_abs3(move) +
+                         prox_max_abs3(xm->origin) + prox_max_row_sum(&xm->basis) * prox_bvh_reach(mesh) + half[0] +
+                         half[1] + half[2];
+    const double slack = prox_local_point_error(mesh, xm, &inverse, centre, lc) +
+                         0x1p-18 * (magnitude + prox_max_row_sum(&inverse.basis) * world);
     for (int i = 0; i < 3; ++i) grow[i] += slack;
     const double o[3] = {lc.x, lc.y, lc.z};
-    const double inv_d[3] = {1.0 / lm.x, 1.0 / lm.y, 1.0 / lm.z};
+    const double l_m[3] = {lm.x, lm.y, lm.z};
+    double inv_d[3];
+    for (int k = 0; k < 3; ++k) {
+        inv_d[k] = 1.0 / l_m[k];
+        /* no finite inverse (below 2^-1024): parallel, widened by the drift (see query_ray.c) */
+        if (!(fabs(inv_d[k]) <= DBL_MAX) && l_m[k] != 0.0) grow[k] += fabs(l_m[k]);
+    }
     const bool prune = prox_vec3_is_finite(lm) && grow[0] <= DBL_MAX && grow[1] <= DBL_MAX && grow[2] <= DBL_MAX;
 
     /* each triangle as a shape measured from the shape's origin */
@@ -120,7 +145,7 @@ prox_convex_mesh_cast_result prox_convex_mesh_cast(const prox_convex* shape, con
                 const int32_t slot = v.index + i;
                 prox_vec3 t[3];
                 place_triangle(mesh, xm, slot, t);
-                if (!(swept_box_entry(t, centre, move, half) <= limit)) continue;
+                if (!(swept_box_entry(t, centre, move, half, scene) <= limit)) continue;
                 for (int c = 0; c < 3; ++c) t[c] = prox_vec3_sub(t[c], xs->origin);
                 const prox_convex tri = prox_convex_make(t, 3, 0.0);
                 res.triangle_tests++;

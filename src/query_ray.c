@@ -131,8 +131,15 @@ prox_ray_result prox_ray_cast(const prox_bvh* bvh, const prox_transform* x, prox
     /* a mapped direction or a span beyond double's range (placements near
      * its limits): no pruning, which stays correct */
     if (!(grow <= DBL_MAX) || !prox_vec3_is_finite(ld)) grow = INFINITY;
-    const double o[3] = {lo.x, lo.y, lo.z}, grows[3] = {grow, grow, grow};
-    const double inv_d[3] = {1.0 / ld.x, 1.0 / ld.y, 1.0 / ld.z};
+    const double o[3] = {lo.x, lo.y, lo.z}, l_d[3] = {ld.x, ld.y, ld.z};
+    double grows[3] = {grow, grow, grow}, inv_d[3];
+    for (int k = 0; k < 3; ++k) {
+        inv_d[k] = 1.0 / l_d[k];
+        /* a component below 2^-1024 has no finite inverse: the slab test then
+         * takes the ray as parallel to the slab, so the slab is widened by
+         * how far the ray still drifts across it */
+        if (!(fabs(inv_d[k]) <= DBL_MAX) && l_d[k] != 0.0) grows[k] += t_end * fabs(l_d[k]);
+    }
 
     ray_frame frame;
     ray_frame_make(origin, direction, &frame); /* (the input was checked above) */

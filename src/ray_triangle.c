@@ -40,7 +40,7 @@
 
 bool ray_frame_make(prox_vec3 origin, prox_vec3 direction, ray_frame* out) {
     const double d_max = prox_max_abs3(direction);
-    if (!(d_max > 0.0) || !(d_max <= DBL_MAX) || !prox_vec3_is_finite(origin)) return false;
+    if (!(d_max > 0.0) || !prox_vec3_is_finite(direction) || !prox_vec3_is_finite(origin)) return false;
     /* a direction far from 1 is taken to a largest component in [1, 2): t in
      * those units is the caller's t times 2^e */
     out->e = d_max >= 0x1p-500 && d_max <= 0x1p500 ? 0 : ilogb(d_max);
@@ -63,6 +63,74 @@ bool ray_frame_make(prox_vec3 origin, prox_vec3 direction, ray_frame* out) {
     out->o[0] = origin.x;
     out->o[1] = origin.y;
     out->o[2] = origin.z;
+    return true;
+}
+
+/* Where a ray meets a triangle it sees edge on (to within rounding), in the
+ * triangle's own plane: p are the corners relative to the ray's origin (in
+ * the ray's units, the direction being the frame's, 2^-e times the caller's),
+ * dropped onto the two axes across the plane's normal. The ray's shadow there
+ * enters the triangle at t_in and leaves at t_out; a ray crossing the plane
+ * (beyond rounding) meets the triangle where it crosses, clamped to that
+ * stretch, and one lying in the plane (to rounding) where it enters. False
+ * when the shadow misses the triangle, or for no area. */
+static bool edge_on_hit(const double p[3][3], const ray_frame* r, double* out_t, double out_w[3]) {
+    const double e1[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
+    const double e2[3] = {p[2][0] - p[0][0], p[2][1] - p[0][1], p[2][2] - p[0][2]};
+    const double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    const int drop = fabs(n[0]) >= fabs(n[1]) ? (fabs(n[0]) >= fabs(n[2]) ? 0 : 2) : (fabs(n[1]) >= fabs(n[2]) ? 1 : 2);
+    if (n[drop] == 0.0) return false; /* no area */
+    const int a = drop == 2 ? 0 : drop + 1, b = a == 2 ? 0 : a + 1;
+    /* the direction in the frame's units: d[kz] = 1 / sz, the others by the shear */
+    double d[3];
+    d[r->kz] = 1.0 / r->sz;
+    d[r->kx] = r->sx * d[r->kz];
+    d[r->ky] = r->sy * d[r->kz];
+    /* each edge's inner side, as alpha + beta t >= 0 along the shadow */
+    const double sign = n[drop] > 0.0 ? 1.0 : -1.0;
+    double t_in = 0.0, t_out = INFINITY;
+    for (int c = 0; c < 3; ++c) {
+        const double* s0 = p[c];
+        const double* s1 = p[c == 2 ? 0 : c + 1];
+        const double ea = s1[a] - s0[a], eb = s1[b] - s0[b];
+        const double alpha = sign * (ea * (0.0 - s0[b]) - eb * (0.0 - s0[a]));
+        const double beta = sign * (ea * d[b] - eb * d[a]);
+        if (beta > 0.0) t_in = prox_fmax(t_in, -alpha / beta);
+        else if (beta < 0.0) t_out = prox_fmin(t_out, -alpha / beta);
+        else if (alpha < 0.0) return false;
+    }
+    if (!(t_in <= t_out)) return false;
+    /* crossing the plane: n . (t d - p0) = 0 */
+    const double nd = n[0] * d[0] + n[1] * d[1] + n[2] * d[2];
+    const double np = n[0] * p[0][0] + n[1] * p[0][1] + n[2] * p[0][2];
+    double t = t_in;
+    if (fabs(nd) > 0x1p-40 * fabs(n[drop]) * (fabs(d[0]) + fabs(d[1]) + fabs(d[2]))) {
+        const double cross = np / nd;
+        t = cross < t_in ? t_in : cross > t_out ? t_out : cross;
+    }
+    if (!(t >= 0.0)) return false;
+    /* the point must lie on the triangle in space, not only in the shadow:
+     * a needle's plane is poorly defined, and its shadow can take in a ray
+     * that passes far from it (fuzz_ray) */
+    const prox_vec3 q = prox_vec3_make(t * d[0], t * d[1], t * d[2]);
+    const prox_vec3 corners[3] = {prox_vec3_make(p[0][0], p[0][1], p[0][2]), prox_vec3_make(p[1][0], p[1][1], p[1][2]),
+                                  prox_vec3_make(p[2][0], p[2][1], p[2][2])};
+    const double reach = prox_fmax(prox_max_abs3(q), prox_fmax(prox_max_abs3(corners[0]),
+                                   prox_fmax(prox_max_abs3(corners[1]), prox_max_abs3(corners[2]))));
+    if (!(prox_max_abs3(prox_vec3_sub(prox_closest_point_triangle(q, corners), q)) <= 0x1p-40 * reach)) return false;
+    /* the weights of the point t d in the triangle's plane */
+    const double qa = t * d[a], qb = t * d[b];
+    const double area = (p[1][a] - p[0][a]) * (p[2][b] - p[0][b]) - (p[1][b] - p[0][b]) * (p[2][a] - p[0][a]);
+    double w1 = ((qa - p[0][a]) * (p[2][b] - p[0][b]) - (qb - p[0][b]) * (p[2][a] - p[0][a])) / area;
+    double w2 = ((p[1][a] - p[0][a]) * (qb - p[0][b]) - (p[1][b] - p[0][b]) * (qa - p[0][a])) / area;
+    w1 = w1 < 0.0 ? 0.0 : w1 > 1.0 ? 1.0 : w1;
+    w2 = w2 < 0.0 ? 0.0 : w2 > 1.0 - w1 ? 1.0 - w1 : w2;
+    if (out_t) *out_t = t;
+    if (out_w) {
+        out_w[0] = 1.0 - w1 - w2;
+        out_w[1] = w1;
+        out_w[2] = w2;
+    }
     return true;
 }
 
@@ -124,16 +192,49 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
     }
     const double tol_x = 0x1p-50 * (px + pz), tol_y = 0x1p-50 * (py + pz);
     if (x_lo > tol_x || x_hi < -tol_x || y_lo > tol_y || y_hi < -tol_y) return false;
+    /* Across the ray the corners now lie within the triangle's size of it:
+     * when that is far below the depths (a tiny triangle far ahead), x and y
+     * are scaled up together (exactly: every edge function and det scale by
+     * the same square, the weights and the depth not at all), so their
+     * products do not fall into the subnormals. */
+    double across = prox_fmax(prox_fmax(-x_lo, x_hi), prox_fmax(-y_lo, y_hi)), lift = 1.0;
+    if (across < 0x1p-300 && across > 0.0) {
+        lift = ldexp(1.0, -ilogb(across));
+        for (int c = 0; c < 3; ++c) {
+            x[c] *= lift;
+            y[c] *= lift;
+        }
+        across *= lift;
+    }
     /* edge functions: u weighs corner 0 (edge 1-2), v corner 1, w corner 2 */
     const double u = x[2] * y[1] - y[2] * x[1];
     const double v = x[0] * y[2] - y[0] * x[2];
     const double w = x[1] * y[0] - y[1] * x[0];
     if ((u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0)) return false;
     const double det = u + v + w;
-    if (det == 0.0) return false; /* edge on (or no area) */
+    /* The rounding of the edge functions: their products (below across^2)
+     * and the corners' own (2^-52 of px + py + pz each, lifted). When det is
+     * not far above it, the triangle is seen edge on to within rounding and
+     * the weights are noise (the depth could land anywhere between the
+     * corners', off the triangle): the ray is met in the triangle's own
+     * plane instead. */
+    const double noise = 0x1p-48 * across * (across + lift * (px + py + pz));
+    if (!(fabs(det) > 0x1p20 * noise)) {
+        /* (max_t is compared in the caller's units, where t may round to 0) */
+        double t_edge, w_edge[3];
+        if (!edge_on_hit((const double(*)[3])p, r, &t_edge, w_edge)) return false;
+        t_edge = ldexp(t_edge, f - r->e);
+        if (!(t_edge <= max_t) || !(t_edge <= DBL_MAX)) return false;
+        if (out_t) *out_t = t_edge;
+        if (out_weights)
+            for (int c = 0; c < 3; ++c) out_weights[c] = w_edge[c];
+        return true;
+    }
     /* the depth along the ray: a weighted mean of the corners' depths, so it
-     * lies between them however small det is */
-    const double depth = (u * p[0][kz] + v * p[1][kz] + w * p[2][kz]) / det * r->sz;
+     * lies between them however small det is; an origin on the triangle has
+     * depth 0 to within the rounding of the corners' depths */
+    double depth = (u * p[0][kz] + v * p[1][kz] + w * p[2][kz]) / det * r->sz;
+    if (fabs(depth) <= 0x1p-44 * pz * fabs(r->sz)) depth = 0.0;
     if (!(depth >= 0.0)) return false;
     /* back to the caller's units, and to the unscaled triangle's */
     const double t = f == r->e ? depth : ldexp(depth, f - r->e);

@@ -262,6 +262,15 @@ PROX_TEST(cast, bad_input) {
     CHECK(memcmp(&cache, &before, sizeof cache) == 0);
     CHECK(strcmp(prox_cast_status_string(PROX_CAST_HIT), "hit") == 0);
     CHECK(strcmp(prox_cast_status_string((prox_cast_status)99), "unknown") == 0);
+    /* motions beyond 1e154, whose length would overflow (fuzz_cast: every
+     * such cast came back as an initial contact) */
+    const prox_convex ball = prox_convex_sphere(&zero, 1);
+    xb.origin = prox_vec3_make(10, 0, 0);
+    const prox_vec3 sideways = {0, 1e200, 1e200}, towards = {-1e200, 0, 0};
+    const prox_convex_cast_result far = prox_convex_cast(&ball, NULL, zero, &ball, &xb, sideways, 0, NULL, NULL);
+    CHECK(far.status == PROX_CAST_MISS && far.t == 1);
+    const prox_convex_cast_result hit = prox_convex_cast(&ball, NULL, zero, &ball, &xb, towards, 0, NULL, NULL);
+    CHECK(hit.status == PROX_CAST_HIT && hit.t > 0 && hit.t < 1e-198);
     /* a step cap of one distance query: a cap, with t proven apart */
     prox_convex_def one = prox_default_convex_def();
     one.max_gjk_iterations = 1;

@@ -340,6 +340,16 @@ PROX_TEST(cli, rays_match_the_library) {
     snprintf(command, sizeof command, "%s ray builtin:box --ray \"0 0 3 0 0\"", cli());
     CHECK(run(command, out, sizeof out) != 0);
     CHECK_MSG(strstr(out, "too few numbers") != NULL, "%.200s", out);
+    snprintf(command, sizeof command, "%s ray builtin:box --ray \"0 0 3 0 0 -1\" --pose-b \"1 0 0 0 1 0 0 0 1 0 0 0\"",
+             cli());
+    CHECK(run(command, out, sizeof out) == 1);
+    CHECK_MSG(strstr(out, "--pose") != NULL, "%.200s", out);
+    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --pose \"1 0 0 0 1 0 0 0 1 0 0 0\"", cli());
+    CHECK(run(command, out, sizeof out) == 1);
+    CHECK_MSG(strstr(out, "--pose-a") != NULL, "%.200s", out);
+    snprintf(command, sizeof command, "%s ray builtin:box --rays %s", cli(), PROX_BINARY_DIR);
+    CHECK(run(command, out, sizeof out) == 1);
+    CHECK_MSG(strstr(out, "cannot read") != NULL, "%.200s", out);
     write_file(path, "0 0 3 0 0 -1\n0 0 3 0 nan -1\n");
     snprintf(command, sizeof command, "%s ray builtin:box --rays %s", cli(), path);
     CHECK(run(command, out, sizeof out) != 0);

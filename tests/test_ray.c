@@ -203,8 +203,12 @@ PROX_TEST(ray, triangle_bad_input_and_scale) {
     CHECK(!prox_ray_triangle(o, d, t, NAN, NULL, NULL));
     const prox_vec3 bad[3] = {{0, 0, 0}, {1, INFINITY, 0}, {0, 1, 0}};
     CHECK(!prox_ray_triangle(o, d, bad, INFINITY, NULL, NULL));
-    /* edge on: missed */
-    CHECK(!prox_ray_triangle(prox_vec3_make(-1, 0.25, 0), prox_vec3_make(1, 0, 0), t, INFINITY, NULL, NULL));
+    /* in the triangle's plane: touching counts, where the ray enters it */
+    double te = -1, we[3];
+    CHECK(prox_ray_triangle(prox_vec3_make(-1, 0.25, 0), prox_vec3_make(1, 0, 0), t, INFINITY, &te, we) && te == 1);
+    CHECK(we[0] == 0.75 && we[1] == 0 && we[2] == 0.25);
+    CHECK(!prox_ray_triangle(prox_vec3_make(-1, 1.25, 0), prox_vec3_make(1, 0, 0), t, INFINITY, NULL, NULL));
+    CHECK(!prox_ray_triangle(prox_vec3_make(-1, 0.25, 1e-9), prox_vec3_make(1, 0, 0), t, INFINITY, NULL, NULL));
     /* scaling the whole picture by a power of two scales nothing in t, down
      * to the subnormals and up to the largest doubles (the test rescales
      * internally) */
@@ -600,4 +604,73 @@ PROX_TEST(ray, far_from_the_origin) {
     }
     prox_bvh_destroy(bvh);
     prox_mesh_data_free(&data);
+}
+
+/* Cases a review found (each failed before its fix). */
+PROX_TEST(ray, reviewed_cases) {
+    /* a direction component below 2^-1024 (no finite inverse) drifting across a slab: pruned before */
+    const prox_vec3 v[3] = {{0, 0x1p-24, -1}, {1, 0x1p-24, -1}, {0.5, 0x1p-24, 1}};
+    const uint32_t idx[3] = {0, 1, 2};
+    const prox_mesh one = {v, 3, idx, 1};
+    prox_bvh* tree = test_tree(&one, PROX_VOLUME_AABB);
+    REQUIRE(tree);
+    const prox_vec3 zero = {0, 0, 0}, tiny = {0x1p-1007, 0x1p-1030, 0};
+    double t = -1;
+    CHECK(prox_ray_triangle(zero, tiny, v, INFINITY, &t, NULL) && t == 0x1p+1006);
+    const prox_ray_result r = prox_ray_cast(tree, NULL, zero, tiny, NULL);
+    CHECK(r.hit && r.t == 0x1p+1006);
+    prox_bvh_destroy(tree);
+    /* a triangle 2^600 behind the origin and 2^66 across: its edge
+     * functions underflowed, and depth -0 passed as a hit */
+    const prox_vec3 behind[3] = {{-0x1.4p+64, 0, -0x1p+600}, {0x1.8p+64, -0x1.4p+64, -0x1p+600},
+                                 {0x1.cp+64, -0x1p+62, -0x1p+600}};
+    CHECK(!prox_ray_triangle(zero, prox_vec3_make(0, 0, 1), behind, INFINITY, NULL, NULL));
+    CHECK(!prox_ray_triangle(zero, prox_vec3_make(0, 0, -1), behind, INFINITY, NULL, NULL)); /* it misses the axis */
+    /* an origin exactly on a face of a tetrahedron: t = 0 outwards and inwards */
+    const prox_vec3 tv[4] = {{290, -449, -390}, {-149, -904, -388}, {-853, -459, -233}, {-400, -300, -100}};
+    const uint32_t ti[12] = {0, 1, 2, 0, 3, 1, 1, 3, 2, 2, 3, 0};
+    const prox_mesh tet = {tv, 4, ti, 4};
+    tree = test_tree(&tet, PROX_VOLUME_OBB);
+    REQUIRE(tree);
+    const prox_vec3 on = {-248.375, -566.5, -330.625};
+    const prox_vec3 out = {-0x1.b865972e08b5cp-1, 0x1.eb53714b2cbe8p-1, 0x1.7876671a3007p-3};
+    prox_ray_result s = prox_ray_cast(tree, NULL, on, out, NULL);
+    CHECK(s.hit && s.t == 0 && s.triangle == 0);
+    s = prox_ray_cast(tree, NULL, on, prox_vec3_scale(out, -1), NULL);
+    CHECK(s.hit && s.t == 0 && s.triangle == 0);
+    prox_bvh_destroy(tree);
+    /* rays in the planes of a turned cube's faces (to rounding): a hit lies
+     * on its triangle, where the ray enters it; before, the weights were
+     * noise and hits landed up to 0.86 outside the cube */
+    prox_mesh_data cube;
+    REQUIRE(prox_mesh_box(prox_vec3_make(1, 1, 1), &cube) == PROX_OK);
+    const prox_mesh cm = prox_mesh_data_view(&cube);
+    tree = test_tree(&cm, PROX_VOLUME_OBB);
+    REQUIRE(tree);
+    prox_rng rng = prox_rng_seed(prox_test_seed(101));
+    int hits = 0;
+    for (int i = 0; i < 3000; ++i) {
+        const prox_transform x = prox_transform_make(
+            prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)),
+            prox_vec3_make(1, 1, 1), prox_vec3_make(0, 0, 0));
+        const int32_t face = (int32_t)(prox_rng_uniform(&rng) * cm.triangle_count) % cm.triangle_count;
+        prox_vec3 c[3];
+        test_placed_triangle(&cm, &x, face, c);
+        const prox_vec3 e1 = prox_vec3_sub(c[1], c[0]), e2 = prox_vec3_sub(c[2], c[0]);
+        const double a0 = 5 * prox_rng_uniform(&rng) - 2, b0 = 5 * prox_rng_uniform(&rng) - 2;
+        const double a1 = 5 * prox_rng_uniform(&rng) - 2, b1 = 5 * prox_rng_uniform(&rng) - 2;
+        const prox_vec3 o = prox_vec3_add(c[0], prox_vec3_add(prox_vec3_scale(e1, a0), prox_vec3_scale(e2, b0)));
+        const prox_vec3 to = prox_vec3_add(c[0], prox_vec3_add(prox_vec3_scale(e1, a1), prox_vec3_scale(e2, b1)));
+        const prox_vec3 d = prox_vec3_sub(to, o);
+        const prox_ray_result h = prox_ray_cast(tree, &x, o, d, NULL);
+        if (!h.hit) continue;
+        ++hits;
+        prox_vec3 hc[3];
+        test_placed_triangle(&cm, &x, h.triangle, hc);
+        const double off = prox_vec3_length(prox_vec3_sub(h.point, prox_closest_point_triangle(h.point, hc)));
+        CHECK_MSG(off <= 1e-9, "in-plane ray %d: the hit lies %.3g off its triangle", i, off);
+    }
+    CHECK(hits > 300);
+    prox_bvh_destroy(tree);
+    prox_mesh_data_free(&cube);
 }

@@ -122,6 +122,7 @@ typedef struct options {
     bool all;
     bool stats;
     bool have_pose[2];
+    bool plain_pose; /* --pose (ray) rather than --pose-a / --pose-b */
     prox_transform pose[2];
     const char* placements;
     int demo_count;
@@ -215,6 +216,7 @@ static int parse_options(int argc, char** argv, int first, options* o) {
                 o->bvh.leaf_size = (int)n;
             } else if (strcmp(a, "--pose-a") == 0 || strcmp(a, "--pose-b") == 0 || strcmp(a, "--pose") == 0) {
                 int k = a[6] == '-' && a[7] == 'b';
+                o->plain_pose = o->plain_pose || a[6] == '\0';
                 double v[12];
                 const char* error = "";
                 if (!parse_numbers(value, v, 12, &error)) {
@@ -382,6 +384,10 @@ static int read_number_lines(const char* path, int count, const char* what, cons
             status = 1;
         }
     }
+    if (status == 0 && ferror(f)) {
+        fprintf(stderr, "proxima: cannot read %ss file %s: %s\n", what, path, strerror(errno));
+        status = 1;
+    }
     free(line);
     if (f != stdin) fclose(f);
     return status;
@@ -472,6 +478,7 @@ static int command_pair(pair_command command, const options* o) {
         usage(stderr);
         return 2;
     }
+    if (o->plain_pose) return fail("two models take --pose-a and --pose-b, not --pose%s", "");
     prox_mesh_data data[2] = {{0}};
     prox_bvh* bvh[2] = {NULL, NULL};
     int status = 1;
@@ -547,6 +554,8 @@ static int command_ray(const options* o) {
         usage(stderr);
         return 2;
     }
+    if (o->have_pose[1] || (o->have_pose[0] && !o->plain_pose))
+        return fail("ray places its one model with --pose, not --pose-a or --pose-b%s", "");
     prox_mesh_data data;
     if (!load_model(o->positional[0], &data)) return 1;
     prox_mesh mesh = prox_mesh_data_view(&data);

@@ -330,10 +330,9 @@ typedef struct prox_convex_cast_result {
 /// distance is a convex function of t, so the step distance / closing speed
 /// along the contact normal is a Newton step from below, which never passes
 /// the first contact and lands on it in one step for a face; the iterations
-/// stop when the distance is within 1e-12 |move_b - move_a| of the target (or
-/// the distance query calls the shapes touching, for a target of 0), or when
-/// a step no longer changes t, so a HIT's t is the first contact to that
-/// accuracy and never after it. The
+/// stop when the distance query calls the shapes within the target (touching,
+/// for a target of 0) or when a step moves t by less than 2^-45 of it, so a
+/// HIT's t is the first contact to about 2^-44 of t and never after it. The
 /// shapes' own tunnelling through each other in one step is what this rules
 /// out. `cache` (may be NULL) warm-starts the first distance query and
 /// carries each one's simplex to the next; `def` (may be NULL) limits each

@@ -48,13 +48,21 @@ PROX_API bool prox_tri_tri_overlap(const prox_vec3 a[3], const prox_vec3 b[3]);
 /// triangles, at least one of them is hit (a point on an edge counts for the
 /// triangles on both sides), so rays cannot pass between the triangles of a
 /// closed mesh; the decision is that of the rounded edge functions, not an
-/// exact predicate (a ray within a few units of rounding of an edge may hit
-/// or miss the triangle; a triangle seen exactly edge-on is missed). t lies
-/// between the corners' depths along the ray however thin the triangle.
-/// direction need not be unit (t is in its units) and may have zero
-/// components. False for a zero or non-finite direction, a non-finite
-/// origin or corner, or max_t negative or NaN. Coordinates of any magnitude
-/// are scaled internally by powers of two.
+/// exact predicate (a ray within about 2^-52 of the triangle's distance of an
+/// edge may hit or miss it). A ray that sees the triangle edge on (it runs in
+/// the triangle's plane, to within that rounding) meets it in that plane:
+/// where it crosses the plane if it does, else where it enters the triangle
+/// (touching counts); a triangle of no area is hit only where the ray passes
+/// through it, to within rounding. t lies between the
+/// corners' depths along the ray, and is 0 for an origin on the triangle (to
+/// within rounding). direction need not be unit (t is in its units) and may
+/// have zero components. False for a zero or non-finite direction, a
+/// non-finite origin or corner, or max_t negative or NaN, and for a hit whose
+/// t would overflow. Coordinates of any magnitude are scaled internally by
+/// powers of two; the one limit left: a triangle mixing coordinates (measured
+/// from the origin) near 2^1020 with ones about 2^970 times smaller may round
+/// a shared corner differently from its neighbour there, and a ray through
+/// that edge can slip between the two.
 PROX_API bool prox_ray_triangle(prox_vec3 origin, prox_vec3 direction, const prox_vec3 tri[3], double max_t,
                                 double* out_t, double out_weights[3]);
 

@@ -31,12 +31,15 @@
  *                 volume kinds AABB, OBB, OBB-sphere (dual), sphere, k-DOP
  *   query.h       two placed meshes: overlap, all pairs, contacts, distance,
  *                 tolerance, closest point, inside/outside, penetration,
- *                 self-collision, convex shape against mesh
- *   convex.h      convex shapes (points + radius): GJK distance, EPA depth
+ *                 self-collision, ray casts, convex shape against mesh
+ *                 (distance, overlap, contacts, swept along a motion)
+ *   convex.h      convex shapes (points + radius): GJK distance, EPA depth,
+ *                 casts (first contact of two translating shapes)
  *   features.h    closest features of convex polyhedra, LP separating plane
  *   broadphase.h  many boxes: sweep and prune, dynamic AABB tree, sort and sweep
  *   world.h       many objects: every colliding pair per step, with contacts
- *   geometry.h    exact predicates, triangle kernels (overlap, distance, contact)
+ *   geometry.h    exact predicates, triangle kernels (overlap, distance, contact,
+ *                 ray)
  *   hull.h        exact 3D convex hull (Quickhull) with faces and adjacency
  *   math.h        vectors, matrices, transforms, quaternions, random rotations
  *   io.h          OBJ / STL / PLY / OFF readers (link libproxima_io)

@@ -417,8 +417,9 @@ typedef struct prox_ray_result {
 } prox_ray_result;
 
 /// The first point where the ray origin + t direction, 0 <= t <= def.max_t,
-/// meets the mesh of `bvh` placed by `x` (NULL: identity; any invertible
-/// placement, nonuniform scale included). World coordinates throughout;
+/// meets the mesh of `bvh` placed by `x` (NULL: identity; any placement
+/// prox_transform_inverse accepts, nonuniform scale and shear included).
+/// World coordinates throughout;
 /// direction need not be unit and may have zero components.
 ///
 /// Each triangle is placed in the world and met by the watertight test of
@@ -429,7 +430,9 @@ typedef struct prox_ray_result {
 /// no triangle the test would hit is ever pruned: the answer equals that of
 /// prox_ray_triangle over all triangles (ties at the same t go to the lowest
 /// triangle index). A ray starting on or inside the surface hits it at the
-/// first triangle it meets at t >= 0 (t = 0 when the origin lies on one).
+/// first triangle it meets at t >= 0 (t = 0 when the origin lies on one, to
+/// within rounding). A ray in the plane of a triangle (to rounding) meets it
+/// where it enters it: touching counts, as in every query of proxima.
 /// `def` may be NULL. Never allocates; safe to call concurrently on one
 /// hierarchy (it only reads it).
 PROX_API prox_ray_result prox_ray_cast(const prox_bvh* bvh, const prox_transform* x, prox_vec3 origin,
