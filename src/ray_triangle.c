@@ -240,10 +240,10 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
     const double t = f == r->e ? depth : ldexp(depth, f - r->e);
     if (!(t <= max_t) || !(t <= DBL_MAX)) return false; /* (a hit whose t overflows is missed) */
     if (out_t) *out_t = t;
-    if (out_weights) {
-        out_weights[0] = u / det;
-        out_weights[1] = v / det;
-        out_weights[2] = w / det;
+    if (out_weights) { /* (+ 0.0: no -0 weights) */
+        out_weights[0] = u / det + 0.0;
+        out_weights[1] = v / det + 0.0;
+        out_weights[2] = w / det + 0.0;
     }
     return true;
 }

@@ -334,6 +334,10 @@ PROX_TEST(cli, rays_match_the_library) {
     snprintf(command, sizeof command, "%s ray builtin:box --ray \"0.5 0.25 0 0 0 1\" --cull-back-faces", cli());
     REQUIRE(run(command, out, sizeof out) == 0);
     CHECK(strcmp(out, "0\n") == 0);
+    /* a subnormal number is a number (strtod flags it with ERANGE) */
+    snprintf(command, sizeof command, "%s ray builtin:box --ray \"0 0 3 1e-310 0 -1\"", cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK_MSG(strncmp(out, "1 2 ", 4) == 0, "%.200s", out);
     snprintf(command, sizeof command, "%s ray builtin:box --ray \"0 0 3 0 0 0\"", cli());
     CHECK(run(command, out, sizeof out) == 1);
     CHECK_MSG(strstr(out, "direction is zero") != NULL, "%.200s", out);

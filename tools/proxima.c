@@ -151,7 +151,8 @@ static bool parse_numbers(const char* text, double* out, int count, const char**
             *error = i == 0 ? "no numbers" : "too few numbers";
             return false;
         }
-        if (errno == ERANGE || !isfinite(out[i])) {
+        /* (ERANGE also flags subnormal results, which are numbers all the same) */
+        if (!isfinite(out[i]) || (errno == ERANGE && fabs(out[i]) >= 1.0)) {
             *error = "a number is out of range or not finite";
             return false;
         }
