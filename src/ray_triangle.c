@@ -117,7 +117,7 @@ static bool edge_on_hit(const double p[3][3], const ray_frame* r, double* out_t,
                                   prox_vec3_make(p[2][0], p[2][1], p[2][2])};
     const double reach = prox_fmax(prox_max_abs3(q), prox_fmax(prox_max_abs3(corners[0]),
                                    prox_fmax(prox_max_abs3(corners[1]), prox_max_abs3(corners[2]))));
-    if (!(prox_max_abs3(prox_vec3_sub(prox_closest_point_triangle(q, corners), q)) <= 0x1p-40 * reach)) return false;
+    if (!(prox_max_abs3(prox_vec3_sub(prox_closest_point_triangle(q, corners), q)) <= 0x1p-46 * reach)) return false;
     /* the weights of the point t d in the triangle's plane */
     const double qa = t * d[a], qb = t * d[b];
     const double area = (p[1][a] - p[0][a]) * (p[2][b] - p[0][b]) - (p[1][b] - p[0][b]) * (p[2][a] - p[0][a]);
