@@ -41,10 +41,20 @@ const char* prox_cast_status_string(prox_cast_status status) {
     return "unknown";
 }
 
-static prox_transform moved(const prox_transform* x, prox_vec3 by) {
-    prox_transform m = x ? *x : prox_transform_identity();
-    m.origin = prox_vec3_add(m.origin, by);
+/* b's placement at t, relative to a's origin (which the pair is measured
+ * from, see below), and the result's fields from a distance query at t. */
+static prox_transform relative_at(const prox_transform* xb, prox_vec3 a_origin, prox_vec3 w, double t) {
+    prox_transform m = xb ? *xb : prox_transform_identity();
+    m.origin = prox_vec3_add(prox_vec3_sub(m.origin, a_origin), prox_vec3_scale(w, t));
     return m;
+}
+
+static void take(prox_convex_cast_result* res, const prox_convex_distance_result* d, prox_vec3 back, double t) {
+    res->t = t;
+    res->point_a = prox_vec3_add(d->point_a, back);
+    res->point_b = prox_vec3_add(d->point_b, back);
+    res->normal = d->normal;
+    res->distance = d->distance;
 }
 
 prox_convex_cast_result prox_convex_cast(const prox_convex* a, const prox_transform* xa, prox_vec3 move_a,
@@ -55,26 +65,54 @@ prox_convex_cast_result prox_convex_cast(const prox_convex* a, const prox_transf
     res.status = PROX_CAST_INVALID_INPUT;
     const prox_vec3 w = prox_vec3_sub(move_b, move_a);
     if (!prox_vec3_is_finite(move_a) || !prox_vec3_is_finite(move_b) || !prox_vec3_is_finite(w) ||
-        !(target >= 0.0 && target <= DBL_MAX))
+        !(target >= 0.0 && target <= DBL_MAX) || (xa && !prox_vec3_is_finite(xa->origin)))
         return res;
     const prox_convex_def defaults = prox_default_convex_def();
     const int steps = PROX_MIN(CAST_MAX_STEPS, PROX_MAX(1, (def ? def : &defaults)->max_gjk_iterations));
-    double t = 0.0;
+    /* The pair is placed with a at its basis alone and b relative to a's
+     * origin, as the distance query measures it: moving b by t w in world
+     * coordinates rounded its origin to the world's grid (far from the origin
+     * a contact came out late, or the steps stalled). The points go back to
+     * the world by a's origin and its motion. */
+    prox_transform xa_0 = xa ? *xa : prox_transform_identity();
+    const prox_vec3 a_origin = xa_0.origin;
+    xa_0.origin = prox_vec3_make(0, 0, 0);
+    double t = 0.0, t_apart = 0.0;
+    prox_convex_distance_result d;
     for (int step = 0;; ++step) {
-        const prox_transform xb_t = moved(xb, prox_vec3_scale(w, t));
-        const prox_convex_distance_result d = prox_convex_distance(a, xa, b, &xb_t, def, cache);
-        res.iterations = step + 1;
+        const prox_transform xb_t = relative_at(xb, a_origin, w, t);
+        d = prox_convex_distance(a, &xa_0, b, &xb_t, def, cache);
+        res.iterations++;
         if (d.status == PROX_CONVEX_INVALID_INPUT) {
             memset(&res, 0, sizeof res);
             res.status = PROX_CAST_INVALID_INPUT;
             return res;
         }
-        const prox_vec3 shift = prox_vec3_scale(move_a, t); /* back to the world at t */
-        res.t = t;
-        res.point_a = prox_vec3_add(d.point_a, shift);
-        res.point_b = prox_vec3_add(d.point_b, shift);
-        res.normal = d.normal;
-        res.distance = d.distance;
+        if (d.status == PROX_CONVEX_OVERLAPPING && step > 0) {
+            /* a step from below landed past the contact by its rounding (a
+             * face met in one long step): back off towards the last t, which
+             * is proven apart, by 2^-40 of the step, then 2^-36, ... until
+             * the shapes no longer overlap */
+            const double stride = t - t_apart;
+            for (double back_off = 0x1p-40; back_off < 1.0 && d.status == PROX_CONVEX_OVERLAPPING; back_off *= 16) {
+                t = t - stride * back_off;
+                const prox_transform xb_b = relative_at(xb, a_origin, w, t);
+                d = prox_convex_distance(a, &xa_0, b, &xb_b, def, cache);
+                res.iterations++;
+            }
+            if (d.status == PROX_CONVEX_OVERLAPPING || d.status == PROX_CONVEX_INVALID_INPUT) {
+                res.status = PROX_CAST_HIT; /* the last t proven apart, with its fields */
+                return res;
+            }
+            take(&res, &d, prox_vec3_add(a_origin, prox_vec3_scale(move_a, t)), t);
+            res.status = d.status == PROX_CONVEX_ITERATION_CAP ? PROX_CAST_ITERATION_CAP : PROX_CAST_HIT;
+            return res;
+        }
+        take(&res, &d, prox_vec3_add(a_origin, prox_vec3_scale(move_a, t)), t);
+        if (d.status == PROX_CONVEX_ITERATION_CAP) { /* nothing proven at t (apart up to it) */
+            res.status = PROX_CAST_ITERATION_CAP;
+            return res;
+        }
         const bool touching = d.status == PROX_CONVEX_TOUCHING || d.status == PROX_CONVEX_OVERLAPPING;
         /* the gap still to close, from GJK's proven bound (none when it
          * could prove no more than contact: counted as reached) */
@@ -84,36 +122,30 @@ prox_convex_cast_result prox_convex_cast(const prox_convex* a, const prox_transf
             return res;
         }
         const double closing = -prox_vec3_dot(d.normal, w);
-        if (!(closing > 0.0)) { /* moving apart, or sliding by: never closer */
-            res.status = PROX_CAST_MISS;
-            res.t = 1.0;
-            break;
-        }
+        if (!(closing > 0.0)) break; /* moving apart, or sliding by: never closer */
         const double next = t + gap / closing;
-        if (!(next <= 1.0)) {
-            res.status = PROX_CAST_MISS;
-            res.t = 1.0;
-            break;
-        }
+        if (!(next <= 1.0)) break;
         /* converged: the step is below 2^-45 of t (a graze halves it each
          * step; a transversal contact gets there in a step or two), or
-         * below the rounding of t */
+         * below the rounding of t; apart here, so a hit even at t = 0 */
         if (next - t <= 0x1p-45 * next) {
-            res.status = step == 0 ? PROX_CAST_INITIAL_CONTACT : PROX_CAST_HIT;
+            res.status = PROX_CAST_HIT;
             return res;
         }
         if (step + 1 >= steps) { /* (apart up to next, even; the fields describe t) */
             res.status = PROX_CAST_ITERATION_CAP;
             return res;
         }
+        t_apart = t;
         t = next;
     }
-    /* a miss: the shapes at the end of the motion */
-    const prox_transform xb_1 = moved(xb, w);
-    const prox_convex_distance_result d = prox_convex_distance(a, xa, b, &xb_1, def, cache);
-    res.point_a = prox_vec3_add(d.point_a, move_a);
-    res.point_b = prox_vec3_add(d.point_b, move_a);
-    res.normal = d.normal;
-    res.distance = d.distance;
+    /* a miss: the shapes at the end of the motion (or, beyond range there,
+     * at the last t measured) */
+    res.status = PROX_CAST_MISS;
+    const prox_transform xb_1 = relative_at(xb, a_origin, w, 1.0);
+    const prox_convex_distance_result end = prox_convex_distance(a, &xa_0, b, &xb_1, def, cache);
+    res.iterations++;
+    if (end.status != PROX_CONVEX_INVALID_INPUT) take(&res, &end, prox_vec3_add(a_origin, move_a), 1.0);
+    res.t = 1.0;
     return res;
 }

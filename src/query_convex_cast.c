@@ -151,6 +151,12 @@ prox_convex_mesh_cast_result prox_convex_mesh_cast(const prox_convex* shape, con
                 res.triangle_tests++;
                 const prox_convex_cast_result r =
                     prox_convex_cast(&tri, &at_shape, still, shape, xs, move, target, def, NULL);
+                if (r.status == PROX_CAST_INVALID_INPUT) { /* (a corner beyond range, measured from the shape) */
+                    memset(&res, 0, sizeof res);
+                    res.status = PROX_CAST_INVALID_INPUT;
+                    res.triangle = -1;
+                    return res;
+                }
                 if (r.status == PROX_CAST_ITERATION_CAP) {
                     capped = r.t < capped ? r.t : capped;
                     continue;

@@ -425,6 +425,62 @@ PROX_TEST(cast, mesh_bad_input_and_initial_contact) {
     };
     for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; ++i)
         CHECK_MSG(bad_cases[i].status == PROX_CAST_INVALID_INPUT && bad_cases[i].triangle == -1, "case %zu", i);
+    /* a triangle whose corners, measured from the shape, leave double's range
+     * (it was skipped, and the sweep through it a miss) */
+    const prox_vec3 huge[3] = {{-1e308, 0, 5}, {-1e308, 0, -5}, {1e308, 0, 0}};
+    const uint32_t hi[3] = {0, 1, 2};
+    const prox_mesh wide = {huge, 3, hi, 1};
+    prox_bvh* wide_tree = test_tree(&wide, PROX_VOLUME_AABB);
+    if (wide_tree) {
+        prox_transform at = prox_transform_identity();
+        at.origin = prox_vec3_make(-0.9e308, 5, 0);
+        const prox_convex unit = prox_convex_sphere(&centre, 1);
+        const prox_convex_mesh_cast_result w =
+            prox_convex_mesh_cast(&unit, &at, prox_vec3_make(0, -10, 0), wide_tree, NULL, 0, NULL);
+        CHECK(w.status == PROX_CAST_INVALID_INPUT);
+        prox_bvh_destroy(wide_tree);
+    }
     prox_bvh_destroy(tree);
     prox_mesh_data_free(&data);
+}
+
+/* Cases a review found (each failed before its fix). */
+PROX_TEST(cast, reviewed_cases) {
+    const prox_vec3 zero = {0, 0, 0};
+    /* a distance query stopped at its cap is no contact: the cast caps */
+    const prox_vec3 tri[3] = {{0, -5, -5}, {0, 5, -5}, {0, 0, 5}};
+    const prox_convex wall = prox_convex_make(tri, 3, 0), ball = prox_convex_sphere(&zero, 0.5);
+    prox_transform xb = prox_transform_identity();
+    xb.origin.x = 5;
+    const prox_vec3 left = {-10, 0, 0};
+    for (int cap = 0; cap <= 2; ++cap) {
+        prox_convex_def def = prox_default_convex_def();
+        def.max_gjk_iterations = cap;
+        const prox_convex_cast_result r = prox_convex_cast(&wall, NULL, zero, &ball, &xb, left, 0, &def, NULL);
+        CHECK_MSG(r.status == PROX_CAST_ITERATION_CAP && r.t <= 0.45, "cap %d: %s at %g", cap,
+                  prox_cast_status_string(r.status), r.t);
+    }
+    /* far from the world's origin: the same as near it (the pair is measured from a) */
+    const double ra = 0x1.184c4e5779096p-7, rb = 0x1.dd0c292096748p-9;
+    const prox_convex sa = prox_convex_sphere(&zero, ra), sb = prox_convex_sphere(&zero, rb);
+    prox_transform xa = prox_transform_identity(), xf = prox_transform_identity();
+    xa.origin = prox_vec3_make(0x1.4cccccccccccdp+18, 0x1.d1eb851eb851ep+17, 0);
+    xf.origin = prox_vec3_make(0x1.4cccce6cf6894p+18, 0x1.d1eb855162975p+17, -0x1.40e86532f7395p-7);
+    const prox_vec3 mb = {-0x1.104ce72b858acp-2, -0x1.b87ccf371441cp-9, -0x1.031850936247bp-14};
+    const prox_convex_cast_result far = prox_convex_cast(&sa, &xa, zero, &sb, &xf, mb, 0, NULL, NULL);
+    prox_transform xn = xf;
+    xn.origin = prox_vec3_sub(xf.origin, xa.origin);
+    const prox_convex_cast_result near = prox_convex_cast(&sa, NULL, zero, &sb, &xn, mb, 0, NULL, NULL);
+    CHECK(far.status == PROX_CAST_HIT && near.status == PROX_CAST_HIT && far.t == near.t);
+    /* a long step onto a face lands in overlap by rounding: taken back to
+     * a t before the exact contact, with the face's normal */
+    prox_vec3 ca[8], cb[8];
+    const prox_convex big = prox_convex_box(prox_vec3_make(1, 1, 1), ca);
+    const prox_convex small = prox_convex_box(prox_vec3_make(0.5, 0.5, 0.5), cb);
+    prox_transform xs = prox_transform_identity();
+    xs.origin = prox_vec3_make(0x1.3e9a27d137439p+14, 0.3, 0.2);
+    const prox_vec3 long_move = {-0x1.3c9f1aba0f939p+15, 0x1.f9d50ab50f5f1p-9, 0};
+    const prox_convex_cast_result face = prox_convex_cast(&big, NULL, zero, &small, &xs, long_move, 0, NULL, NULL);
+    CHECK(face.status == PROX_CAST_HIT && fabs(face.normal.x - 1) < 1e-12);
+    CHECK(face.t <= 0.503090805559174906 && face.t > 0.503090805559174906 * (1 - 1e-12));
 }

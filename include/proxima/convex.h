@@ -309,17 +309,19 @@ typedef struct prox_convex_cast_result {
     prox_cast_status status;
     /// Fraction of the motions: the first contact (HIT; 0 for
     /// INITIAL_CONTACT), 1 for MISS, and for ITERATION_CAP the time up to
-    /// which the shapes are proven apart.
+    /// which the shapes are proven apart (farther than the target).
     double t;
     /// Closest points of the moved shapes at t, world coordinates (their
-    /// distance is the target to within the cast's tolerance on a hit).
+    /// distance is the target to within the cast's tolerance on a hit; for
+    /// a MISS whose end placement leaves double's range, those of the last
+    /// t measured).
     prox_vec3 point_a, point_b;
     /// Unit vector from a towards b at t (the contact normal of a hit; zero
     /// when the cores overlap at t = 0).
     prox_vec3 normal;
     /// Radius-inclusive distance of the shapes at t.
     double distance;
-    int iterations; ///< distance queries made
+    int iterations; ///< distance queries made (a MISS's at t = 1 included)
 } prox_convex_cast_result;
 
 /// Moves a by t move_a and b by t move_b (translations; the placements keep
@@ -331,8 +333,14 @@ typedef struct prox_convex_cast_result {
 /// along the contact normal is a Newton step from below, which never passes
 /// the first contact and lands on it in one step for a face; the iterations
 /// stop when the distance query calls the shapes within the target (touching,
-/// for a target of 0) or when a step moves t by less than 2^-45 of it, so a
-/// HIT's t is the first contact to about 2^-44 of t and never after it. The
+/// for a target of 0) or when a step moves t by less than 2^-45 of it. So a
+/// HIT's t is the first contact to about 2^-44 of t where the shapes meet
+/// at an angle, to about the square root of the distance query's tolerance
+/// where they graze (1e-7 of t for unit spheres touching in passing), and
+/// never after it beyond the query's touching tolerance (a step that lands
+/// in overlap by rounding is taken back). The pair is measured from a's
+/// origin, so a cast far from the world's origin is as accurate as near it.
+/// A distance query that stops at its cap makes the cast ITERATION_CAP. The
 /// shapes' own tunnelling through each other in one step is what this rules
 /// out. `cache` (may be NULL) warm-starts the first distance query and
 /// carries each one's simplex to the next; `def` (may be NULL) limits each

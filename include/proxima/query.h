@@ -573,13 +573,17 @@ typedef struct prox_convex_mesh_cast_result {
 /// prox_convex_cast (so the answer and its accuracy are those of the least t
 /// over the triangles, ties going to the lowest triangle index); the mesh's
 /// box lanes (any volume kind) are searched nearest first along the shape's
-/// swept box and pruned beyond the least t found. A triangle whose cast hit
-/// its iteration cap leaves the answer uncertain after the t it proved:
-/// then the status is ITERATION_CAP with that t, if it comes first. The
-/// normal points from the mesh towards the shape. `def` (may be NULL) is
-/// each cast's. A target that is negative or not finite, a motion that is
-/// not finite, an invalid shape or placement, or a singular mesh placement
-/// give INVALID_INPUT. Never allocates.
+/// swept box and pruned beyond the least t found, and a triangle is cast
+/// only when the swept box reaches the triangle's box before that t. A
+/// triangle whose cast hit its iteration cap leaves the answer uncertain
+/// after the t it proved: then the status is ITERATION_CAP with that t, if
+/// it comes first (only triangles cast count: one whose box the sweep
+/// reaches only after the first hit is proven not to come first, and is not
+/// cast). The normal points from the mesh towards the shape. `def` (may be
+/// NULL) is each cast's. A target that is negative or not finite, a motion
+/// that is not finite, an invalid shape or placement, a singular mesh
+/// placement, or a triangle whose corners measured from the shape's origin
+/// leave double's range give INVALID_INPUT. Never allocates.
 PROX_API prox_convex_mesh_cast_result prox_convex_mesh_cast(const prox_convex* shape, const prox_transform* xs,
                                                             prox_vec3 move, const prox_bvh* mesh,
                                                             const prox_transform* xm, double target,
