@@ -23,8 +23,6 @@
 #include "query_frame.h"
 #include "query_traverse.h"
 
-enum { CAST_STACK = (PROX_LANES - 1) * PROX_MAX_DEPTH + 8 };
-
 /* The world box of the placed shape (radius included), from six supports. */
 static void shape_box(const prox_convex* shape, const prox_transform* xs, double lo[3], double hi[3]) {
     for (int k = 0; k < 3; ++k) {
@@ -115,11 +113,7 @@ prox_convex_mesh_cast_result prox_convex_mesh_cast(const prox_convex* shape, con
     const double o[3] = {lc.x, lc.y, lc.z};
     const double l_m[3] = {lm.x, lm.y, lm.z};
     double inv_d[3];
-    for (int k = 0; k < 3; ++k) {
-        inv_d[k] = 1.0 / l_m[k];
-        /* no finite inverse (below 2^-1024): parallel, widened by the drift (see query_ray.c) */
-        if (!(fabs(inv_d[k]) <= DBL_MAX) && l_m[k] != 0.0) grow[k] += fabs(l_m[k]);
-    }
+    ray_inverse(l_m, 1.0, inv_d, grow);
     const bool prune = prox_vec3_is_finite(lm) && grow[0] <= DBL_MAX && grow[1] <= DBL_MAX && grow[2] <= DBL_MAX;
 
     /* each triangle as a shape measured from the shape's origin */
@@ -130,8 +124,8 @@ prox_convex_mesh_cast_result prox_convex_mesh_cast(const prox_convex* shape, con
     int32_t best_slot = -1;
     prox_convex_cast_result best_cast;
     memset(&best_cast, 0, sizeof best_cast);
-    int32_t stack[CAST_STACK];
-    double entry_of[CAST_STACK];
+    int32_t stack[PROX_SINGLE_STACK];
+    double entry_of[PROX_SINGLE_STACK];
     int top = 0;
     stack[top] = ROOT_SLOT;
     entry_of[top++] = 0;

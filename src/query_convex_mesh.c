@@ -23,8 +23,6 @@
 #include "query_frame.h"
 #include "query_traverse.h"
 
-enum { SHAPE_STACK = (PROX_LANES - 1) * PROX_MAX_DEPTH + 8 };
-
 /* Most points of a shape whose support bounds volumes (support_bounds); a
  * shape of more keeps the box and ball bounds alone. */
 enum { SUPPORT_POINTS = 256 };
@@ -390,8 +388,8 @@ PROX_TARGET_CLONES static void run(const shape_query* q, double upper_bound, pro
     double best = INFINITY;
     double limit = upper_bound >= 0 ? nextafter(upper_bound, INFINITY) : 0;
     double reach = limit > q->touch_band ? limit : q->touch_band;
-    int32_t stack[SHAPE_STACK];
-    double stack_bound[SHAPE_STACK];
+    int32_t stack[PROX_SINGLE_STACK];
+    double stack_bound[PROX_SINGLE_STACK];
     int top = 0;
     stack[top] = ROOT_SLOT;
     stack_bound[top++] = 0;

@@ -11,10 +11,6 @@
 #include "query_frame.h"
 #include "query_traverse.h"
 
-/* A stack for single-tree traversals: each step replaces one entry by at
- * most PROX_LANES, along a path of at most PROX_MAX_DEPTH levels. */
-enum { POINT_STACK = (PROX_LANES - 1) * PROX_MAX_DEPTH + 8 };
-
 /* ---- closest point ---------------------------------------------------- */
 
 /* Distance from a local point to each lane box, in local units, rounded
@@ -57,8 +53,8 @@ prox_point_result prox_closest_point(const prox_bvh* bvh, const prox_transform* 
                          1.75 * prox_local_point_error(bvh, x, &inverse, point, lp);
     double best = INFINITY;
     double limit = upper_bound >= 0 ? nextafter(upper_bound, INFINITY) : 0;
-    int32_t stack[POINT_STACK];
-    double stack_bound[POINT_STACK];
+    int32_t stack[PROX_SINGLE_STACK];
+    double stack_bound[PROX_SINGLE_STACK];
     int top = 0;
     stack[top] = ROOT_SLOT;
     stack_bound[top++] = 0;
@@ -153,7 +149,7 @@ static int count_crossings(const prox_bvh* bvh, const prox_transform* x, const p
     const double o[3] = {lp.x, lp.y, lp.z};
     const double d[3] = {lq.x - lp.x, lq.y - lp.y, lq.z - lp.z};
     const double inv_d[3] = {1 / d[0], 1 / d[1], 1 / d[2]};
-    int32_t stack[POINT_STACK];
+    int32_t stack[PROX_SINGLE_STACK];
     int top = 0, parity = 0;
     stack[top++] = ROOT_SLOT;
     while (top > 0) {

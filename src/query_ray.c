@@ -19,10 +19,6 @@
 #include "query_traverse.h"
 #include "ray_triangle.h"
 
-/* Stack entries: each step replaces one entry by at most PROX_LANES, along a
- * path of at most PROX_MAX_DEPTH levels. */
-enum { RAY_STACK = (PROX_LANES - 1) * PROX_MAX_DEPTH + 8 };
-
 prox_ray_def prox_default_ray_def(void) {
     prox_ray_def def;
     memset(&def, 0, sizeof def);
@@ -133,20 +129,14 @@ prox_ray_result prox_ray_cast(const prox_bvh* bvh, const prox_transform* x, prox
     if (!(grow <= DBL_MAX) || !prox_vec3_is_finite(ld)) grow = INFINITY;
     const double o[3] = {lo.x, lo.y, lo.z}, l_d[3] = {ld.x, ld.y, ld.z};
     double grows[3] = {grow, grow, grow}, inv_d[3];
-    for (int k = 0; k < 3; ++k) {
-        inv_d[k] = 1.0 / l_d[k];
-        /* a component below 2^-1024 has no finite inverse: the slab test then
-         * takes the ray as parallel to the slab, so the slab is widened by
-         * how far the ray still drifts across it */
-        if (!(fabs(inv_d[k]) <= DBL_MAX) && l_d[k] != 0.0) grows[k] += t_end * fabs(l_d[k]);
-    }
+    ray_inverse(l_d, t_end, inv_d, grows);
 
     ray_frame frame;
     ray_frame_make(origin, direction, &frame); /* (the input was checked above) */
     double limit = def->max_t; /* the nearest hit so far, or max_t */
     int32_t best_slot = -1;
-    int32_t stack[RAY_STACK];
-    double entry_of[RAY_STACK];
+    int32_t stack[PROX_SINGLE_STACK];
+    double entry_of[PROX_SINGLE_STACK];
     int top = 0;
     stack[top] = ROOT_SLOT;
     entry_of[top++] = 0;

@@ -5,6 +5,8 @@
 #ifndef PROX_QUERY_TRAVERSE_H
 #define PROX_QUERY_TRAVERSE_H
 
+#include <float.h>
+
 #include "bvh_internal.h"
 #include "query_frame.h"
 
@@ -15,6 +17,10 @@ enum { ROOT_SLOT = -1 };
  * PROX_LANES entries, replacing the one it pops, and a path has at most
  * PROX_MAX_DEPTH levels in each tree. */
 enum { PROX_TRAVERSE_STACK = (PROX_LANES - 1) * 2 * PROX_MAX_DEPTH + 8 };
+/* The same for traversals of one tree (against a point, a ray, a shape):
+ * each step replaces one entry by at most PROX_LANES, along a path of at most
+ * PROX_MAX_DEPTH levels. */
+enum { PROX_SINGLE_STACK = (PROX_LANES - 1) * PROX_MAX_DEPTH + 8 };
 
 typedef struct slot_view {
     const float* lo; /* with stride */
@@ -205,6 +211,18 @@ static inline void lane_ray_entries(const prox_node* node, const double o[3], co
             t1 = hi < t1 ? hi : t1;
         }
         out[l] = t0 <= t1 && node->count[l] >= 0 ? t0 : INFINITY;
+    }
+}
+
+/* The inverse of a ray's direction d (in the mesh's frame) for
+ * lane_ray_entries, and the slab growth its rounding needs: a component
+ * below 2^-1024 has no finite inverse, so the slab test takes the ray as
+ * parallel to that slab, which is then widened by how far the ray still
+ * drifts across it for t up to t_end. */
+static inline void ray_inverse(const double d[3], double t_end, double inv_d[3], double grow[3]) {
+    for (int k = 0; k < 3; ++k) {
+        inv_d[k] = 1.0 / d[k];
+        if (!(fabs(inv_d[k]) <= DBL_MAX) && d[k] != 0.0) grow[k] += t_end * fabs(d[k]);
     }
 }
 

@@ -419,8 +419,8 @@ typedef struct prox_ray_result {
 /// The first point where the ray origin + t direction, 0 <= t <= def.max_t,
 /// meets the mesh of `bvh` placed by `x` (NULL: identity; any placement
 /// prox_transform_inverse accepts, nonuniform scale and shear included).
-/// World coordinates throughout;
-/// direction need not be unit and may have zero components.
+/// World coordinates throughout; direction need not be unit and may have
+/// zero components.
 ///
 /// Each triangle is placed in the world and met by the watertight test of
 /// prox_ray_triangle, so a ray through an edge or a corner shared by two
