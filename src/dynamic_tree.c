@@ -648,6 +648,11 @@ size_t prox_dynamic_tree_query_box(const prox_dynamic_tree* tree, const prox_box
 typedef struct ray {
     double origin[3];
     double direction[3];
+    /// Half extents of a moving box (prox_dynamic_tree_box_cast): the box
+    /// touches a node's box when its centre's ray meets the node's box grown
+    /// by them. All zero for a ray.
+    double grow[3];
+    bool grown;
 } ray;
 
 /* (bound - o) / d: where the difference cannot overflow, directly (a
@@ -672,7 +677,15 @@ static double widen_up(double t) { return t > -INFINITY && t < INFINITY ? t + (f
  * every t, compared exactly. True when the ray enters the box at some t in
  * [0, max_t]; *out_enter is then the entry t (maybe negative). */
 static bool ray_hits(const ray* r, const prox_box* box, double max_t, double* out_enter) {
-    const double lo[3] = {box->min.x, box->min.y, box->min.z}, hi[3] = {box->max.x, box->max.y, box->max.z};
+    double lo[3] = {box->min.x, box->min.y, box->min.z}, hi[3] = {box->max.x, box->max.y, box->max.z};
+    if (r->grown) {
+        // Grown outward by more than the rounding of the sums (a relative
+        // 2^-51 of the terms), so a box that touches is never missed.
+        for (int k = 0; k < 3; k++) {
+            lo[k] = lo[k] - r->grow[k] - (fabs(lo[k]) + r->grow[k]) * 0x1p-51;
+            hi[k] = hi[k] + r->grow[k] + (fabs(hi[k]) + r->grow[k]) * 0x1p-51;
+        }
+    }
     double enter = -INFINITY, leave = INFINITY;
     for (int k = 0; k < 3; k++) {
         double o = r->origin[k], d = r->direction[k];
@@ -726,13 +739,11 @@ static bool ray_cast_stackless(const prox_dynamic_tree* tree, int32_t top, const
     return true;
 }
 
-size_t prox_dynamic_tree_ray_cast(const prox_dynamic_tree* tree, prox_vec3 origin, prox_vec3 direction,
-                                  double max_t, prox_tree_ray_callback* callback, void* user) {
-    if (!tree || !callback || tree->root == NULL_NODE || !prox_vec3_is_finite(origin) ||
-        !prox_vec3_is_finite(direction) || !(max_t >= 0))
-        return 0;
+/* The walk shared by the ray and box casts: nearer subtrees first. */
+static size_t cast_walk(const prox_dynamic_tree* tree, const ray* ray_in, double max_t, prox_tree_ray_callback* callback,
+                        void* user) {
     const tree_node* nodes = tree->nodes;
-    const ray r = {{origin.x, origin.y, origin.z}, {direction.x, direction.y, direction.z}};
+    const ray r = *ray_in;
     // Entries carry the entry t found when they were pushed: a node is
     // skipped, untested, when a clip has since moved max_t before it.
     heap_entry stack[QUERY_STACK];
@@ -773,6 +784,34 @@ size_t prox_dynamic_tree_ray_cast(const prox_dynamic_tree* tree, prox_vec3 origi
         if (hit2 && !ray_cast_stackless(tree, far.node, &r, &max_t, callback, user, &tested)) break;
     }
     return tested;
+}
+
+size_t prox_dynamic_tree_ray_cast(const prox_dynamic_tree* tree, prox_vec3 origin, prox_vec3 direction,
+                                  double max_t, prox_tree_ray_callback* callback, void* user) {
+    if (!tree || !callback || tree->root == NULL_NODE || !prox_vec3_is_finite(origin) ||
+        !prox_vec3_is_finite(direction) || !(max_t >= 0))
+        return 0;
+    const ray r = {{origin.x, origin.y, origin.z}, {direction.x, direction.y, direction.z}, {0, 0, 0}, false};
+    return cast_walk(tree, &r, max_t, callback, user);
+}
+
+size_t prox_dynamic_tree_box_cast(const prox_dynamic_tree* tree, const prox_box* box, prox_vec3 translation,
+                                  double max_t, prox_tree_ray_callback* callback, void* user) {
+    if (!tree || !callback || tree->root == NULL_NODE || !box || !prox_box_is_valid(box) ||
+        !prox_vec3_is_finite(box->min) || !prox_vec3_is_finite(box->max) || !prox_vec3_is_finite(translation) ||
+        !(max_t >= 0))
+        return 0;
+    ray r = {{0, 0, 0}, {translation.x, translation.y, translation.z}, {0, 0, 0}, true};
+    const double lo[3] = {box->min.x, box->min.y, box->min.z}, hi[3] = {box->max.x, box->max.y, box->max.z};
+    for (int k = 0; k < 3; k++) {
+        // Halves first: no overflow. The half extent is rounded up past
+        // the centre's rounding, so the grown boxes still hold the box.
+        double c = lo[k] * 0.5 + hi[k] * 0.5;
+        double h = PROX_MAX(hi[k] - c, c - lo[k]);
+        r.origin[k] = c;
+        r.grow[k] = h + (h + fabs(c)) * 0x1p-51;
+    }
+    return cast_walk(tree, &r, max_t, callback, user);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -22,54 +22,11 @@
 #include "pair_map.h"
 #include "query_traverse.h"
 #include "thread_pool.h"
-
+#include "world_internal.h"
 
 #include <math.h>
 #include <string.h>
 #include <time.h>
-
-typedef struct world_object {
-    prox_shape shape;
-    prox_transform pose;
-    prox_vec3 ball_center; ///< a ball holding the shape, in its own frame (radius included for convex shapes)
-    double ball_radius;
-    prox_vec3 world_center; ///< that ball placed (an ellipsoid under scale, bounded by this ball)
-    double world_radius;
-    uint32_t group, mask;
-    bool self_collision;
-    bool live;
-    bool dirty;       ///< posed or refitted since the last step
-    double speed, max_acceleration;
-    double motion_since; ///< time of the first step after the bounds were set
-    bool motion_pending; ///< bounds set since the last step: motion_since is that step's time
-    uint32_t epoch;   ///< bumped when the motion bounds change: schedules made before are void
-    uint64_t user_data;
-} world_object;
-
-/// One narrow-phase test and what it found.
-typedef struct candidate {
-    uint32_t a, b;
-    bool colliding;
-    double separation; ///< a proven lower bound of the distance when apart and scheduling; else 0
-    prox_manifold manifold;
-    int64_t triangle_pairs;
-    int64_t volume_tests, triangle_tests;
-} candidate;
-
-struct prox_world {
-    prox_world_def def;
-    prox_broadphase* broadphase;
-    world_object* objects;
-    uint32_t object_capacity;
-    uint32_t* dirty; ///< ids posed or refitted since the last step
-    uint32_t dirty_count;
-    pair_map disabled;
-    pair_map schedule;
-    double last_time;
-    candidate* candidates;
-    size_t candidate_count, candidate_capacity;
-    thread_pool* pool;
-};
 
 static double seconds_now(void) {
     struct timespec t;
@@ -199,6 +156,12 @@ static prox_box world_box(const world_object* o) {
     return box;
 }
 
+bool world_object_box(world_object* o, prox_box* out_box) {
+    place_ball(o);
+    *out_box = world_box(o);
+    return prox_box_is_valid(out_box);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Objects                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -230,6 +193,8 @@ void prox_world_destroy(prox_world* world) {
     thread_pool_destroy(world->pool, &allocator);
     prox_free(&allocator, world->objects, world->object_capacity * sizeof *world->objects);
     prox_free(&allocator, world->dirty, world->object_capacity * sizeof *world->dirty);
+    prox_free(&allocator, world->scene_dirty, world->object_capacity * sizeof *world->scene_dirty);
+    world_scene_free(world);
     prox_free(&allocator, world->candidates, world->candidate_capacity * sizeof *world->candidates);
     pair_map_free(&world->disabled, &allocator);
     pair_map_free(&world->schedule, &allocator);
@@ -250,25 +215,32 @@ static bool reserve_objects(prox_world* world, uint32_t needed) {
     }
     world_object* objects = prox_alloc(allocator, capacity * sizeof *objects);
     uint32_t* dirty = prox_alloc(allocator, capacity * sizeof *dirty);
-    if (!objects || !dirty) {
+    uint32_t* scene_dirty = prox_alloc(allocator, capacity * sizeof *scene_dirty);
+    if (!objects || !dirty || !scene_dirty) {
         prox_free(allocator, objects, capacity * sizeof *objects);
         prox_free(allocator, dirty, capacity * sizeof *dirty);
+        prox_free(allocator, scene_dirty, capacity * sizeof *scene_dirty);
         return false;
     }
     memset(objects, 0, capacity * sizeof *objects);
+    for (uint32_t i = 0; i < capacity; i++) objects[i].proxy = -1;
     if (world->object_capacity) {
         memcpy(objects, world->objects, world->object_capacity * sizeof *objects);
         memcpy(dirty, world->dirty, world->dirty_count * sizeof *dirty);
+        memcpy(scene_dirty, world->scene_dirty, world->scene_dirty_count * sizeof *scene_dirty);
     }
     prox_free(allocator, world->objects, world->object_capacity * sizeof *world->objects);
     prox_free(allocator, world->dirty, world->object_capacity * sizeof *world->dirty);
+    prox_free(allocator, world->scene_dirty, world->object_capacity * sizeof *world->scene_dirty);
     world->objects = objects;
     world->dirty = dirty;
+    world->scene_dirty = scene_dirty;
     world->object_capacity = capacity;
     return true;
 }
 
 static void mark_dirty(prox_world* world, uint32_t object) {
+    world_scene_changed(world, object);
     if (world->objects[object].dirty) return;
     world->objects[object].dirty = true;
     world->dirty[world->dirty_count++] = object;
@@ -287,8 +259,8 @@ static world_object object_of(const prox_object_def* def, prox_box* out_box) {
 
 /// The definition checked (the reason in message if refused) and, when
 /// valid, the object it makes and its world box: computed once for add.
-static prox_result check_object(const prox_object_def* def, char* message, size_t message_size,
-                                world_object* out_object, prox_box* out_box) {
+prox_result world_check_object(const prox_object_def* def, char* message, size_t message_size,
+                               world_object* out_object, prox_box* out_box) {
     if (!def) {
         prox_message(message, message_size, "object: NULL definition");
         return PROX_ERROR_INVALID_ARGUMENT;
@@ -309,13 +281,13 @@ static prox_result check_object(const prox_object_def* def, char* message, size_
 prox_result prox_object_def_validate(const prox_object_def* def, char* message, size_t message_size) {
     world_object o;
     prox_box box;
-    return check_object(def, message, message_size, &o, &box);
+    return world_check_object(def, message, message_size, &o, &box);
 }
 
 prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32_t* out_object) {
     world_object o;
     prox_box box;
-    if (!world || !out_object || check_object(def, NULL, 0, &o, &box) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
+    if (!world || !out_object || world_check_object(def, NULL, 0, &o, &box) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
     uint32_t id;
     prox_result result = prox_broadphase_add(world->broadphase, &box, &id);
     if (result != PROX_OK) return result;
@@ -325,6 +297,10 @@ prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32
     }
     o.epoch = world->objects[id].epoch + 1; // pairs scheduled for a former object of this id are void
     o.motion_pending = true;
+    // The id's entry in the scene tree's list of changes, if a former
+    // object left one, now stands for this object (no entry twice).
+    o.scene_dirty = world->objects[id].scene_dirty;
+    o.proxy = -1;
     world->objects[id] = o;
     mark_dirty(world, id);
     *out_object = id;
@@ -335,6 +311,7 @@ prox_result prox_world_remove(prox_world* world, uint32_t object) {
     if (!world || !is_live(world, object)) return PROX_ERROR_INVALID_ARGUMENT;
     prox_result result = prox_broadphase_remove(world->broadphase, object);
     if (result != PROX_OK) return result;
+    world_scene_removed(world, object);
     world->objects[object].live = false;
     world->objects[object].epoch++;
     /* the id comes back for a new object after the next step, which must
@@ -554,15 +531,20 @@ static void narrow_task(void* context, int index) {
     candidate* c = &world->candidates[index];
     const world_object* a = &world->objects[c->a];
     const world_object* b = &world->objects[c->b];
-    bool contacts = world->def.contacts;
     bool want_separation = world->def.schedule && c->a != c->b && motion_known(a) && motion_known(b);
-    if (c->a != c->b && balls_apart(a, b, &c->separation)) {
+    if (c->a == c->b)
+        test_self(a, world->def.contacts, c);
+    else
+        world_test_pair(a, b, world->def.contacts, want_separation, c);
+}
+
+void world_test_pair(const world_object* a, const world_object* b, bool contacts, bool want_separation,
+                     candidate* c) {
+    if (balls_apart(a, b, &c->separation)) {
         if (!want_separation) c->separation = 0;
         return;
     }
-    if (c->a == c->b)
-        test_self(a, contacts, c);
-    else if (a->shape.kind == PROX_SHAPE_MESH && b->shape.kind == PROX_SHAPE_MESH)
+    if (a->shape.kind == PROX_SHAPE_MESH && b->shape.kind == PROX_SHAPE_MESH)
         test_mesh_mesh(a, b, contacts, want_separation, c);
     else if (a->shape.kind == PROX_SHAPE_CONVEX && b->shape.kind == PROX_SHAPE_CONVEX)
         test_convex_convex(a, b, contacts, want_separation, c);
@@ -650,11 +632,11 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
         world_object* o = &world->objects[id];
         if (!o->live) continue;
         if (o->motion_pending) o->motion_since = time, o->motion_pending = false;
-        place_ball(o);
-        prox_box box = world_box(o);
+        prox_box box;
         // A pose at the edge of double range can overflow the box: keep the
         // last one rather than fail (the narrow phase still sees the pose).
-        if (!prox_box_is_valid(&box)) continue;
+        if (!world_object_box(o, &box)) continue;
+        world_scene_moved(world, id, &box);
         moved_ids[moved] = id;
         moved_boxes[moved++] = box;
         if (moved == MOVE_BATCH) {
@@ -663,6 +645,9 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
         }
     }
     move_boxes(world->broadphase, moved_ids, moved_boxes, moved);
+    // The scene tree, when queries made one, has seen the moved boxes;
+    // this catches the rest (out of memory: the next query tries again).
+    world_scene_sync(world);
     prox_pair_events events;
     prox_result result = prox_broadphase_update(world->broadphase, &events);
     if (result != PROX_OK) return result;

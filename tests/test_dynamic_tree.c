@@ -713,6 +713,41 @@ static prox_box grown_box(const prox_box* b, double relative) {
     return g;
 }
 
+/* Checks the proxies a cast visited (log) against the slab test of its ray
+ * on every fat box grown by `half` (a moving box's half extents; zero for a
+ * ray): each visited once, each visited one hit when grown by a relative
+ * 1e-6, each hit when shrunk by it visited. Returns how many had to be. */
+static long check_visits(const prox_dynamic_tree* tree, const shadow* s, const ray_log* log, prox_vec3 half,
+                         double max_t, int c) {
+    long must = 0;
+    bool* seen = calloc((size_t)s->capacity, 1);
+    if (!seen) {
+        CHECK(seen);
+        return 0;
+    }
+    for (int i = 0; i < log->calls; i++) {
+        CHECK_MSG(!seen[log->visited[i]], "proxy %d visited twice", log->visited[i]);
+        seen[log->visited[i]] = true;
+        prox_box fat = prox_dynamic_tree_fat_box(tree, log->visited[i]);
+        prox_box swept = {prox_vec3_sub(fat.min, half), prox_vec3_add(fat.max, half)};
+        prox_box g = grown_box(&swept, 1e-6);
+        CHECK_MSG(plain_ray_hit(&g, log->origin, log->direction, max_t * (1 + 1e-6) + 1e-6),
+                  "cast %d visited a box it misses", c);
+    }
+    for (int i = 0; i < s->capacity; i++) {
+        if (!s->live[i]) continue;
+        prox_box fat = prox_dynamic_tree_fat_box(tree, i);
+        prox_box swept = {prox_vec3_sub(fat.min, half), prox_vec3_add(fat.max, half)};
+        prox_box shrunk = grown_box(&swept, -1e-6);
+        if (!prox_box_is_valid(&shrunk) || !plain_ray_hit(&shrunk, log->origin, log->direction, max_t * (1 - 1e-6)))
+            continue;
+        must++;
+        CHECK_MSG(seen[i], "cast %d missed proxy %d", c, i);
+    }
+    free(seen);
+    return must;
+}
+
 /* Continuous data with infinite boxes, tiny direction components, rays
  * along axes: every box the plain slab test hits when shrunk by a relative
  * 1e-6 is visited, and every visited box is hit when grown by it. */
@@ -743,30 +778,118 @@ PROX_TEST(dynamic_tree, ray_cast_matches_slab_test) {
             log.clipped = INFINITY;
             prox_dynamic_tree_ray_cast(tree, o, d, max_t, ray_record, &log);
             REQUIRE(log.calls <= 8192);
-            bool* seen = calloc((size_t)s.capacity, 1);
-            REQUIRE(seen);
-            for (int i = 0; i < log.calls; i++) {
-                CHECK_MSG(!seen[log.visited[i]], "proxy %d visited twice", log.visited[i]);
-                seen[log.visited[i]] = true;
-                prox_box fat = prox_dynamic_tree_fat_box(tree, log.visited[i]);
-                prox_box g = grown_box(&fat, 1e-6);
-                CHECK_MSG(plain_ray_hit(&g, o, d, max_t * (1 + 1e-6) + 1e-6), "cast %d visited a box it misses", c);
-            }
-            for (int i = 0; i < s.capacity; i++) {
-                if (!s.live[i]) continue;
-                prox_box fat = prox_dynamic_tree_fat_box(tree, i);
-                prox_box shrunk = grown_box(&fat, -1e-6);
-                if (!prox_box_is_valid(&shrunk) || !plain_ray_hit(&shrunk, o, d, max_t * (1 - 1e-6))) continue;
-                must++;
-                CHECK_MSG(seen[i], "cast %d missed proxy %d", c, i);
-            }
+            must += check_visits(tree, &s, &log, (prox_vec3){0, 0, 0}, max_t, c);
             visited_total += log.calls;
-            free(seen);
         }
         shadow_free(&s);
         prox_dynamic_tree_destroy(tree);
     }
     CHECK(must > 0 && visited_total > 0);
+}
+
+static double never_called_ray(int32_t proxy, prox_vec3 o, prox_vec3 d, double max_t, void* user);
+
+/* The box cast against the slab test of the moving box's centre against
+ * each fat box grown by the moving box's half extents: every box it must
+ * touch (the fat box shrunk by a relative 1e-6) is visited, every visited
+ * box is touched when grown by 1e-6; a box touched exactly at max_t, face
+ * to face, edge to edge or corner to corner, is visited. */
+PROX_TEST(dynamic_tree, box_cast_matches_swept_slab_test) {
+    prox_rng rng = prox_rng_seed(prox_test_seed(509));
+    long must = 0, visited_total = 0;
+    for (int round = 0; round < scaled(8); round++) {
+        int n = 1 + below(&rng, 700);
+        prox_dynamic_tree* tree = new_tree(0, 0.1);
+        REQUIRE(tree);
+        shadow s = shadow_make(2 * n + 8);
+        for (int i = 0; i < n; i++) {
+            prox_box b = random_box(&rng, 0, 100);
+            insert(tree, &s, &b, 0);
+        }
+        for (int c = 0; c < 100; c++) {
+            prox_vec3 lo = {uniform(&rng, -20, 120), uniform(&rng, -20, 120), uniform(&rng, -20, 120)};
+            prox_vec3 size = {uniform(&rng, 0, 8), uniform(&rng, 0, 8), uniform(&rng, 0, 8)};
+            if (c % 5 == 0) size.y = 0; // a flat box
+            prox_box moving = {lo, prox_vec3_add(lo, size)};
+            prox_vec3 d = {uniform(&rng, -1, 1), uniform(&rng, -1, 1), uniform(&rng, -1, 1)};
+            if (c % 4 == 0) d.y = 0;
+            if (c % 8 == 0) d.x = d.z = 0;
+            if (c % 16 == 1) d = (prox_vec3){0, 0, 0}; // an overlap query
+            double max_t = c % 3 == 0 ? 1e3 : uniform(&rng, 0, 150);
+            static ray_log log;
+            memset(&log, 0, sizeof log);
+            log.origin = prox_vec3_add(prox_vec3_scale(moving.min, 0.5), prox_vec3_scale(moving.max, 0.5));
+            log.direction = d;
+            log.clipped = INFINITY;
+            prox_dynamic_tree_box_cast(tree, &moving, d, max_t, ray_record, &log);
+            REQUIRE(log.calls <= 8192);
+            CHECK(!log.bad_arguments);
+            must += check_visits(tree, &s, &log, prox_vec3_scale(size, 0.5), max_t, c);
+            visited_total += log.calls;
+        }
+        shadow_free(&s);
+        prox_dynamic_tree_destroy(tree);
+    }
+    CHECK(must > 0 && visited_total > 0);
+    // Touching exactly at the end of the motion, on awkward values.
+    prox_dynamic_tree* tree = new_tree(0, 0);
+    REQUIRE(tree);
+    prox_box target = {{0.1, 0.2, 0.3}, {0.7, 0.9, 1.3}};
+    int32_t proxy;
+    REQUIRE(prox_dynamic_tree_insert(tree, &target, 0, &proxy) == PROX_OK);
+    const prox_vec3 starts[] = {{-0.5, 0.2, 0.3}, {-0.5, -0.6, 0.3}, {-0.5, -0.6, -0.7}};
+    for (int k = 0; k < 3; k++) {
+        // A box of size 0.3 starting at `starts[k]` reaches the target's
+        // minimum corner region at t = 1 (face, edge, corner contact).
+        prox_box moving = {starts[k], prox_vec3_add(starts[k], (prox_vec3){0.3, 0.3, 0.3})};
+        prox_vec3 d = {0.1 - moving.max.x, 0, 0};
+        if (k >= 1) d.y = 0.2 - moving.max.y;
+        if (k >= 2) d.z = 0.3 - moving.max.z;
+        static ray_log log;
+        memset(&log, 0, sizeof log);
+        log.origin = prox_vec3_add(prox_vec3_scale(moving.min, 0.5), prox_vec3_scale(moving.max, 0.5));
+        log.direction = d;
+        log.clipped = INFINITY;
+        prox_dynamic_tree_box_cast(tree, &moving, d, 1.0, ray_record, &log);
+        CHECK_MSG(log.calls == 1, "contact %d at t = 1 not visited", k);
+        memset(&log, 0, sizeof log);
+        log.origin = prox_vec3_add(prox_vec3_scale(moving.min, 0.5), prox_vec3_scale(moving.max, 0.5));
+        log.direction = d;
+        log.clipped = INFINITY;
+        prox_dynamic_tree_box_cast(tree, &moving, d, 0.999, ray_record, &log);
+        CHECK_MSG(log.calls == 0, "contact %d visited before it is reached", k);
+    }
+    // Touching at the start and moving away, far from the origin on awkward
+    // values: the grown bounds' rounding must not lose the contact at t = 0.
+    int lost = 0;
+    for (int c = 0; c < 400; c++) {
+        prox_dynamic_tree* one = new_tree(0, 0);
+        REQUIRE(one);
+        double base = uniform(&rng, 1e5, 1e7);
+        prox_box fixed = {{base, base, base}, {base + uniform(&rng, 0.1, 3), base + 3, base + 3}};
+        prox_vec3 lo = {base - uniform(&rng, 0.01, 5), base + uniform(&rng, 0, 1), base + uniform(&rng, 0, 1)};
+        prox_box moving = {lo, {base, lo.y + uniform(&rng, 0, 1), lo.z + uniform(&rng, 0, 1)}};
+        REQUIRE(prox_dynamic_tree_insert(one, &fixed, 0, &proxy) == PROX_OK);
+        static ray_log log;
+        memset(&log, 0, sizeof log);
+        log.origin = prox_vec3_add(prox_vec3_scale(moving.min, 0.5), prox_vec3_scale(moving.max, 0.5));
+        log.direction = (prox_vec3){-uniform(&rng, 0.1, 2), uniform(&rng, -1, 1), uniform(&rng, -1, 1)};
+        log.clipped = INFINITY;
+        prox_dynamic_tree_box_cast(one, &moving, log.direction, 1.0, ray_record, &log);
+        lost += log.calls != 1;
+        prox_dynamic_tree_destroy(one);
+    }
+    CHECK_MSG(lost == 0, "%d of 400 boxes touching at t = 0 not visited", lost);
+    // Bad input visits nothing.
+    int calls = 0;
+    prox_box bad = {{1, 0, 0}, {0, 1, 1}}, infinite = {{0, 0, 0}, {INFINITY, 1, 1}};
+    CHECK(prox_dynamic_tree_box_cast(tree, &bad, (prox_vec3){1, 0, 0}, 1, never_called_ray, &calls) == 0);
+    CHECK(prox_dynamic_tree_box_cast(tree, &infinite, (prox_vec3){1, 0, 0}, 1, never_called_ray, &calls) == 0);
+    CHECK(prox_dynamic_tree_box_cast(tree, NULL, (prox_vec3){1, 0, 0}, 1, never_called_ray, &calls) == 0);
+    CHECK(prox_dynamic_tree_box_cast(tree, &target, (prox_vec3){NAN, 0, 0}, 1, never_called_ray, &calls) == 0);
+    CHECK(prox_dynamic_tree_box_cast(tree, &target, (prox_vec3){1, 0, 0}, -1, never_called_ray, &calls) == 0);
+    CHECK(calls == 0);
+    prox_dynamic_tree_destroy(tree);
 }
 
 /* ------------------------------------------------------------------------ */

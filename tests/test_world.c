@@ -6,6 +6,7 @@
  * thread count and the schedule; filters, self-collision, bad input. */
 #include "models.h"
 #include "test.h"
+#include "world_shapes.h"
 
 #include <proxima/bvh.h>
 #include <proxima/geometry.h>
@@ -14,72 +15,6 @@
 #include <string.h>
 
 enum { MAX_OBJECTS = 192 };
-
-/* Shapes shared by every object of a scene. */
-typedef struct shapes {
-    prox_mesh_data torus, sphere, cloth;
-    prox_bvh *torus_bvh, *sphere_bvh;
-    prox_vec3 box_corners[8];
-    prox_vec3 capsule_ends[2];
-    prox_vec3 origin;
-    prox_convex box, capsule, ball;
-} shapes;
-
-static bool shapes_make(shapes* s, prox_volume volume) {
-    memset(s, 0, sizeof *s);
-    if (prox_mesh_torus(1.0, 0.3, 16, 10, &s->torus) != PROX_OK) return false;
-    if (prox_mesh_sphere(0.8, 8, 10, &s->sphere) != PROX_OK) return false;
-    prox_bvh_def def = prox_default_bvh_def();
-    def.volume = volume;
-    prox_mesh torus = prox_mesh_data_view(&s->torus), sphere = prox_mesh_data_view(&s->sphere);
-    if (prox_bvh_create(&def, &torus, &s->torus_bvh, NULL, 0) != PROX_OK) return false;
-    if (prox_bvh_create(&def, &sphere, &s->sphere_bvh, NULL, 0) != PROX_OK) return false;
-    s->box = prox_convex_box((prox_vec3){0.6, 0.3, 0.4}, s->box_corners);
-    s->capsule_ends[0] = (prox_vec3){-0.5, 0, 0};
-    s->capsule_ends[1] = (prox_vec3){0.5, 0, 0};
-    s->capsule = prox_convex_make(s->capsule_ends, 2, 0.25); // a capsule
-    s->ball = prox_convex_sphere(&s->origin, 0.5);
-    return true;
-}
-
-static void shapes_free(shapes* s) {
-    prox_bvh_destroy(s->torus_bvh);
-    prox_bvh_destroy(s->sphere_bvh);
-    prox_mesh_data_free(&s->torus);
-    prox_mesh_data_free(&s->sphere);
-}
-
-static prox_shape pick_shape(shapes* s, uint64_t r) {
-    switch (r % 5) {
-    case 0: return prox_shape_mesh(s->torus_bvh);
-    case 1: return prox_shape_mesh(s->sphere_bvh);
-    case 2: return prox_shape_convex(s->box);
-    case 3: return prox_shape_convex(s->capsule);
-    default: return prox_shape_convex(s->ball);
-    }
-}
-
-static prox_transform random_pose(prox_rng* rng, double world) {
-    prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
-    prox_vec3 scale = {1, 1, 1};
-    if (prox_rng_next(rng) % 3 == 0)
-        scale = (prox_vec3){0.6 + prox_rng_uniform(rng), 0.6 + prox_rng_uniform(rng), 0.6 + prox_rng_uniform(rng)};
-    prox_vec3 origin = {world * prox_rng_uniform(rng), world * prox_rng_uniform(rng), world * prox_rng_uniform(rng)};
-    return prox_transform_make(q, scale, origin);
-}
-
-/// The pairwise query the world should agree with (nothing of the world used).
-static bool pair_collides(const prox_shape* a, const prox_transform* xa, const prox_shape* b,
-                          const prox_transform* xb) {
-    if (a->kind == PROX_SHAPE_MESH && b->kind == PROX_SHAPE_MESH) {
-        prox_collide_def def = prox_default_collide_def();
-        return prox_collide(a->mesh, xa, b->mesh, xb, &def).colliding;
-    }
-    if (a->kind == PROX_SHAPE_CONVEX && b->kind == PROX_SHAPE_CONVEX)
-        return prox_convex_overlap(&a->convex, xa, &b->convex, xb, NULL, NULL);
-    if (a->kind == PROX_SHAPE_CONVEX) return prox_convex_mesh_overlap(&a->convex, xa, b->mesh, xb);
-    return prox_convex_mesh_overlap(&b->convex, xb, a->mesh, xa);
-}
 
 typedef struct reported {
     prox_world_pair pairs[4096];
@@ -111,8 +46,8 @@ typedef struct world_variant {
 } world_variant;
 
 static void run_world_scene(uint64_t seed, prox_volume volume, int frames) {
-    shapes sh;
-    REQUIRE(shapes_make(&sh, volume));
+    test_world_shapes sh;
+    REQUIRE(test_world_shapes_make(&sh, volume));
     world_variant variants[] = {
         {prox_default_world_def(), "sweep x1"},
         {prox_default_world_def(), "sap x2"},
@@ -142,8 +77,8 @@ static void run_world_scene(uint64_t seed, prox_volume volume, int frames) {
         int adds = frame == 0 ? initial : (int)(prox_rng_next(&rng) % 3);
         for (int k = 0; k < adds; k++) {
             prox_object_def def = prox_default_object_def();
-            def.shape = pick_shape(&sh, prox_rng_next(&rng));
-            def.pose = random_pose(&rng, world);
+            def.shape = test_world_shape(&sh, (test_shape_kind)(prox_rng_next(&rng) % TEST_SHAPE_KINDS));
+            def.pose = test_random_pose(&rng, world);
             def.speed = speed * 2.5; // a bound on every point's speed (rotation included)
             def.max_acceleration = 0;
             if (prox_rng_next(&rng) % 8 == 0) def.group = 2, def.mask = 1; // collides only with group-1 objects
@@ -188,7 +123,7 @@ static void run_world_scene(uint64_t seed, prox_volume volume, int frames) {
             for (uint32_t b = a + 1; b < MAX_OBJECTS; b++) {
                 if (!sc.live[a] || !sc.live[b]) continue;
                 if (!(sc.group[a] & sc.mask[b]) || !(sc.group[b] & sc.mask[a])) continue;
-                if (!pair_collides(&sc.shape[a], &sc.pose[a], &sc.shape[b], &sc.pose[b])) continue;
+                if (!test_pair_collides(&sc.shape[a], &sc.pose[a], &sc.shape[b], &sc.pose[b])) continue;
                 for (int v = 0; v < VARIANTS; v++) {
                     bool found = false;
                     for (int i = 0; i < got[v].count && !found; i++)
@@ -217,7 +152,7 @@ static void run_world_scene(uint64_t seed, prox_volume volume, int frames) {
               (unsigned long long)seed, (long long)total_colliding, frames);
     CHECK_MSG(scheduled > 0, "seed %llu: the schedule never skipped a pair", (unsigned long long)seed);
     for (int v = 0; v < VARIANTS; v++) prox_world_destroy(worlds[v]);
-    shapes_free(&sh);
+    test_world_shapes_free(&sh);
 }
 
 PROX_TEST(world, colliding_pairs_equal_brute_force) {
@@ -226,19 +161,10 @@ PROX_TEST(world, colliding_pairs_equal_brute_force) {
     for (uint64_t seed = 1; seed <= 3; seed++) run_world_scene(seed, volumes[seed % 3], frames);
 }
 
-/* The shapes of `volume` and a world with the default definition. */
-static bool open_world(shapes* sh, prox_volume volume, prox_world** out_world) {
-    if (!shapes_make(sh, volume)) return false;
-    prox_world_def wdef = prox_default_world_def();
-    if (prox_world_create(&wdef, out_world) == PROX_OK) return true;
-    shapes_free(sh);
-    return false;
-}
-
 PROX_TEST(world, filters_and_disabled_pairs) {
-    shapes sh;
+    test_world_shapes sh;
     prox_world* world;
-    REQUIRE(open_world(&sh, PROX_VOLUME_AABB, &world));
+    REQUIRE(test_open_world(&sh, PROX_VOLUME_AABB, &world));
     // Three balls at the same place: all three pairs collide.
     uint32_t id[3];
     for (int i = 0; i < 3; i++) {
@@ -263,16 +189,16 @@ PROX_TEST(world, filters_and_disabled_pairs) {
     REQUIRE(prox_world_step(world, 2, collect, &r, NULL) == PROX_OK);
     CHECK(r.count == 1 && r.pairs[0].a == id[0] && r.pairs[0].b == id[2]);
     prox_world_destroy(world);
-    shapes_free(&sh);
+    test_world_shapes_free(&sh);
 }
 
 PROX_TEST(world, disabled_pairs_end_with_their_objects) {
     // A disabled pair (0, 1); 1 removed and its id reused by a new ball at
     // the same place after a step: the new pair collides (the fuzzer found
     // the old setting inherited by the id).
-    shapes sh;
+    test_world_shapes sh;
     prox_world* world;
-    REQUIRE(open_world(&sh, PROX_VOLUME_AABB, &world));
+    REQUIRE(test_open_world(&sh, PROX_VOLUME_AABB, &world));
     prox_object_def def = prox_default_object_def();
     def.shape = prox_shape_convex(sh.ball);
     uint32_t id[3];
@@ -301,7 +227,7 @@ PROX_TEST(world, disabled_pairs_end_with_their_objects) {
     CHECK_MSG(stats.filtered_pairs == 3, "%zu filtered, expected (0, 4), (0, 5), (4, 5)", stats.filtered_pairs);
     CHECK(r.count == 3); // (0, 2), (2, 4), (2, 5)
     prox_world_destroy(world);
-    shapes_free(&sh);
+    test_world_shapes_free(&sh);
 }
 
 static bool stop_at_first(const prox_world_pair* pair, void* context) {
@@ -311,9 +237,9 @@ static bool stop_at_first(const prox_world_pair* pair, void* context) {
 }
 
 PROX_TEST(world, callback_can_stop) {
-    shapes sh;
+    test_world_shapes sh;
     prox_world* world;
-    REQUIRE(open_world(&sh, PROX_VOLUME_AABB, &world));
+    REQUIRE(test_open_world(&sh, PROX_VOLUME_AABB, &world));
     for (int i = 0; i < 4; i++) {
         prox_object_def def = prox_default_object_def();
         def.shape = prox_shape_convex(sh.ball);
@@ -325,15 +251,15 @@ PROX_TEST(world, callback_can_stop) {
     REQUIRE(prox_world_step(world, 0, stop_at_first, &calls, &stats) == PROX_OK);
     CHECK(calls == 1 && stats.colliding_pairs == 6);
     prox_world_destroy(world);
-    shapes_free(&sh);
+    test_world_shapes_free(&sh);
 }
 
 PROX_TEST(world, deforming_mesh_is_refitted) {
     // A sphere mesh squashed into a thin disc stops touching a ball above it;
     // grown back, it touches again.
-    shapes sh;
+    test_world_shapes sh;
     prox_world* world;
-    REQUIRE(open_world(&sh, PROX_VOLUME_OBB, &world));
+    REQUIRE(test_open_world(&sh, PROX_VOLUME_OBB, &world));
     prox_object_def def = prox_default_object_def();
     def.shape = prox_shape_mesh(sh.sphere_bvh);
     uint32_t mesh_id, ball_id;
@@ -359,12 +285,12 @@ PROX_TEST(world, deforming_mesh_is_refitted) {
     CHECK(prox_world_refit(world, mesh_id, squashed, n - 1) != PROX_OK);
     free(squashed);
     prox_world_destroy(world);
-    shapes_free(&sh);
+    test_world_shapes_free(&sh);
 }
 
 PROX_TEST(world, bad_input_is_refused) {
-    shapes sh;
-    REQUIRE(shapes_make(&sh, PROX_VOLUME_AABB));
+    test_world_shapes sh;
+    REQUIRE(test_world_shapes_make(&sh, PROX_VOLUME_AABB));
     prox_world* world = NULL;
     prox_world_def wdef = prox_default_world_def();
     wdef.threads = 0;
@@ -414,7 +340,7 @@ PROX_TEST(world, bad_input_is_refused) {
     prox_box box;
     CHECK(!prox_world_box(world, id, &box));
     prox_world_destroy(world);
-    shapes_free(&sh);
+    test_world_shapes_free(&sh);
 }
 
 PROX_TEST(world, schedule_respects_acceleration) {
@@ -424,8 +350,8 @@ PROX_TEST(world, schedule_respects_acceleration) {
     // in time. The ring's box holds the ball all along, so only the schedule
     // can skip the pair. Every step must agree with an unscheduled world,
     // and the scheduled one must skip some tests.
-    shapes sh;
-    REQUIRE(shapes_make(&sh, PROX_VOLUME_AABB));
+    test_world_shapes sh;
+    REQUIRE(test_world_shapes_make(&sh, PROX_VOLUME_AABB));
     prox_mesh_data ring_data;
     REQUIRE(prox_mesh_torus(30.0, 1.0, 48, 8, &ring_data) == PROX_OK);
     prox_mesh ring_mesh = prox_mesh_data_view(&ring_data);
@@ -471,7 +397,7 @@ PROX_TEST(world, schedule_respects_acceleration) {
     for (int w = 0; w < 2; w++) prox_world_destroy(worlds[w]);
     prox_bvh_destroy(ring);
     prox_mesh_data_free(&ring_data);
-    shapes_free(&sh);
+    test_world_shapes_free(&sh);
 }
 
 PROX_TEST(world, self_collision_of_a_folding_cloth) {
@@ -479,8 +405,8 @@ PROX_TEST(world, self_collision_of_a_folding_cloth) {
     // (refit each frame); a ball rests on it. The world reports (cloth, cloth)
     // exactly when prox_self_collide finds a pair, before the (cloth, ball)
     // pair, on every thread count.
-    shapes sh;
-    REQUIRE(shapes_make(&sh, PROX_VOLUME_AABB));
+    test_world_shapes sh;
+    REQUIRE(test_world_shapes_make(&sh, PROX_VOLUME_AABB));
     prox_mesh_data cloth;
     REQUIRE(test_cloth(16, 4.0, &cloth));
     prox_mesh flat = prox_mesh_data_view(&cloth);
@@ -546,7 +472,7 @@ PROX_TEST(world, self_collision_of_a_folding_cloth) {
         prox_bvh_destroy(bvh[w]);
     }
     prox_mesh_data_free(&cloth);
-    shapes_free(&sh);
+    test_world_shapes_free(&sh);
 }
 
 PROX_TEST(world, refit_moves_every_object_sharing_the_hierarchy) {
@@ -554,9 +480,9 @@ PROX_TEST(world, refit_moves_every_object_sharing_the_hierarchy) {
     // through the first object, both stop touching; grown back through the
     // first object, the second one's box must grow too, or its contact with
     // its ball would be lost in the broad phase.
-    shapes sh;
+    test_world_shapes sh;
     prox_world* world;
-    REQUIRE(open_world(&sh, PROX_VOLUME_AABB, &world));
+    REQUIRE(test_open_world(&sh, PROX_VOLUME_AABB, &world));
     uint32_t first, second, ball;
     prox_object_def def = prox_default_object_def();
     def.shape = prox_shape_mesh(sh.sphere_bvh);
@@ -587,5 +513,5 @@ PROX_TEST(world, refit_moves_every_object_sharing_the_hierarchy) {
     CHECK_MSG(stats.colliding_pairs == 2, "%zu colliding pairs after growing back", stats.colliding_pairs);
     free(squashed);
     prox_world_destroy(world);
-    shapes_free(&sh);
+    test_world_shapes_free(&sh);
 }

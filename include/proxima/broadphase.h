@@ -234,6 +234,18 @@ typedef double prox_tree_ray_callback(int32_t proxy, prox_vec3 origin, prox_vec3
 PROX_API size_t prox_dynamic_tree_ray_cast(const prox_dynamic_tree* tree, prox_vec3 origin, prox_vec3 direction,
                                            double max_t, prox_tree_ray_callback* callback, void* user);
 
+/// The ray cast for a moving box: visits each proxy whose fat box the box,
+/// moved by t translation, touches at some t in [0, max_t], nearer subtrees
+/// first (by the t at which the moving box reaches them), with the same
+/// callback contract (it receives the box's centre as origin and the
+/// translation as direction; its answer clips or stops the cast). The test
+/// is conservative as the ray's: a box that touches is never missed. A zero
+/// translation visits the proxies the box overlaps. Returns the number of
+/// boxes tested: 0, visiting nothing, for an invalid or infinite box, a
+/// translation that is not finite, max_t negative or NaN, or a NULL callback.
+PROX_API size_t prox_dynamic_tree_box_cast(const prox_dynamic_tree* tree, const prox_box* box, prox_vec3 translation,
+                                           double max_t, prox_tree_ray_callback* callback, void* user);
+
 /// Exact distance from point to the object behind a proxy (never less than
 /// the distance to its tight box).
 typedef double prox_tree_distance_callback(int32_t proxy, prox_vec3 point, void* user);

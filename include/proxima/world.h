@@ -171,4 +171,140 @@ typedef struct prox_world_stats {
 PROX_API prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn* callback, void* context,
                                      prox_world_stats* out_stats);
 
+/* ---------------------------------------------------------------------------
+ * Scene queries: a box, a shape, a ray or a moving shape against every object
+ *
+ * They see the world as the caller left it: every add, remove, pose and
+ * refit so far, whether or not a step has run since. The first query builds
+ * a dynamic AABB tree over the objects' world boxes (the boxes the broad
+ * phase gets); from then on each query, and each step, brings it up to date
+ * with the objects changed since (a tree move each, usually nothing more
+ * than a box test). A world that is never queried keeps no tree and pays
+ * nothing.
+ *
+ * Thread safety: a query that finds nothing changed since the last query or
+ * step only reads the world, so after a step (or a first query) several
+ * threads may query one world at once, as long as no call changes it
+ * meanwhile. Otherwise, like every world call, a query needs exclusive
+ * access.
+ * ------------------------------------------------------------------------- */
+
+/// Which objects a scene query sees: those with (object group & mask) and
+/// (group & object mask) both non-zero, the rule between two objects with
+/// the query as the other party. NULL wherever a filter is taken: every
+/// object.
+typedef struct prox_world_filter {
+    uint32_t group;
+    uint32_t mask;
+} prox_world_filter;
+
+/// Receives each object a query found, in increasing id order; return false to stop.
+typedef bool prox_world_object_fcn(uint32_t object, uint64_t user_data, void* context);
+
+/// Every object whose world box (prox_world_box's, as of the objects' present
+/// poses) overlaps `box` (touching counts), in increasing id order.
+/// PROX_ERROR_INVALID_ARGUMENT for a NULL world or an invalid box (NaN, min
+/// above max; infinite bounds are fine), PROX_ERROR_OUT_OF_MEMORY when the
+/// tree or the list of found objects cannot grow (nothing reported).
+PROX_API prox_result prox_world_query_box(prox_world* world, const prox_box* box, const prox_world_filter* filter,
+                                          prox_world_object_fcn* callback, void* context);
+
+/// Every object that the shape placed by `pose` touches, in increasing id
+/// order: the step's own boolean test (prox_collide for two meshes,
+/// prox_convex_mesh_overlap, prox_convex_overlap), as prox_world_step would
+/// report the pair were the shape an object added after all the others, so
+/// touching counts and the convex queries' tolerances apply. The shape and
+/// pose are checked as prox_object_def_validate checks an object's
+/// (PROX_ERROR_INVALID_ARGUMENT, also for a NULL world or shape);
+/// PROX_ERROR_OUT_OF_MEMORY as prox_world_query_box.
+PROX_API prox_result prox_world_overlap(prox_world* world, const prox_shape* shape, const prox_transform* pose,
+                                        const prox_world_filter* filter, prox_world_object_fcn* callback,
+                                        void* context);
+
+typedef struct prox_world_ray_def {
+    /// max_t, any_hit, and cull_back_faces (mesh triangles only) as for
+    /// prox_ray_cast.
+    prox_ray_def ray;
+    const prox_world_filter* filter; ///< NULL: every object
+} prox_world_ray_def;
+
+PROX_API prox_world_ray_def prox_default_world_ray_def(void);
+
+typedef struct prox_world_ray_hit {
+    bool hit;
+    uint32_t object;   ///< the object hit; UINT32_MAX without a hit
+    uint64_t user_data;
+    double t;          ///< point = origin + t direction; INFINITY without a hit
+    prox_vec3 point;
+    /// Unit normal of the surface at the point, facing the ray's origin for
+    /// a convex object (zero when the ray starts inside or on one: t = 0);
+    /// for a mesh, prox_ray_cast's (the placed triangle's normal, front_face
+    /// saying whether it faces the origin).
+    prox_vec3 normal;
+    bool front_face;
+    int32_t triangle;  ///< the mesh triangle hit; -1 for a convex object or without a hit
+    /// A convex object's cast stopped at its iteration cap (never seen on
+    /// ordinary shapes): the ray is proven clear only up to capped_t, and
+    /// a hit reported beyond it may not be the first.
+    bool capped;
+    double capped_t;
+} prox_world_ray_hit;
+
+/// The first object the ray origin + t direction, 0 <= t <= max_t, meets
+/// (with any_hit, the first found). Mesh objects are surfaces, met exactly as
+/// prox_ray_cast meets them (a ray from inside a closed mesh meets its inner
+/// side); convex objects are solids, met by a point cast with
+/// prox_convex_cast along the part of the ray inside the object's world box
+/// (t to about 2^-44 of t where the ray crosses the surface at an angle, to
+/// about 1e-7 at a graze; t = 0 when the ray starts inside or on one). The
+/// objects' boxes are searched along the ray nearest first and pruned past
+/// the nearest hit so far, so the answer is the least t over the objects
+/// (ties going to the lowest id). PROX_ERROR_INVALID_ARGUMENT, with no hit,
+/// for a NULL world or out_hit, a non-finite origin, a zero or non-finite
+/// direction, or max_t negative or NaN; PROX_ERROR_OUT_OF_MEMORY when the
+/// tree cannot be built or brought up to date. `def` may be NULL.
+PROX_API prox_result prox_world_ray_cast(prox_world* world, prox_vec3 origin, prox_vec3 direction,
+                                         const prox_world_ray_def* def, prox_world_ray_hit* out_hit);
+
+typedef struct prox_world_cast_def {
+    double target;                   ///< stop this far apart (0: touching), as for prox_convex_cast
+    const prox_world_filter* filter; ///< NULL: every object
+    const prox_convex_def* convex;   ///< each cast's limits (NULL: the defaults)
+} prox_world_cast_def;
+
+PROX_API prox_world_cast_def prox_default_world_cast_def(void);
+
+typedef struct prox_world_cast_hit {
+    /// HIT, INITIAL_CONTACT (within the target at t = 0), MISS,
+    /// ITERATION_CAP (an object's cast gave up: clear only up to t), or
+    /// INVALID_INPUT (an object the sweep reaches before t is so far from
+    /// the shape that their differences leave double's range).
+    prox_cast_status status;
+    uint32_t object;   ///< the object met; UINT32_MAX for MISS
+    uint64_t user_data;
+    double t;          ///< fraction of the motion (1 for MISS)
+    prox_vec3 point_shape;  ///< at t, on the moved shape (world)
+    prox_vec3 point_object; ///< at t, on the object (world)
+    /// Unit vector from the object towards the shape at t (the contact
+    /// normal of a hit; zero when they overlap at t = 0).
+    prox_vec3 normal;
+    int32_t triangle; ///< a mesh object's triangle met; -1 otherwise
+} prox_world_cast_hit;
+
+/// Sweeps the convex `shape` placed by `pose` along the translation `move`
+/// (placed by pose moved by t move, t from 0 to 1) through the world and
+/// finds the first object it comes within def.target of: prox_convex_cast
+/// against convex objects, prox_convex_mesh_cast against mesh objects (their
+/// accuracy and statuses), searched along the swept box nearest first and
+/// pruned past the first contact so far. The answer is the least t over
+/// the objects, ties going to the lowest id (an INITIAL_CONTACT is t = 0);
+/// an object whose cast stopped at its cap before that t makes it
+/// ITERATION_CAP at the cap's t. PROX_ERROR_INVALID_ARGUMENT, with the status
+/// INVALID_INPUT, for a NULL world, shape or out_hit, a shape or pose that
+/// prox_object_def_validate would refuse, a motion that is not finite or a
+/// target that is negative or not finite; PROX_ERROR_OUT_OF_MEMORY as
+/// prox_world_ray_cast. `def` may be NULL.
+PROX_API prox_result prox_world_cast(prox_world* world, const prox_convex* shape, const prox_transform* pose,
+                                     prox_vec3 move, const prox_world_cast_def* def, prox_world_cast_hit* out_hit);
+
 #endif

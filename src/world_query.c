@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: MIT */
+/* Scene queries of a world: a box, a shape, a ray or a moving shape against
+ * every object (world.h). The broad phases the step uses keep overlapping
+ * pairs, not a searchable structure, so the queries keep their own: a
+ * dynamic AABB tree over the objects' world boxes (the kind of tree Box2D
+ * and Bullet search rays and shapes with), made by the first query and
+ * then brought up to date lazily, object by object, from the list of
+ * objects changed since it last looked (and by each step, which computes
+ * the moved boxes anyway). A world that is never queried pays nothing.
+ *
+ * Each query finds candidates by their fat boxes, checks the tight box and
+ * the filter, then asks the object's own exact query (the same calls the
+ * step and the single-object API make), so the answers equal those of the
+ * single-object queries over all objects, taken in id order. */
+#include <proxima/geometry.h>
+#include <proxima/world.h>
+
+#include "core.h"
+#include "world_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* The scene tree                                                           */
+/* ------------------------------------------------------------------------ */
+
+/// The box the broad phase has for an object whose present pose overflows
+/// its box (the step keeps the last good one too).
+static bool scene_box(prox_world* world, uint32_t id, prox_box* out_box) {
+    if (world_object_box(&world->objects[id], out_box)) return true;
+    return prox_broadphase_box(world->broadphase, id, out_box);
+}
+
+/// Puts the object's box into the tree (inserting it the first time).
+/// False only when an insert runs out of memory.
+static bool scene_place(prox_world* world, uint32_t id, const prox_box* box) {
+    world_object* o = &world->objects[id];
+    if (o->proxy >= 0) {
+        prox_dynamic_tree_move(world->scene, o->proxy, box, NULL, NULL); // a valid box: never refused
+        return true;
+    }
+    int32_t proxy;
+    if (prox_dynamic_tree_insert(world->scene, box, id, &proxy) != PROX_OK) return false;
+    o->proxy = proxy;
+    return true;
+}
+
+void world_scene_changed(prox_world* world, uint32_t object) {
+    world_object* o = &world->objects[object];
+    if (!world->scene || o->scene_dirty) return;
+    o->scene_dirty = true;
+    world->scene_dirty[world->scene_dirty_count++] = object;
+}
+
+void world_scene_removed(prox_world* world, uint32_t object) {
+    world_object* o = &world->objects[object];
+    if (!world->scene || o->proxy < 0) return;
+    prox_dynamic_tree_remove(world->scene, o->proxy);
+    o->proxy = -1;
+}
+
+void world_scene_moved(prox_world* world, uint32_t object, const prox_box* box) {
+    world_object* o = &world->objects[object];
+    if (!world->scene || !o->scene_dirty) return;
+    if (scene_place(world, object, box)) o->scene_dirty = false;
+}
+
+prox_result world_scene_sync(prox_world* world) {
+    if (!world->scene) return PROX_OK;
+    prox_result result = PROX_OK;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < world->scene_dirty_count; i++) {
+        uint32_t id = world->scene_dirty[i];
+        world_object* o = &world->objects[id];
+        if (!o->scene_dirty) continue;
+        prox_box box;
+        if (o->live && scene_box(world, id, &box) && !scene_place(world, id, &box)) {
+            world->scene_dirty[kept++] = id; // out of memory: try again next time
+            result = PROX_ERROR_OUT_OF_MEMORY;
+            continue;
+        }
+        o->scene_dirty = false;
+    }
+    world->scene_dirty_count = kept;
+    return result;
+}
+
+void world_scene_free(prox_world* world) {
+    prox_dynamic_tree_destroy(world->scene);
+    world->scene = NULL;
+    prox_free(&world->def.allocator, world->found, world->found_capacity * sizeof *world->found);
+    world->found = NULL;
+    world->found_capacity = 0;
+}
+
+/// Makes the scene tree on the first query (every live object inserted,
+/// then the whole tree rebuilt with the surface area heuristic), and brings
+/// it up to date on the later ones.
+static prox_result scene_ready(prox_world* world) {
+    if (world->scene) return world->scene_dirty_count ? world_scene_sync(world) : PROX_OK;
+    prox_dynamic_tree_def def = prox_default_dynamic_tree_def();
+    def.allocator = world->def.allocator;
+    prox_dynamic_tree* tree;
+    if (prox_dynamic_tree_create(&def, &tree) != PROX_OK) return PROX_ERROR_OUT_OF_MEMORY;
+    world->scene = tree;
+    for (uint32_t id = 0; id < world->object_capacity; id++) {
+        world_object* o = &world->objects[id];
+        o->scene_dirty = false;
+        o->proxy = -1;
+        prox_box box;
+        if (!o->live || !scene_box(world, id, &box)) continue;
+        if (!scene_place(world, id, &box)) {
+            world_scene_free(world);
+            return PROX_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    world->scene_dirty_count = 0;
+    prox_dynamic_tree_rebuild(world->scene); // out of memory keeps the inserted tree: as good for answers
+    return PROX_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Candidates                                                               */
+/* ------------------------------------------------------------------------ */
+
+static bool filter_passes(const world_object* o, const prox_world_filter* filter) {
+    return !filter || ((o->group & filter->mask) && (filter->group & o->mask));
+}
+
+/// The objects found by a box query, gathered to be reported in id order.
+typedef struct gather {
+    prox_world* world;
+    const prox_box* box;
+    const prox_world_filter* filter;
+    size_t count;
+    bool out_of_memory;
+} gather;
+
+static bool gather_object(int32_t proxy, void* user) {
+    gather* g = user;
+    prox_world* world = g->world;
+    uint32_t id = (uint32_t)prox_dynamic_tree_user_data(world->scene, proxy);
+    prox_box tight = prox_dynamic_tree_box(world->scene, proxy);
+    if (!prox_box_overlap(&tight, g->box) || !filter_passes(&world->objects[id], g->filter)) return true;
+    if (g->count == world->found_capacity) {
+        size_t capacity = world->found_capacity ? 2 * world->found_capacity : 64;
+        uint32_t* found = prox_alloc(&world->def.allocator, capacity * sizeof *found);
+        if (!found) {
+            g->out_of_memory = true;
+            return false;
+        }
+        if (g->count) memcpy(found, world->found, g->count * sizeof *found);
+        prox_free(&world->def.allocator, world->found, world->found_capacity * sizeof *found);
+        world->found = found;
+        world->found_capacity = capacity;
+    }
+    world->found[g->count++] = id;
+    return true;
+}
+
+static int compare_ids(const void* a, const void* b) {
+    uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+    return (x > y) - (x < y);
+}
+
+/// The ids of the objects passing the filter whose world boxes overlap box,
+/// sorted, in world->found; their number in *out_count.
+static prox_result gather_box(prox_world* world, const prox_box* box, const prox_world_filter* filter,
+                              size_t* out_count) {
+    *out_count = 0;
+    prox_result result = scene_ready(world);
+    if (result != PROX_OK) return result;
+    gather g = {world, box, filter, 0, false};
+    prox_dynamic_tree_query_box(world->scene, box, gather_object, &g);
+    if (g.out_of_memory) return PROX_ERROR_OUT_OF_MEMORY;
+    if (g.count > 1) qsort(world->found, g.count, sizeof *world->found, compare_ids);
+    *out_count = g.count;
+    return PROX_OK;
+}
+
+prox_result prox_world_query_box(prox_world* world, const prox_box* box, const prox_world_filter* filter,
+                                 prox_world_object_fcn* callback, void* context) {
+    if (!world || !box || !prox_box_is_valid(box)) return PROX_ERROR_INVALID_ARGUMENT;
+    size_t count;
+    prox_result result = gather_box(world, box, filter, &count);
+    for (size_t i = 0; i < count && callback; i++) {
+        uint32_t id = world->found[i];
+        if (!callback(id, world->objects[id].user_data, context)) break;
+    }
+    return result;
+}
+
+prox_result prox_world_overlap(prox_world* world, const prox_shape* shape, const prox_transform* pose,
+                               const prox_world_filter* filter, prox_world_object_fcn* callback, void* context) {
+    if (!world || !shape || !pose) return PROX_ERROR_INVALID_ARGUMENT;
+    prox_object_def def = prox_default_object_def();
+    def.shape = *shape;
+    def.pose = *pose;
+    world_object query;
+    prox_box box;
+    if (world_check_object(&def, NULL, 0, &query, &box) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
+    size_t count;
+    prox_result result = gather_box(world, &box, filter, &count);
+    for (size_t i = 0; i < count; i++) {
+        uint32_t id = world->found[i];
+        candidate c = {0};
+        // The object as the pair's a, the shape as its b: the order the step
+        // would test them in were the shape an object added last.
+        world_test_pair(&world->objects[id], &query, false, false, &c);
+        if (c.colliding && callback && !callback(id, world->objects[id].user_data, context)) break;
+    }
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rays                                                                     */
+/* ------------------------------------------------------------------------ */
+
+prox_world_ray_def prox_default_world_ray_def(void) {
+    return (prox_world_ray_def){.ray = prox_default_ray_def(), .filter = NULL};
+}
+
+/// (bound - o) / d without overflow in the difference (halves when large).
+static double slab_t(double bound, double o, double d) {
+    if (fabs(bound) < 0x1p1022 && fabs(o) < 0x1p1022) return (bound - o) / d;
+    return (bound * 0.5 - o * 0.5) / d * 2;
+}
+
+/// The span [*t0, *t1] of the ray inside the box, within [0, max_t], widened
+/// outward by far more than its rounding (2^-40 of t and of the box's
+/// coordinates over the direction); false when the ray misses the box.
+static bool ray_box_span(prox_vec3 origin, prox_vec3 direction, const prox_box* box, double max_t, double* t0,
+                         double* t1) {
+    const double o[3] = {origin.x, origin.y, origin.z}, d[3] = {direction.x, direction.y, direction.z};
+    const double lo[3] = {box->min.x, box->min.y, box->min.z}, hi[3] = {box->max.x, box->max.y, box->max.z};
+    double enter = 0, leave = max_t;
+    for (int k = 0; k < 3; k++) {
+        double slack = (fabs(lo[k]) + fabs(hi[k]) + fabs(o[k])) * 0x1p-40;
+        if (d[k] == 0) {
+            if (o[k] < lo[k] - slack || o[k] > hi[k] + slack) return false;
+            continue;
+        }
+        double a = slab_t(lo[k] - slack, o[k], d[k]), b = slab_t(hi[k] + slack, o[k], d[k]);
+        if (a > b) {
+            double swap = a;
+            a = b;
+            b = swap;
+        }
+        a -= fabs(a) * 0x1p-40;
+        b += fabs(b) * 0x1p-40;
+        enter = PROX_MAX(enter, a);
+        leave = PROX_MIN(leave, b);
+    }
+    *t0 = enter;
+    *t1 = leave;
+    return enter <= leave;
+}
+
+typedef struct ray_search {
+    prox_world* world;
+    const prox_world_ray_def* def;
+    prox_world_ray_hit best;
+} ray_search;
+
+/// Whether a hit at t on object id comes before the best so far.
+static bool ray_better(const prox_world_ray_hit* best, double t, uint32_t id) {
+    return !best->hit || t < best->t || (t == best->t && id < best->object);
+}
+
+/// A convex object (a solid) against the ray: a point cast along the part of
+/// the ray inside the object's world box, its t mapped back to the ray's.
+static void ray_convex(ray_search* s, uint32_t id, prox_vec3 origin, prox_vec3 direction, double max_t) {
+    const world_object* o = &s->world->objects[id];
+    prox_box box = prox_dynamic_tree_box(s->world->scene, o->proxy);
+    double t0, t1;
+    if (!ray_box_span(origin, direction, &box, max_t, &t0, &t1)) return;
+    static const prox_vec3 zero = {0, 0, 0};
+    const prox_convex point = prox_convex_make(&zero, 1, 0);
+    const prox_transform start = {prox_mat3_identity(), prox_vec3_add(origin, prox_vec3_scale(direction, t0))};
+    const prox_vec3 move = prox_vec3_scale(direction, t1 - t0);
+    prox_convex_cast_result r =
+        prox_convex_cast(&point, &start, move, &o->shape.convex, &o->pose, zero, 0, NULL, NULL);
+    if (r.status == PROX_CAST_ITERATION_CAP) {
+        double capped = t0 + r.t * (t1 - t0); // clear before the box, and along the cast up to r.t
+        if (!s->best.capped || capped < s->best.capped_t) s->best.capped = true, s->best.capped_t = capped;
+        return;
+    }
+    if (r.status != PROX_CAST_HIT && r.status != PROX_CAST_INITIAL_CONTACT) return;
+    double t = r.status == PROX_CAST_HIT ? t0 + r.t * (t1 - t0) : t0;
+    t = PROX_MIN(t, max_t);
+    // Starting inside (or on) the solid: no surface crossed, no normal.
+    prox_vec3 normal = r.status == PROX_CAST_INITIAL_CONTACT && t0 == 0 ? zero : prox_vec3_scale(r.normal, -1.0);
+    if (!ray_better(&s->best, t, id)) return;
+    s->best = (prox_world_ray_hit){.hit = true, .object = id, .user_data = o->user_data, .t = t,
+                                   .point = prox_vec3_add(origin, prox_vec3_scale(direction, t)),
+                                   .normal = normal, .front_face = true, .triangle = -1,
+                                   .capped = s->best.capped, .capped_t = s->best.capped_t};
+}
+
+static void ray_mesh(ray_search* s, uint32_t id, prox_vec3 origin, prox_vec3 direction, double max_t) {
+    const world_object* o = &s->world->objects[id];
+    prox_ray_def def = s->def->ray;
+    def.max_t = max_t;
+    prox_ray_result r = prox_ray_cast(o->shape.mesh, &o->pose, origin, direction, &def);
+    if (!r.hit || !ray_better(&s->best, r.t, id)) return;
+    s->best = (prox_world_ray_hit){.hit = true, .object = id, .user_data = o->user_data, .t = r.t,
+                                   .point = r.point, .normal = r.normal, .front_face = r.front_face,
+                                   .triangle = r.triangle, .capped = s->best.capped,
+                                   .capped_t = s->best.capped_t};
+}
+
+static double ray_visit(int32_t proxy, prox_vec3 origin, prox_vec3 direction, double max_t, void* user) {
+    ray_search* s = user;
+    uint32_t id = (uint32_t)prox_dynamic_tree_user_data(s->world->scene, proxy);
+    const world_object* o = &s->world->objects[id];
+    if (!filter_passes(o, s->def->filter)) return max_t;
+    if (o->shape.kind == PROX_SHAPE_MESH)
+        ray_mesh(s, id, origin, direction, max_t);
+    else
+        ray_convex(s, id, origin, direction, max_t);
+    if (!s->best.hit) return max_t;
+    return s->def->ray.any_hit ? -1 : s->best.t;
+}
+
+prox_result prox_world_ray_cast(prox_world* world, prox_vec3 origin, prox_vec3 direction,
+                                const prox_world_ray_def* def, prox_world_ray_hit* out_hit) {
+    const prox_world_ray_hit none = {.object = UINT32_MAX, .t = INFINITY, .triangle = -1, .capped_t = INFINITY};
+    if (out_hit) *out_hit = none;
+    prox_world_ray_def defaults = prox_default_world_ray_def();
+    if (!def) def = &defaults;
+    if (!world || !out_hit || !prox_vec3_is_finite(origin) || !prox_vec3_is_finite(direction) ||
+        (direction.x == 0 && direction.y == 0 && direction.z == 0) || !(def->ray.max_t >= 0))
+        return PROX_ERROR_INVALID_ARGUMENT;
+    prox_result result = scene_ready(world);
+    if (result != PROX_OK) return result;
+    ray_search s = {world, def, none};
+    prox_dynamic_tree_ray_cast(world->scene, origin, direction, def->ray.max_t, ray_visit, &s);
+    if (s.best.capped && s.best.hit && s.best.capped_t >= s.best.t) s.best.capped = false, s.best.capped_t = INFINITY;
+    *out_hit = s.best;
+    return PROX_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Casts                                                                    */
+/* ------------------------------------------------------------------------ */
+
+prox_world_cast_def prox_default_world_cast_def(void) { return (prox_world_cast_def){0}; }
+
+typedef struct cast_search {
+    prox_world* world;
+    const prox_world_cast_def* def;
+    const world_object* shape;
+    prox_box box; ///< the shape's world box at t = 0
+    prox_vec3 move;
+    prox_world_cast_hit best;  ///< the least HIT or INITIAL_CONTACT so far (MISS while none)
+    prox_world_cast_hit capped; ///< the least ITERATION_CAP or INVALID_INPUT so far (MISS while none)
+} cast_search;
+
+/// Where the moving box first reaches the object's tight box (a lower bound
+/// of every contact's t): decides whether a capped or invalid cast counts,
+/// the same way whichever order the objects were visited in.
+static double cast_entry(const cast_search* s, int32_t proxy) {
+    const prox_box target = prox_dynamic_tree_box(s->world->scene, proxy);
+    // The object's box grown by the shape's half extents, against the ray of
+    // the shape box's centre (halves first: no overflow).
+    prox_vec3 half = prox_vec3_scale(prox_vec3_sub(s->box.max, s->box.min), 0.5);
+    prox_vec3 centre = prox_vec3_add(prox_vec3_scale(s->box.min, 0.5), prox_vec3_scale(s->box.max, 0.5));
+    prox_box grown = {prox_vec3_sub(target.min, half), prox_vec3_add(target.max, half)};
+    double t0, t1;
+    return ray_box_span(centre, s->move, &grown, 1, &t0, &t1) ? t0 : INFINITY;
+}
+
+static bool cast_better(const prox_world_cast_hit* best, double t, uint32_t id) {
+    return best->status == PROX_CAST_MISS || t < best->t || (t == best->t && id < best->object);
+}
+
+static double cast_visit(int32_t proxy, prox_vec3 origin, prox_vec3 direction, double max_t, void* user) {
+    (void)origin, (void)direction;
+    cast_search* s = user;
+    uint32_t id = (uint32_t)prox_dynamic_tree_user_data(s->world->scene, proxy);
+    const world_object* o = &s->world->objects[id];
+    if (!filter_passes(o, s->def->filter)) return max_t;
+    const prox_vec3 still = {0, 0, 0};
+    prox_world_cast_hit hit = {.object = id, .user_data = o->user_data, .triangle = -1};
+    if (o->shape.kind == PROX_SHAPE_MESH) {
+        prox_convex_mesh_cast_result r = prox_convex_mesh_cast(&s->shape->shape.convex, &s->shape->pose, s->move,
+                                                               o->shape.mesh, &o->pose, s->def->target,
+                                                               s->def->convex);
+        hit.status = r.status, hit.t = r.t, hit.triangle = r.triangle;
+        hit.point_shape = r.point_shape, hit.point_object = r.point_mesh, hit.normal = r.normal;
+    } else {
+        prox_convex_cast_result r = prox_convex_cast(&s->shape->shape.convex, &s->shape->pose, s->move,
+                                                     &o->shape.convex, &o->pose, still, s->def->target,
+                                                     s->def->convex, NULL);
+        hit.status = r.status, hit.t = r.t;
+        hit.point_shape = r.point_a, hit.point_object = r.point_b, hit.normal = prox_vec3_scale(r.normal, -1.0);
+    }
+    if (hit.status == PROX_CAST_HIT || hit.status == PROX_CAST_INITIAL_CONTACT) {
+        if (cast_better(&s->best, hit.t, id)) s->best = hit;
+    } else if (hit.status == PROX_CAST_ITERATION_CAP || hit.status == PROX_CAST_INVALID_INPUT) {
+        // Proven clear up to the cast's t (nothing for invalid input) and
+        // up to where the sweep reaches the object's box: the later of the
+        // two. One that comes before the first contact is found in every
+        // order of visiting the objects (the sweep reaches its box before
+        // any contact that could prune it), so the least of them decides.
+        double clear = cast_entry(s, proxy);
+        if (hit.status == PROX_CAST_ITERATION_CAP) clear = PROX_MAX(clear, hit.t);
+        hit.t = PROX_MIN(clear, 1.0);
+        if (cast_better(&s->capped, hit.t, id)) s->capped = hit;
+    }
+    return s->best.status == PROX_CAST_MISS ? max_t : s->best.t;
+}
+
+prox_result prox_world_cast(prox_world* world, const prox_convex* shape, const prox_transform* pose,
+                            prox_vec3 move, const prox_world_cast_def* def, prox_world_cast_hit* out_hit) {
+    const prox_world_cast_hit miss = {.status = PROX_CAST_MISS, .object = UINT32_MAX, .t = 1, .triangle = -1};
+    if (out_hit) *out_hit = miss, out_hit->status = PROX_CAST_INVALID_INPUT;
+    prox_world_cast_def defaults = prox_default_world_cast_def();
+    if (!def) def = &defaults;
+    if (!world || !shape || !pose || !out_hit || !prox_vec3_is_finite(move) || !(def->target >= 0) ||
+        !(def->target < INFINITY))
+        return PROX_ERROR_INVALID_ARGUMENT;
+    prox_object_def object = prox_default_object_def();
+    object.shape = prox_shape_convex(*shape);
+    object.pose = *pose;
+    world_object query;
+    cast_search s = {world, def, &query, {{0, 0, 0}, {0, 0, 0}}, move, miss, miss};
+    if (world_check_object(&object, NULL, 0, &query, &s.box) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
+    // The target widens the reach: a shape stops that far from an object.
+    s.box.min = prox_vec3_sub(s.box.min, (prox_vec3){def->target, def->target, def->target});
+    s.box.max = prox_vec3_add(s.box.max, (prox_vec3){def->target, def->target, def->target});
+    prox_result result = scene_ready(world);
+    if (result != PROX_OK) return result;
+    prox_dynamic_tree_box_cast(world->scene, &s.box, move, 1, cast_visit, &s);
+    *out_hit = s.best;
+    // A cast that gave up (or could not start) before the first contact
+    // leaves the answer open from where it was proven clear.
+    if (s.capped.status != PROX_CAST_MISS && (s.best.status == PROX_CAST_MISS || s.capped.t < s.best.t))
+        *out_hit = s.capped;
+    return PROX_OK;
+}
