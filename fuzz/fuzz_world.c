@@ -18,7 +18,8 @@
  * pairs in the same order, and the reference reports exactly the pairs
  * that the direct queries call touching (prox_overlap, prox_convex_overlap,
  * prox_convex_mesh_overlap, prox_self_collide) among the live objects the
- * filters and enabled pairs let through. */
+ * filters and enabled pairs let through. Between steps, scene queries on
+ * the world under test are checked against loops over the objects (query). */
 #include <proxima/world.h>
 
 #include <math.h>
@@ -251,6 +252,131 @@ static void step(scene* s, double dt) {
     check(expected == found[1][0]);
 }
 
+/* Scene queries on the world under test (changes since its last step
+ * included), against loops over the objects with the single-object
+ * queries: overlap and casts exactly (the same calls), rays exactly on
+ * meshes and to the point casts' accuracy on convex objects. */
+static bool sees(const object* o, const prox_world_filter* f) {
+    return o->live && (o->group & f->mask) && (f->group & o->mask);
+}
+
+static bool list_object(uint32_t object, uint64_t user_data, void* context) {
+    (void)user_data;
+    uint32_t* list = context;
+    if (list[0] < MAX_OBJECTS) list[1 + list[0]] = object;
+    list[0]++;
+    return true;
+}
+
+static void query(scene* s, reader* r) {
+    const uint8_t how = next_byte(r);
+    const prox_world_filter filter = {how & 8 ? 1u : UINT32_MAX, how & 16 ? ~1u : UINT32_MAX};
+    prox_world* world = s->world[0];
+    if (how % 3 == 0) { /* a shape: the objects it touches, in id order */
+        const int shape = next_byte(r) % (SHAPES - 1);
+        const prox_shape sh = shape_of(s, shape);
+        const prox_transform pose = {next_basis(r, true), next_small_vec3_scaled(r, s->scale)};
+        static uint32_t listed[1 + MAX_OBJECTS];
+        listed[0] = 0;
+        check(prox_world_overlap(world, &sh, &pose, &filter, list_object, listed) == PROX_OK);
+        uint32_t expected = 0;
+        for (int i = 0; i < s->object_count; i++) {
+            const object* o = &s->objects[i];
+            if (!sees(o, &filter)) continue;
+            const prox_shape os = shape_of(s, o->shape);
+            bool touches;
+            if (os.kind == PROX_SHAPE_MESH && sh.kind == PROX_SHAPE_MESH) {
+                prox_collide_def cdef = prox_default_collide_def();
+                touches = prox_collide(os.mesh, &o->pose, sh.mesh, &pose, &cdef).colliding;
+            } else if (os.kind == PROX_SHAPE_CONVEX && sh.kind == PROX_SHAPE_CONVEX) {
+                touches = prox_convex_overlap(&os.convex, &o->pose, &sh.convex, &pose, NULL, NULL);
+            } else if (os.kind == PROX_SHAPE_CONVEX) {
+                touches = prox_convex_mesh_overlap(&os.convex, &o->pose, sh.mesh, &pose);
+            } else {
+                touches = prox_convex_mesh_overlap(&sh.convex, &pose, os.mesh, &o->pose);
+            }
+            if (!touches) continue;
+            bool found = false;
+            for (uint32_t k = 0; k < listed[0] && k < MAX_OBJECTS; k++) found |= listed[1 + k] == o->id[0];
+            check(found);
+            expected++;
+        }
+        check(listed[0] == expected);
+        for (uint32_t k = 1; k < listed[0] && k < MAX_OBJECTS; k++) check(listed[k] < listed[k + 1]);
+    } else if (how % 3 == 1) { /* a convex shape swept by a translation */
+        const prox_convex* shape = &s->lib->convexes[next_byte(r) % CONVEXES];
+        const prox_transform pose = {next_basis(r, true), next_small_vec3_scaled(r, s->scale)};
+        const prox_vec3 move = prox_vec3_scale(next_small_vec3_scaled(r, s->scale), 2);
+        prox_world_cast_def cdef = prox_default_world_cast_def();
+        cdef.filter = &filter;
+        cdef.target = (next_byte(r) % 3) * 0.25 * ldexp(1.0, s->scale);
+        prox_world_cast_hit hit;
+        check(prox_world_cast(world, shape, &pose, move, &cdef, &hit) == PROX_OK);
+        prox_world_cast_hit best = {.status = PROX_CAST_MISS, .object = UINT32_MAX, .t = 1};
+        for (int i = 0; i < s->object_count; i++) {
+            const object* o = &s->objects[i];
+            if (!sees(o, &filter)) continue;
+            const prox_shape os = shape_of(s, o->shape);
+            prox_cast_status status;
+            double t;
+            if (os.kind == PROX_SHAPE_MESH) {
+                prox_convex_mesh_cast_result c = prox_convex_mesh_cast(shape, &pose, move, os.mesh, &o->pose,
+                                                                       cdef.target, NULL);
+                status = c.status, t = c.t;
+            } else {
+                prox_convex_cast_result c = prox_convex_cast(shape, &pose, move, &os.convex, &o->pose,
+                                                             prox_vec3_make(0, 0, 0), cdef.target, NULL, NULL);
+                status = c.status, t = c.t;
+            }
+            check(status != PROX_CAST_ITERATION_CAP && status != PROX_CAST_INVALID_INPUT);
+            if (status == PROX_CAST_MISS) continue;
+            if (best.status == PROX_CAST_MISS || t < best.t || (t == best.t && o->id[0] < best.object))
+                best.status = status, best.t = t, best.object = o->id[0];
+        }
+        check(hit.status == best.status && hit.t == best.t && hit.object == best.object);
+    } else { /* a ray */
+        const prox_vec3 origin = next_small_vec3_scaled(r, s->scale);
+        const prox_vec3 direction = next_small_vec3(r);
+        if (direction.x == 0 && direction.y == 0 && direction.z == 0) return;
+        prox_world_ray_def rdef = prox_default_world_ray_def();
+        rdef.filter = &filter;
+        rdef.ray.max_t = how & 32 ? INFINITY : (next_byte(r) % 8) * 0.5 * ldexp(1.0, s->scale);
+        rdef.ray.cull_back_faces = how & 64;
+        prox_world_ray_hit hit;
+        check(prox_world_ray_cast(world, origin, direction, &rdef, &hit) == PROX_OK);
+        check(!hit.capped);
+        /* the segment every object lies on, if anywhere: 64 scene units */
+        const double reach = 64 * ldexp(1.0, s->scale) / prox_vec3_length(direction);
+        const double end = rdef.ray.max_t < reach ? rdef.ray.max_t : reach, tol = 1e-6 * reach;
+        double best = INFINITY;
+        uint32_t best_id = UINT32_MAX;
+        for (int i = 0; i < s->object_count; i++) {
+            const object* o = &s->objects[i];
+            if (!sees(o, &filter)) continue;
+            const prox_shape os = shape_of(s, o->shape);
+            double t = INFINITY;
+            if (os.kind == PROX_SHAPE_MESH) {
+                prox_ray_result m = prox_ray_cast(os.mesh, &o->pose, origin, direction, &rdef.ray);
+                if (m.hit) t = m.t;
+                if (hit.hit && hit.object == o->id[0]) check(hit.t == t); /* the same call */
+            } else {
+                static const prox_vec3 zero = {0, 0, 0};
+                const prox_convex point = prox_convex_make(&zero, 1, 0);
+                const prox_transform start = {prox_mat3_identity(), origin};
+                prox_convex_cast_result c = prox_convex_cast(&point, &start, prox_vec3_scale(direction, end),
+                                                             &os.convex, &o->pose, zero, 0, NULL, NULL);
+                check(c.status != PROX_CAST_ITERATION_CAP && c.status != PROX_CAST_INVALID_INPUT);
+                if (c.status != PROX_CAST_MISS) t = c.t * end;
+                /* the world's own hit on it is where the point cast puts it */
+                if (hit.hit && hit.object == o->id[0]) check(fabs(hit.t - t) <= tol);
+            }
+            if (t < best || (t == best && o->id[0] < best_id)) best = t, best_id = o->id[0];
+        }
+        check(hit.hit == (best < INFINITY));
+        if (hit.hit) check(fabs(hit.t - best) <= tol);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static scene s;
     memset(&s, 0, sizeof s);
@@ -281,7 +407,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const int target = s.object_count ? next_byte(&r) % s.object_count : 0;
         object* o = &s.objects[target];
         const bool any = s.object_count > 0 && o->live;
-        switch (code % 8) {
+        switch (code % 9) {
         case 0:
         case 1: add_object(&s, &r); break;
         case 2:
@@ -338,6 +464,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 check(prox_world_refit(s.world[1], o->id[1], s.deformed, 8) == PROX_OK);
             }
             break;
+        case 8: query(&s, &r); break;
         }
     }
     step(&s, 0.125);

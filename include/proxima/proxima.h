@@ -37,7 +37,8 @@
  *                 casts (first contact of two translating shapes)
  *   features.h    closest features of convex polyhedra, LP separating plane
  *   broadphase.h  many boxes: sweep and prune, dynamic AABB tree, sort and sweep
- *   world.h       many objects: every colliding pair per step, with contacts
+ *   world.h       many objects: every colliding pair per step, with contacts;
+ *                 scene queries (box, shape overlap, ray, sweep)
  *   geometry.h    exact predicates, triangle kernels (overlap, distance, contact,
  *                 ray)
  *   hull.h        exact 3D convex hull (Quickhull) with faces and adjacency
