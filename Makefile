@@ -94,6 +94,7 @@ bench: deps deps-peers
 	$(BUILD)/bench/bench/distance --csv bench/results/distance.csv | tee bench/results/distance.md
 	$(BUILD)/bench/bench/convex_mesh --csv bench/results/convex_mesh.csv | tee bench/results/convex_mesh.md
 	$(BUILD)/bench/bench/ray | tee bench/results/ray.md
+	$(BUILD)/bench/bench/scene_query | tee bench/results/scene_query.md
 
 # The headers, libraries (shared and static), the tool, pkg-config files and a CMake package
 # under PREFIX. The build is tuned for this machine unless CMAKE_FLAGS=-DPROX_NATIVE=OFF.

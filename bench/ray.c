@@ -168,16 +168,6 @@ static bool brute_ray(const prox_mesh* mesh, const ray* r, double* out_t, int32_
     return found >= 0;
 }
 
-static int compare_double(const void* a, const void* b) {
-    const double x = *(const double*)a, y = *(const double*)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double* v, int n) {
-    qsort(v, (size_t)n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 typedef struct options {
     const char* models;
     const char* kinds;
@@ -289,8 +279,8 @@ static int run_model(const char* name, const options* o) {
         double peer_mean = NAN;
         double row_mean[MAX_VARIANTS], row_median[MAX_VARIANTS];
         for (int v = 0; v < variants; ++v) {
-            row_mean[v] = median_of(mean[v], o->rounds);
-            row_median[v] = median_of(median[v], o->rounds);
+            row_mean[v] = experiment_median(mean[v], o->rounds);
+            row_median[v] = experiment_median(median[v], o->rounds);
             if (v == kind_count) peer_mean = row_mean[v];
         }
         for (int v = 0; v < variants; ++v) {
@@ -339,7 +329,7 @@ static int run_model(const char* name, const options* o) {
             printf("| %s | %s | %d | %s | %s | %.3f / %.3f | %s | %d |\n", set_names[set], who, hits, nbs, nps,
                    row_mean[v], row_median[v], ratio, differ);
             if (both > 0) {
-                const double middle = median_of(scratch, both), worst = scratch[both - 1]; /* (sorted now) */
+                const double middle = experiment_median(scratch, both), worst = scratch[both - 1]; /* (sorted now) */
                 printf("|   (%s against proxima where both hit: fraction - t within %.2g by median, %.2g at most; "
                        "%d of %d past proxima's contact by more than 1e-4) | | | | | | | |\n",
                        ray_peer_name(v - kind_count), middle, worst, later, both);

@@ -653,7 +653,22 @@ typedef struct ray {
     /// by them. All zero for a ray.
     double grow[3];
     bool grown;
+    /// 1 / direction per axis, when every non-zero component is at least
+    /// 2^-1000 (its inverse finite): the slabs then cost multiplications, not
+    /// divisions. Otherwise NULL-like: `inverse` false and slab_t divides.
+    double inv[3];
+    bool inverse;
 } ray;
+
+/* Fills in the inverse direction (see ray.inv). */
+static void ray_prepare(ray* r) {
+    r->inverse = true;
+    for (int k = 0; k < 3; k++) {
+        const double d = r->direction[k];
+        r->inv[k] = d != 0 ? 1.0 / d : 0;
+        if (d != 0 && !(fabs(d) >= 0x1p-1000)) r->inverse = false;
+    }
+}
 
 /* (bound - o) / d: where the difference cannot overflow, directly (a
  * subnormal difference is exact, so the error is a rounding of the
@@ -693,7 +708,16 @@ static bool ray_hits(const ray* r, const prox_box* box, double max_t, double* ou
             if (o < lo[k] || o > hi[k]) return false;
             continue;
         }
-        double t1 = slab_t(lo[k], o, d), t2 = slab_t(hi[k], o, d);
+        double t1, t2;
+        if (r->inverse && fabs(lo[k]) < 0x1p1022 && fabs(hi[k]) < 0x1p1022 && fabs(o) < 0x1p1022) {
+            // Three roundings (difference, inverse, product): within the
+            // widening below, as slab_t's two are.
+            t1 = (lo[k] - o) * r->inv[k];
+            t2 = (hi[k] - o) * r->inv[k];
+        } else {
+            t1 = slab_t(lo[k], o, d);
+            t2 = slab_t(hi[k], o, d);
+        }
         if (d < 0) {
             double swap = t1;
             t1 = t2;
@@ -791,7 +815,8 @@ size_t prox_dynamic_tree_ray_cast(const prox_dynamic_tree* tree, prox_vec3 origi
     if (!tree || !callback || tree->root == NULL_NODE || !prox_vec3_is_finite(origin) ||
         !prox_vec3_is_finite(direction) || !(max_t >= 0))
         return 0;
-    const ray r = {{origin.x, origin.y, origin.z}, {direction.x, direction.y, direction.z}, {0, 0, 0}, false};
+    ray r = {{origin.x, origin.y, origin.z}, {direction.x, direction.y, direction.z}, {0, 0, 0}, false, {0, 0, 0}, false};
+    ray_prepare(&r);
     return cast_walk(tree, &r, max_t, callback, user);
 }
 
@@ -801,7 +826,7 @@ size_t prox_dynamic_tree_box_cast(const prox_dynamic_tree* tree, const prox_box*
         !prox_vec3_is_finite(box->min) || !prox_vec3_is_finite(box->max) || !prox_vec3_is_finite(translation) ||
         !(max_t >= 0))
         return 0;
-    ray r = {{0, 0, 0}, {translation.x, translation.y, translation.z}, {0, 0, 0}, true};
+    ray r = {{0, 0, 0}, {translation.x, translation.y, translation.z}, {0, 0, 0}, true, {0, 0, 0}, false};
     const double lo[3] = {box->min.x, box->min.y, box->min.z}, hi[3] = {box->max.x, box->max.y, box->max.z};
     for (int k = 0; k < 3; k++) {
         // Halves first: no overflow. The half extent is rounded up past
@@ -811,6 +836,7 @@ size_t prox_dynamic_tree_box_cast(const prox_dynamic_tree* tree, const prox_box*
         r.origin[k] = c;
         r.grow[k] = h + (h + fabs(c)) * 0x1p-51;
     }
+    ray_prepare(&r);
     return cast_walk(tree, &r, max_t, callback, user);
 }
 

@@ -57,8 +57,6 @@ struct prox_world {
     prox_dynamic_tree* scene;
     uint32_t* scene_dirty; ///< ids the scene tree has not seen since they changed (object_capacity long)
     uint32_t scene_dirty_count;
-    uint32_t* found; ///< objects a query gathered, to be reported in id order
-    size_t found_capacity;
 };
 
 /// Places the object's ball at its pose and gives its world box (the box

@@ -91,9 +91,6 @@ prox_result world_scene_sync(prox_world* world) {
 void world_scene_free(prox_world* world) {
     prox_dynamic_tree_destroy(world->scene);
     world->scene = NULL;
-    prox_free(&world->def.allocator, world->found, world->found_capacity * sizeof *world->found);
-    world->found = NULL;
-    world->found_capacity = 0;
 }
 
 /// Makes the scene tree on the first query (every live object inserted,
@@ -130,35 +127,44 @@ static bool filter_passes(const world_object* o, const prox_world_filter* filter
     return !filter || ((o->group & filter->mask) && (filter->group & o->mask));
 }
 
-/// The objects found by a box query, gathered to be reported in id order.
+/// The objects a box query found, gathered to be reported in id order: in a
+/// list of the query's own (on the stack, then from the world's allocator),
+/// so that queries that change nothing write nothing of the world (threads
+/// may query at once) and a callback may query again.
 typedef struct gather {
-    prox_world* world;
+    const prox_world* world;
     const prox_box* box;
     const prox_world_filter* filter;
-    size_t count;
+    uint32_t* ids;
+    size_t count, capacity;
+    uint32_t stack[256];
     bool out_of_memory;
 } gather;
 
 static bool gather_object(int32_t proxy, void* user) {
     gather* g = user;
-    prox_world* world = g->world;
+    const prox_world* world = g->world;
     uint32_t id = (uint32_t)prox_dynamic_tree_user_data(world->scene, proxy);
     prox_box tight = prox_dynamic_tree_box(world->scene, proxy);
     if (!prox_box_overlap(&tight, g->box) || !filter_passes(&world->objects[id], g->filter)) return true;
-    if (g->count == world->found_capacity) {
-        size_t capacity = world->found_capacity ? 2 * world->found_capacity : 64;
-        uint32_t* found = prox_alloc(&world->def.allocator, capacity * sizeof *found);
-        if (!found) {
+    if (g->count == g->capacity) {
+        size_t capacity = 2 * g->capacity;
+        uint32_t* ids = prox_alloc(&world->def.allocator, capacity * sizeof *ids);
+        if (!ids) {
             g->out_of_memory = true;
             return false;
         }
-        if (g->count) memcpy(found, world->found, g->count * sizeof *found);
-        prox_free(&world->def.allocator, world->found, world->found_capacity * sizeof *found);
-        world->found = found;
-        world->found_capacity = capacity;
+        memcpy(ids, g->ids, g->count * sizeof *ids);
+        if (g->ids != g->stack) prox_free(&world->def.allocator, g->ids, g->capacity * sizeof *ids);
+        g->ids = ids;
+        g->capacity = capacity;
     }
-    world->found[g->count++] = id;
+    g->ids[g->count++] = id;
     return true;
+}
+
+static void gather_free(gather* g) {
+    if (g->ids != g->stack) prox_free(&g->world->def.allocator, g->ids, g->capacity * sizeof *g->ids);
 }
 
 static int compare_ids(const void* a, const void* b) {
@@ -166,30 +172,32 @@ static int compare_ids(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-/// The ids of the objects passing the filter whose world boxes overlap box,
-/// sorted, in world->found; their number in *out_count.
-static prox_result gather_box(prox_world* world, const prox_box* box, const prox_world_filter* filter,
-                              size_t* out_count) {
-    *out_count = 0;
+/// The ids of the objects passing the filter whose world boxes overlap the
+/// box, sorted, in g->ids (g->count of them; free with gather_free).
+static prox_result gather_box(prox_world* world, const prox_box* box, const prox_world_filter* filter, gather* g) {
+    *g = (gather){.world = world, .box = box, .filter = filter, .capacity = 256};
+    g->ids = g->stack;
     prox_result result = scene_ready(world);
     if (result != PROX_OK) return result;
-    gather g = {world, box, filter, 0, false};
-    prox_dynamic_tree_query_box(world->scene, box, gather_object, &g);
-    if (g.out_of_memory) return PROX_ERROR_OUT_OF_MEMORY;
-    if (g.count > 1) qsort(world->found, g.count, sizeof *world->found, compare_ids);
-    *out_count = g.count;
+    prox_dynamic_tree_query_box(world->scene, box, gather_object, g);
+    if (g->out_of_memory) {
+        g->count = 0;
+        return PROX_ERROR_OUT_OF_MEMORY;
+    }
+    if (g->count > 1) qsort(g->ids, g->count, sizeof *g->ids, compare_ids);
     return PROX_OK;
 }
 
 prox_result prox_world_query_box(prox_world* world, const prox_box* box, const prox_world_filter* filter,
                                  prox_world_object_fcn* callback, void* context) {
     if (!world || !box || !prox_box_is_valid(box)) return PROX_ERROR_INVALID_ARGUMENT;
-    size_t count;
-    prox_result result = gather_box(world, box, filter, &count);
-    for (size_t i = 0; i < count && callback; i++) {
-        uint32_t id = world->found[i];
+    gather g;
+    prox_result result = gather_box(world, box, filter, &g);
+    for (size_t i = 0; i < g.count && callback; i++) {
+        uint32_t id = g.ids[i];
         if (!callback(id, world->objects[id].user_data, context)) break;
     }
+    gather_free(&g);
     return result;
 }
 
@@ -202,16 +210,17 @@ prox_result prox_world_overlap(prox_world* world, const prox_shape* shape, const
     world_object query;
     prox_box box;
     if (world_check_object(&def, NULL, 0, &query, &box) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
-    size_t count;
-    prox_result result = gather_box(world, &box, filter, &count);
-    for (size_t i = 0; i < count; i++) {
-        uint32_t id = world->found[i];
+    gather g;
+    prox_result result = gather_box(world, &box, filter, &g);
+    for (size_t i = 0; i < g.count; i++) {
+        uint32_t id = g.ids[i];
         candidate c = {0};
         // The object as the pair's a, the shape as its b: the order the step
         // would test them in were the shape an object added last.
         world_test_pair(&world->objects[id], &query, false, false, &c);
         if (c.colliding && callback && !callback(id, world->objects[id].user_data, context)) break;
     }
+    gather_free(&g);
     return result;
 }
 
@@ -272,17 +281,28 @@ static bool ray_better(const prox_world_ray_hit* best, double t, uint32_t id) {
 
 /// A convex object (a solid) against the ray: a point cast along the part of
 /// the ray inside the object's world box, its t mapped back to the ray's.
-static void ray_convex(ray_search* s, uint32_t id, prox_vec3 origin, prox_vec3 direction, double max_t) {
+/// The part runs to the caller's max_t, not to the nearest hit so far, so an
+/// object's t never depends on the objects met before it (ties between
+/// objects then go by id alone); an object whose box the ray enters only
+/// after that hit is skipped, as it cannot come first.
+static void ray_convex(ray_search* s, uint32_t id, prox_vec3 origin, prox_vec3 direction, double clip) {
     const world_object* o = &s->world->objects[id];
     prox_box box = prox_dynamic_tree_box(s->world->scene, o->proxy);
     double t0, t1;
-    if (!ray_box_span(origin, direction, &box, max_t, &t0, &t1)) return;
+    if (!ray_box_span(origin, direction, &box, s->def->ray.max_t, &t0, &t1) || t0 > clip) return;
+    // A box whose slack overflowed is unbounded: go as far as a finite
+    // motion can (no object lies beyond double's range).
+    const double reach = 0x1p-2 * DBL_MAX / prox_max_abs3(direction);
+    if (!(t1 - t0 <= reach)) t1 = t0 + reach;
+    // The point starts t0 along the ray in its own frame, placed at the
+    // ray's origin: the cast measures the pair from there, so t keeps its
+    // accuracy far from the world's origin.
     static const prox_vec3 zero = {0, 0, 0};
-    const prox_convex point = prox_convex_make(&zero, 1, 0);
-    const prox_transform start = {prox_mat3_identity(), prox_vec3_add(origin, prox_vec3_scale(direction, t0))};
+    const prox_vec3 start = prox_vec3_scale(direction, t0);
+    const prox_convex point = prox_convex_make(&start, 1, 0);
+    const prox_transform at = {prox_mat3_identity(), origin};
     const prox_vec3 move = prox_vec3_scale(direction, t1 - t0);
-    prox_convex_cast_result r =
-        prox_convex_cast(&point, &start, move, &o->shape.convex, &o->pose, zero, 0, NULL, NULL);
+    prox_convex_cast_result r = prox_convex_cast(&point, &at, move, &o->shape.convex, &o->pose, zero, 0, NULL, NULL);
     if (r.status == PROX_CAST_ITERATION_CAP) {
         double capped = t0 + r.t * (t1 - t0); // clear before the box, and along the cast up to r.t
         if (!s->best.capped || capped < s->best.capped_t) s->best.capped = true, s->best.capped_t = capped;
@@ -290,7 +310,7 @@ static void ray_convex(ray_search* s, uint32_t id, prox_vec3 origin, prox_vec3 d
     }
     if (r.status != PROX_CAST_HIT && r.status != PROX_CAST_INITIAL_CONTACT) return;
     double t = r.status == PROX_CAST_HIT ? t0 + r.t * (t1 - t0) : t0;
-    t = PROX_MIN(t, max_t);
+    t = PROX_MIN(t, s->def->ray.max_t);
     // Starting inside (or on) the solid: no surface crossed, no normal.
     prox_vec3 normal = r.status == PROX_CAST_INITIAL_CONTACT && t0 == 0 ? zero : prox_vec3_scale(r.normal, -1.0);
     if (!ray_better(&s->best, t, id)) return;
@@ -430,8 +450,14 @@ prox_result prox_world_cast(prox_world* world, const prox_convex* shape, const p
     cast_search s = {world, def, &query, {{0, 0, 0}, {0, 0, 0}}, move, miss, miss};
     if (world_check_object(&object, NULL, 0, &query, &s.box) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
     // The target widens the reach: a shape stops that far from an object.
+    // Bounds that overflow (a shape near double's range, a huge target) are
+    // held at the largest double, which still covers every object.
     s.box.min = prox_vec3_sub(s.box.min, (prox_vec3){def->target, def->target, def->target});
     s.box.max = prox_vec3_add(s.box.max, (prox_vec3){def->target, def->target, def->target});
+    s.box.min = (prox_vec3){PROX_MAX(s.box.min.x, -DBL_MAX), PROX_MAX(s.box.min.y, -DBL_MAX),
+                            PROX_MAX(s.box.min.z, -DBL_MAX)};
+    s.box.max = (prox_vec3){PROX_MIN(s.box.max.x, DBL_MAX), PROX_MIN(s.box.max.y, DBL_MAX),
+                            PROX_MIN(s.box.max.z, DBL_MAX)};
     prox_result result = scene_ready(world);
     if (result != PROX_OK) return result;
     prox_dynamic_tree_box_cast(world->scene, &s.box, move, 1, cast_visit, &s);

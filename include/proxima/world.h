@@ -183,10 +183,13 @@ PROX_API prox_result prox_world_step(prox_world* world, double time, prox_world_
  * nothing.
  *
  * Thread safety: a query that finds nothing changed since the last query or
- * step only reads the world, so after a step (or a first query) several
- * threads may query one world at once, as long as no call changes it
- * meanwhile. Otherwise, like every world call, a query needs exclusive
- * access.
+ * step only reads the world (its lists of found objects are its own), so
+ * after a step (or a first query) several threads may query one world at
+ * once, as long as no call changes it meanwhile; one exception: when the
+ * step ran out of memory bringing the tree up to date, the next query
+ * finishes that, so it needs exclusive access. Otherwise, like every world
+ * call, a query needs exclusive access. A query's callback may run further
+ * queries, but must not change the world.
  * ------------------------------------------------------------------------- */
 
 /// Which objects a scene query sees: those with (object group & mask) and
@@ -201,8 +204,9 @@ typedef struct prox_world_filter {
 /// Receives each object a query found, in increasing id order; return false to stop.
 typedef bool prox_world_object_fcn(uint32_t object, uint64_t user_data, void* context);
 
-/// Every object whose world box (prox_world_box's, as of the objects' present
-/// poses) overlaps `box` (touching counts), in increasing id order.
+/// Every object whose world box at its present pose (the box the broad phase
+/// gets at the next step, which prox_world_box then gives) overlaps `box`
+/// (touching counts), in increasing id order.
 /// PROX_ERROR_INVALID_ARGUMENT for a NULL world or an invalid box (NaN, min
 /// above max; infinite bounds are fine), PROX_ERROR_OUT_OF_MEMORY when the
 /// tree or the list of found objects cannot grow (nothing reported).
@@ -210,7 +214,8 @@ PROX_API prox_result prox_world_query_box(prox_world* world, const prox_box* box
                                           prox_world_object_fcn* callback, void* context);
 
 /// Every object that the shape placed by `pose` touches, in increasing id
-/// order: the step's own boolean test (prox_collide for two meshes,
+/// order: the step's own boolean test whatever the world's `contacts`
+/// setting (prox_collide for two meshes,
 /// prox_convex_mesh_overlap, prox_convex_overlap), as prox_world_step would
 /// report the pair were the shape an object added after all the others, so
 /// touching counts and the convex queries' tolerances apply. The shape and
@@ -259,7 +264,9 @@ typedef struct prox_world_ray_hit {
 /// about 1e-7 at a graze; t = 0 when the ray starts inside or on one). The
 /// objects' boxes are searched along the ray nearest first and pruned past
 /// the nearest hit so far, so the answer is the least t over the objects
-/// (ties going to the lowest id). PROX_ERROR_INVALID_ARGUMENT, with no hit,
+/// (ties going to the lowest id: each convex object is cast along its own
+/// part of the ray, whatever else lies on it, so its t does not depend on
+/// the other objects). PROX_ERROR_INVALID_ARGUMENT, with no hit,
 /// for a NULL world or out_hit, a non-finite origin, a zero or non-finite
 /// direction, or max_t negative or NaN; PROX_ERROR_OUT_OF_MEMORY when the
 /// tree cannot be built or brought up to date. `def` may be NULL.
@@ -277,8 +284,10 @@ PROX_API prox_world_cast_def prox_default_world_cast_def(void);
 typedef struct prox_world_cast_hit {
     /// HIT, INITIAL_CONTACT (within the target at t = 0), MISS,
     /// ITERATION_CAP (an object's cast gave up: clear only up to t), or
-    /// INVALID_INPUT (an object the sweep reaches before t is so far from
-    /// the shape that their differences leave double's range).
+    /// INVALID_INPUT (an object the sweep reaches before any contact is so
+    /// far from the shape that their differences leave double's range: t is
+    /// where the swept box reaches its box; also the status whenever the
+    /// call returns an error).
     prox_cast_status status;
     uint32_t object;   ///< the object met; UINT32_MAX for MISS
     uint64_t user_data;
@@ -297,9 +306,13 @@ typedef struct prox_world_cast_hit {
 /// against convex objects, prox_convex_mesh_cast against mesh objects (their
 /// accuracy and statuses), searched along the swept box nearest first and
 /// pruned past the first contact so far. The answer is the least t over
-/// the objects, ties going to the lowest id (an INITIAL_CONTACT is t = 0);
-/// an object whose cast stopped at its cap before that t makes it
-/// ITERATION_CAP at the cap's t. PROX_ERROR_INVALID_ARGUMENT, with the status
+/// the objects, ties going to the lowest id (an INITIAL_CONTACT is t = 0).
+/// An object whose cast stopped at its cap is proven clear up to the later
+/// of the t its cast reached and the t at which the swept box reaches the
+/// object's box; when that comes before the first contact, the answer is
+/// ITERATION_CAP at that t (the least such, ties to the lowest id); an
+/// object whose cast is invalid input counts the same way, clear up to its
+/// box. PROX_ERROR_INVALID_ARGUMENT, with the status
 /// INVALID_INPUT, for a NULL world, shape or out_hit, a shape or pose that
 /// prox_object_def_validate would refuse, a motion that is not finite or a
 /// target that is negative or not finite; PROX_ERROR_OUT_OF_MEMORY as
