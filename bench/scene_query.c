@@ -603,7 +603,10 @@ static int run_size(int n, const options* o, shapes* sh) {
                  * proxima answers later or not at all: proxima missed it. */
                 const bool peer_first = got[i].hit && (!ref[i].hit || got[i].t < ref[i].t);
                 const answer* claim = peer_first ? &got[i] : &ref[i];
-                if (set != 2 && (got[i].hit != ref[i].hit || got[i].object != ref[i].object)) {
+                /* (with any_hit, only a hit that one library sees and the other does not) */
+                const bool judged = set == 2 ? got[i].hit != ref[i].hit
+                                             : got[i].hit != ref[i].hit || got[i].object != ref[i].object;
+                if (judged) {
                     const double slack = 2e-3, until = fmin(1, claim->t + slack);
                     const double d = path_distance(&s, sh, claim->object, &segments[i], shape, until);
                     const bool missed = peer_first && d <= 1e-9 * s.side && (!ref[i].hit || ref[i].t > until);
