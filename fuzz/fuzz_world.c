@@ -19,7 +19,8 @@
  * that the direct queries call touching (prox_overlap, prox_convex_overlap,
  * prox_convex_mesh_overlap, prox_self_collide) among the live objects the
  * filters and enabled pairs let through. Between steps, scene queries on
- * the world under test are checked against loops over the objects (query). */
+ * the world under test (overlap, ray, cast, distance) are checked against
+ * loops over the objects (query). */
 #include <proxima/world.h>
 
 #include <math.h>
@@ -272,7 +273,35 @@ static void query(scene* s, reader* r) {
     const uint8_t how = next_byte(r);
     const prox_world_filter filter = {how & 8 ? 1u : UINT32_MAX, how & 16 ? ~1u : UINT32_MAX};
     prox_world* world = s->world[0];
-    if (how % 3 == 0) { /* a shape: the objects it touches, in id order */
+    if (how % 4 == 3) { /* a shape: the nearest object and its distance */
+        const int shape = next_byte(r) % (SHAPES - 1);
+        const prox_shape sh = shape_of(s, shape);
+        const prox_transform pose = {next_basis(r, true), next_small_vec3_scaled(r, s->scale)};
+        prox_world_distance_def ddef = prox_default_world_distance_def();
+        ddef.filter = &filter;
+        prox_world_distance_result got;
+        check(prox_world_distance(world, &sh, &pose, &ddef, &got) == PROX_OK);
+        double best = INFINITY;
+        for (int i = 0; i < s->object_count; i++) {
+            const object* o = &s->objects[i];
+            if (!sees(o, &filter)) continue;
+            const prox_shape os = shape_of(s, o->shape);
+            double d;
+            if (os.kind == PROX_SHAPE_MESH && sh.kind == PROX_SHAPE_MESH) {
+                prox_distance_def def = prox_default_distance_def();
+                d = prox_distance(sh.mesh, &pose, os.mesh, &o->pose, &def).distance;
+            } else if (os.kind == PROX_SHAPE_CONVEX && sh.kind == PROX_SHAPE_CONVEX) {
+                d = prox_convex_distance(&sh.convex, &pose, &os.convex, &o->pose, NULL, NULL).distance;
+            } else if (sh.kind == PROX_SHAPE_CONVEX) {
+                d = prox_convex_mesh_distance(&sh.convex, &pose, os.mesh, &o->pose, INFINITY).distance;
+            } else {
+                d = prox_convex_mesh_distance(&os.convex, &o->pose, sh.mesh, &pose, INFINITY).distance;
+            }
+            if (d < best) best = d;
+        }
+        check(got.found == (best < INFINITY));
+        if (got.found) check(fabs(got.distance - best) <= 1e-9 * 64 * ldexp(1.0, s->scale));
+    } else if (how % 3 == 0) { /* a shape: the objects it touches, in id order */
         const int shape = next_byte(r) % (SHAPES - 1);
         const prox_shape sh = shape_of(s, shape);
         const prox_transform pose = {next_basis(r, true), next_small_vec3_scaled(r, s->scale)};

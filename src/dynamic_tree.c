@@ -764,8 +764,8 @@ static bool ray_cast_stackless(const prox_dynamic_tree* tree, int32_t top, const
 }
 
 /* The walk shared by the ray and box casts: nearer subtrees first. */
-static size_t cast_walk(const prox_dynamic_tree* tree, const ray* ray_in, double max_t, prox_tree_ray_callback* callback,
-                        void* user) {
+static size_t cast_walk(const prox_dynamic_tree* tree, const ray* ray_in, double max_t,
+                        prox_tree_ray_callback* callback, void* user) {
     const tree_node* nodes = tree->nodes;
     const ray r = *ray_in;
     // Entries carry the entry t found when they were pushed: a node is
@@ -815,7 +815,8 @@ size_t prox_dynamic_tree_ray_cast(const prox_dynamic_tree* tree, prox_vec3 origi
     if (!tree || !callback || tree->root == NULL_NODE || !prox_vec3_is_finite(origin) ||
         !prox_vec3_is_finite(direction) || !(max_t >= 0))
         return 0;
-    ray r = {{origin.x, origin.y, origin.z}, {direction.x, direction.y, direction.z}, {0, 0, 0}, false, {0, 0, 0}, false};
+    ray r = {{origin.x, origin.y, origin.z}, {direction.x, direction.y, direction.z}, {0, 0, 0}, false,
+             {0, 0, 0}, false};
     ray_prepare(&r);
     return cast_walk(tree, &r, max_t, callback, user);
 }
@@ -855,19 +856,20 @@ static double length3(double x, double y, double z) {
     return m * sqrt(x * x + y * y + z * z);
 }
 
-/* Distance from a finite point to a box (0 inside). */
-static double box_distance(const prox_box* box, prox_vec3 p) {
-    double dx = PROX_MAX(PROX_MAX(box->min.x - p.x, p.x - box->max.x), 0.0);
-    double dy = PROX_MAX(PROX_MAX(box->min.y - p.y, p.y - box->max.y), 0.0);
-    double dz = PROX_MAX(PROX_MAX(box->min.z - p.z, p.z - box->max.z), 0.0);
+/* Distance between two boxes (0 when they overlap). */
+static double box_distance(const prox_box* box, const prox_box* query) {
+    double dx = PROX_MAX(PROX_MAX(box->min.x - query->max.x, query->min.x - box->max.x), 0.0);
+    double dy = PROX_MAX(PROX_MAX(box->min.y - query->max.y, query->min.y - box->max.y), 0.0);
+    double dz = PROX_MAX(PROX_MAX(box->min.z - query->max.z, query->min.z - box->max.z), 0.0);
     return length3(dx, dy, dz);
 }
 
 typedef struct nearest_search {
     const prox_dynamic_tree* tree;
-    prox_vec3 point;
-    prox_tree_distance_callback* callback;
+    prox_box query;
+    tree_leaf_distance* leaf_distance;
     void* user;
+    bool ties;
     double best;
     int32_t best_proxy;
 } nearest_search;
@@ -876,8 +878,8 @@ typedef struct nearest_search {
  * callback counts as infinity. */
 static void nearest_visit_leaf(nearest_search* s, const tree_node* leaf) {
     int32_t proxy = leaf->child2;
-    double d = s->callback ? s->callback(proxy, s->point, s->user)
-                           : box_distance(&s->tree->proxies[proxy].box, s->point);
+    double d = s->leaf_distance ? s->leaf_distance(proxy, s->user)
+                                : box_distance(&s->tree->proxies[proxy].box, &s->query);
     if (d != d) d = INFINITY;
     if (s->best_proxy < 0 || d < s->best) {
         s->best = d;
@@ -885,14 +887,16 @@ static void nearest_visit_leaf(nearest_search* s, const tree_node* leaf) {
     }
 }
 
-static bool nearest_worth(const nearest_search* s, double key) { return s->best_proxy < 0 || key < s->best; }
+static bool nearest_worth(const nearest_search* s, double key) {
+    return s->best_proxy < 0 || key < s->best || (s->ties && key == s->best);
+}
 
 /* The lower bound of a node: its box distance, or for a leaf the distance to
  * the tight box (the callback's distance is never less). */
 static double nearest_key(const nearest_search* s, int32_t n) {
     const tree_node* node = &s->tree->nodes[n];
     const prox_box* box = is_leaf(node) ? &s->tree->proxies[node->child2].box : &node->box;
-    return box_distance(box, s->point);
+    return box_distance(box, &s->query);
 }
 
 /* Depth-first search of the subtree under top without a stack. */
@@ -910,11 +914,11 @@ static void nearest_stackless(nearest_search* s, int32_t top) {
     }
 }
 
-int32_t prox_dynamic_tree_nearest(const prox_dynamic_tree* tree, prox_vec3 point, prox_tree_distance_callback* callback,
-                                  void* user, double* out_distance) {
+int32_t dynamic_tree_nearest_box(const prox_dynamic_tree* tree, const prox_box* box,
+                                 tree_leaf_distance* leaf_distance, void* user, bool ties, double* out_distance) {
     if (out_distance) *out_distance = INFINITY;
-    if (!tree || tree->root == NULL_NODE || !prox_vec3_is_finite(point)) return -1;
-    nearest_search s = {tree, point, callback, user, INFINITY, -1};
+    if (!tree || tree->root == NULL_NODE) return -1;
+    nearest_search s = {tree, *box, leaf_distance, user, ties, INFINITY, -1};
     const tree_node* nodes = tree->nodes;
     heap_entry heap[NEAREST_HEAP];
     int count = 0;
@@ -939,6 +943,27 @@ int32_t prox_dynamic_tree_nearest(const prox_dynamic_tree* tree, prox_vec3 point
     }
     if (out_distance) *out_distance = s.best;
     return s.best_proxy;
+}
+
+/* The public point query: the box of one point, the callback given it. */
+typedef struct point_callback {
+    prox_tree_distance_callback* callback;
+    prox_vec3 point;
+    void* user;
+} point_callback;
+
+static double point_leaf_distance(int32_t proxy, void* user) {
+    const point_callback* c = user;
+    return c->callback(proxy, c->point, c->user);
+}
+
+int32_t prox_dynamic_tree_nearest(const prox_dynamic_tree* tree, prox_vec3 point, prox_tree_distance_callback* callback,
+                                  void* user, double* out_distance) {
+    if (out_distance) *out_distance = INFINITY;
+    if (!tree || !prox_vec3_is_finite(point)) return -1;
+    const prox_box box = {point, point};
+    point_callback c = {callback, point, user};
+    return dynamic_tree_nearest_box(tree, &box, callback ? point_leaf_distance : NULL, &c, false, out_distance);
 }
 
 /* ------------------------------------------------------------------------ */

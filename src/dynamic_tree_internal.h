@@ -92,4 +92,17 @@ static inline bool is_leaf(const tree_node* node) { return node->child1 == NULL_
 /// Frees the bulk rebuild's scratch (dynamic_tree_bulk.c).
 void dtree_free_scratch(prox_dynamic_tree* tree);
 
+/// A proxy's exact distance for dynamic_tree_nearest_box (never less than
+/// the distance between its tight box and the query box).
+typedef double tree_leaf_distance(int32_t proxy, void* user);
+
+/// The proxy nearest to `box`, best first by box distance: by leaf_distance,
+/// or by the distance between the proxy's tight box and `box` when it is
+/// NULL. leaf_distance runs only for proxies whose tight box is nearer than
+/// the best distance so far (or as near, with `ties`: for a caller that
+/// breaks ties itself); a NaN counts as infinity. -1 for an empty tree;
+/// out_distance (optional) gets the distance (infinity with -1).
+int32_t dynamic_tree_nearest_box(const prox_dynamic_tree* tree, const prox_box* box,
+                                 tree_leaf_distance* leaf_distance, void* user, bool ties, double* out_distance);
+
 #endif

@@ -287,7 +287,8 @@ prox_result prox_object_def_validate(const prox_object_def* def, char* message, 
 prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32_t* out_object) {
     world_object o;
     prox_box box;
-    if (!world || !out_object || world_check_object(def, NULL, 0, &o, &box) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
+    if (!world || !out_object || world_check_object(def, NULL, 0, &o, &box) != PROX_OK)
+        return PROX_ERROR_INVALID_ARGUMENT;
     uint32_t id;
     prox_result result = prox_broadphase_add(world->broadphase, &box, &id);
     if (result != PROX_OK) return result;

@@ -16,6 +16,7 @@
 #include <proxima/world.h>
 
 #include "core.h"
+#include "dynamic_tree_internal.h"
 #include "world_internal.h"
 
 #include <float.h>
@@ -123,6 +124,16 @@ static prox_result scene_ready(prox_world* world) {
 /* Candidates                                                               */
 /* ------------------------------------------------------------------------ */
 
+/// The query's shape at its pose as an object (its balls and world box), or
+/// false when an object with that shape and pose would be refused.
+static bool query_object(const prox_shape* shape, const prox_transform* pose, world_object* out, prox_box* out_box) {
+    prox_object_def def = prox_default_object_def();
+    def.shape = *shape;
+    def.pose = *pose;
+    return world_check_object(&def, NULL, 0, out, out_box) == PROX_OK;
+}
+
+
 static bool filter_passes(const world_object* o, const prox_world_filter* filter) {
     return !filter || ((o->group & filter->mask) && (filter->group & o->mask));
 }
@@ -203,13 +214,9 @@ prox_result prox_world_query_box(prox_world* world, const prox_box* box, const p
 
 prox_result prox_world_overlap(prox_world* world, const prox_shape* shape, const prox_transform* pose,
                                const prox_world_filter* filter, prox_world_object_fcn* callback, void* context) {
-    if (!world || !shape || !pose) return PROX_ERROR_INVALID_ARGUMENT;
-    prox_object_def def = prox_default_object_def();
-    def.shape = *shape;
-    def.pose = *pose;
     world_object query;
     prox_box box;
-    if (world_check_object(&def, NULL, 0, &query, &box) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
+    if (!world || !shape || !pose || !query_object(shape, pose, &query, &box)) return PROX_ERROR_INVALID_ARGUMENT;
     gather g;
     prox_result result = gather_box(world, &box, filter, &g);
     for (size_t i = 0; i < g.count; i++) {
@@ -222,6 +229,92 @@ prox_result prox_world_overlap(prox_world* world, const prox_shape* shape, const
     }
     gather_free(&g);
     return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Distance                                                                 */
+/* ------------------------------------------------------------------------ */
+
+prox_world_distance_def prox_default_world_distance_def(void) {
+    return (prox_world_distance_def){.upper_bound = INFINITY, .filter = NULL};
+}
+
+typedef struct distance_search {
+    const prox_world* world;
+    const world_object* shape;
+    const prox_world_distance_def* def;
+    prox_world_distance_result best;
+} distance_search;
+
+/// One object's distance from the shape, by its single-object query bounded
+/// by `bound`; false when it lies beyond the bound (or nothing was measured).
+static bool object_distance(const world_object* q, const world_object* o, double bound,
+                            prox_world_distance_result* out) {
+    *out = (prox_world_distance_result){.triangle_shape = -1, .triangle_object = -1};
+    if (q->shape.kind == PROX_SHAPE_MESH && o->shape.kind == PROX_SHAPE_MESH) {
+        prox_distance_def def = prox_default_distance_def();
+        def.upper_bound = bound;
+        prox_distance_result r = prox_distance(q->shape.mesh, &q->pose, o->shape.mesh, &o->pose, &def);
+        if (r.beyond_upper_bound || r.invalid_transform || !(r.distance <= bound)) return false;
+        out->distance = r.distance, out->point_shape = r.point_a, out->point_object = r.point_b;
+        out->triangle_shape = r.triangle_a, out->triangle_object = r.triangle_b;
+        return true;
+    }
+    if (q->shape.kind == PROX_SHAPE_CONVEX && o->shape.kind == PROX_SHAPE_CONVEX) {
+        prox_convex_distance_result r =
+            prox_convex_distance(&q->shape.convex, &q->pose, &o->shape.convex, &o->pose, NULL, NULL);
+        if (r.status == PROX_CONVEX_INVALID_INPUT || !(r.distance <= bound)) return false;
+        out->distance = r.distance, out->point_shape = r.point_a, out->point_object = r.point_b;
+        return true;
+    }
+    const bool shape_convex = q->shape.kind == PROX_SHAPE_CONVEX;
+    const world_object* c = shape_convex ? q : o;
+    const world_object* m = shape_convex ? o : q;
+    prox_convex_mesh_result r = prox_convex_mesh_distance(&c->shape.convex, &c->pose, m->shape.mesh, &m->pose, bound);
+    if (r.invalid_input || r.beyond_upper_bound || !(r.distance <= bound)) return false;
+    out->distance = r.distance;
+    out->point_shape = shape_convex ? r.point_shape : r.point_mesh;
+    out->point_object = shape_convex ? r.point_mesh : r.point_shape;
+    if (shape_convex)
+        out->triangle_object = r.triangle;
+    else
+        out->triangle_shape = r.triangle;
+    return true;
+}
+
+static double distance_visit(int32_t proxy, void* user) {
+    distance_search* s = user;
+    uint32_t id = (uint32_t)prox_dynamic_tree_user_data(s->world->scene, proxy);
+    const world_object* o = &s->world->objects[id];
+    if (!filter_passes(o, s->def->filter)) return INFINITY;
+    const double bound = s->best.found ? s->best.distance : s->def->upper_bound;
+    prox_world_distance_result r;
+    if (!object_distance(s->shape, o, bound, &r)) return INFINITY;
+    if (!s->best.found || r.distance < s->best.distance || (r.distance == s->best.distance && id < s->best.object)) {
+        s->best = r;
+        s->best.found = true, s->best.object = id, s->best.user_data = o->user_data;
+    }
+    return r.distance;
+}
+
+prox_result prox_world_distance(prox_world* world, const prox_shape* shape, const prox_transform* pose,
+                                const prox_world_distance_def* def, prox_world_distance_result* out_result) {
+    const prox_world_distance_result none = {.object = UINT32_MAX, .distance = INFINITY, .triangle_shape = -1,
+                                             .triangle_object = -1};
+    if (out_result) *out_result = none;
+    prox_world_distance_def defaults = prox_default_world_distance_def();
+    if (!def) def = &defaults;
+    world_object query;
+    prox_box box;
+    if (!world || !shape || !pose || !out_result || !(def->upper_bound >= 0) || !query_object(shape, pose, &query, &box))
+        return PROX_ERROR_INVALID_ARGUMENT;
+    prox_result result = scene_ready(world);
+    if (result != PROX_OK) return result;
+    distance_search s = {world, &query, def, none};
+    // Objects as far as the best so far are still measured: ties go by id.
+    dynamic_tree_nearest_box(world->scene, &box, distance_visit, &s, true, NULL);
+    *out_result = s.best;
+    return PROX_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -443,12 +536,10 @@ prox_result prox_world_cast(prox_world* world, const prox_convex* shape, const p
     if (!world || !shape || !pose || !out_hit || !prox_vec3_is_finite(move) || !(def->target >= 0) ||
         !(def->target < INFINITY))
         return PROX_ERROR_INVALID_ARGUMENT;
-    prox_object_def object = prox_default_object_def();
-    object.shape = prox_shape_convex(*shape);
-    object.pose = *pose;
     world_object query;
     cast_search s = {world, def, &query, {{0, 0, 0}, {0, 0, 0}}, move, miss, miss};
-    if (world_check_object(&object, NULL, 0, &query, &s.box) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
+    const prox_shape convex = prox_shape_convex(*shape);
+    if (!query_object(&convex, pose, &query, &s.box)) return PROX_ERROR_INVALID_ARGUMENT;
     // The target widens the reach: a shape stops that far from an object.
     // Bounds that overflow (a shape near double's range, a huge target) are
     // held at the largest double, which still covers every object.

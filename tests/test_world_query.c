@@ -184,6 +184,7 @@ static const prox_world_filter* random_filter(prox_rng* rng) {
 
 typedef struct counts {
     int64_t box_found, overlaps_found, rays_hit, convex_rays_hit, mesh_rays_hit, casts_hit, casts_initial;
+    int64_t distances_found, distances_zero;
 } counts;
 
 static void check_box_queries(prox_world* world, prox_world* stepped, const scene* sc, prox_rng* rng,
@@ -210,7 +211,8 @@ static void check_box_queries(prox_world* world, prox_world* stepped, const scen
     }
 }
 
-static void check_overlaps(prox_world* world, test_world_shapes* sh, const scene* sc, prox_rng* rng, double size, counts* n) {
+static void check_overlaps(prox_world* world, test_world_shapes* sh, const scene* sc, prox_rng* rng, double size,
+                           counts* n) {
     for (int q = 0; q < 8; q++) {
         prox_shape shape = test_world_shape(sh, (test_shape_kind)(prox_rng_next(rng) % TEST_SHAPE_KINDS));
         prox_transform pose = test_random_pose(rng, size);
@@ -296,8 +298,8 @@ static void check_rays(prox_world* world, const test_world_shapes* sh, const sce
         if (any.hit && any.object < MAX_OBJECTS && sc->kind[any.object] >= TEST_BOX) {
             int32_t triangle; // a solid's first point, as without any_hit
             double t = ray_oracle(sh, sc, any.object, o, d, &def.ray, &triangle);
-            CHECK_MSG(fabs(any.t - t) <= 1e-6 * (1 + t) / fmin(1, length), "any-hit ray %d: t %.17g on %u, oracle %.17g",
-                      q, any.t, any.object, t);
+            CHECK_MSG(fabs(any.t - t) <= 1e-6 * (1 + t) / fmin(1, length),
+                      "any-hit ray %d: t %.17g on %u, oracle %.17g", q, any.t, any.object, t);
         } else if (any.hit && any.object < MAX_OBJECTS) {
             prox_mesh mesh = prox_bvh_mesh(sc->shape[any.object].mesh); // some triangle met at that t
             prox_vec3 corners[3];
@@ -335,7 +337,8 @@ static prox_world_cast_hit cast_loop(const scene* sc, const prox_convex* shape, 
     return best;
 }
 
-static void check_casts(prox_world* world, test_world_shapes* sh, const scene* sc, prox_rng* rng, double size, counts* n) {
+static void check_casts(prox_world* world, test_world_shapes* sh, const scene* sc, prox_rng* rng, double size,
+                        counts* n) {
     for (int q = 0; q < 30; q++) {
         test_shape_kind k = (test_shape_kind)(TEST_BOX + prox_rng_next(rng) % 3);
         prox_convex shape = test_world_shape(sh, k).convex;
@@ -373,6 +376,68 @@ static void check_casts(prox_world* world, test_world_shapes* sh, const scene* s
         CHECK_MSG(gap <= 1e-6 * size, "cast %d: object %u is %.3g away at t", q, id, gap);
         CHECK(fabs(prox_vec3_length(hit.normal) - 1) < 1e-9);
         CHECK(prox_vec3_dot(hit.normal, move) <= 1e-9 * prox_vec3_length(move)); // it came towards the object
+    }
+}
+
+/// One object's distance from a placed shape by the single-object queries,
+/// unbounded: the loop the world's distance query must agree with.
+static double single_distance(const scene* sc, uint32_t id, const prox_shape* shape, const prox_transform* pose) {
+    const prox_shape* o = &sc->shape[id];
+    const prox_transform* x = &sc->pose[id];
+    if (shape->kind == PROX_SHAPE_MESH && o->kind == PROX_SHAPE_MESH) {
+        prox_distance_def def = prox_default_distance_def();
+        return prox_distance(shape->mesh, pose, o->mesh, x, &def).distance;
+    }
+    if (shape->kind == PROX_SHAPE_CONVEX && o->kind == PROX_SHAPE_CONVEX)
+        return prox_convex_distance(&shape->convex, pose, &o->convex, x, NULL, NULL).distance;
+    if (shape->kind == PROX_SHAPE_CONVEX)
+        return prox_convex_mesh_distance(&shape->convex, pose, o->mesh, x, INFINITY).distance;
+    return prox_convex_mesh_distance(&o->convex, x, shape->mesh, pose, INFINITY).distance;
+}
+
+static void check_distances(prox_world* world, test_world_shapes* sh, const scene* sc, prox_rng* rng, double size,
+                            counts* n) {
+    for (int q = 0; q < 6; q++) {
+        prox_shape shape = test_world_shape(sh, (test_shape_kind)(prox_rng_next(rng) % TEST_SHAPE_KINDS));
+        prox_transform pose = test_random_pose(rng, size);
+        prox_world_distance_def def = prox_default_world_distance_def();
+        def.filter = random_filter(rng);
+        if (q % 3 == 2) def.upper_bound = 1.5 * prox_rng_uniform(rng);
+        prox_world_distance_result got;
+        REQUIRE(prox_world_distance(world, &shape, &pose, &def, &got) == PROX_OK);
+        double best = INFINITY, second = INFINITY;
+        uint32_t best_id = UINT32_MAX;
+        bool touching = false;
+        for (uint32_t id = 0; id < MAX_OBJECTS; id++) {
+            if (!sees(sc, id, def.filter)) continue;
+            double d = single_distance(sc, id, &shape, &pose);
+            touching |= test_pair_collides(&sc->shape[id], &sc->pose[id], &shape, &pose);
+            if (d < best)
+                second = best, best = d, best_id = id;
+            else if (d < second)
+                second = d;
+        }
+        const double tol = 1e-9 * (1 + size);
+        if (best > def.upper_bound + tol) {
+            CHECK_MSG(!got.found && got.object == UINT32_MAX && got.distance == INFINITY,
+                      "distance %d: found %u at %.17g, nothing within the bound %g", q, got.object, got.distance,
+                      def.upper_bound);
+            continue;
+        }
+        if (best >= def.upper_bound - tol) continue; // at the bound itself, to rounding: either answer
+        CHECK_MSG(got.found && fabs(got.distance - best) <= tol, "distance %d: %.17g (object %u), loop %.17g (%u)", q,
+                  got.distance, got.object, best, best_id);
+        if (second - best > 2 * tol || (best == 0 && second == 0))
+            CHECK_MSG(got.object == best_id, "distance %d: object %u, loop %u", q, got.object, best_id);
+        if (touching) CHECK_MSG(got.distance == 0, "distance %d: %.3g while touching", q, got.distance);
+        if (!got.found) continue;
+        n->distances_found++;
+        n->distances_zero += got.distance == 0;
+        CHECK(got.user_data == sc->user[got.object]);
+        CHECK(fabs(prox_vec3_length(prox_vec3_sub(got.point_shape, got.point_object)) - got.distance) <= tol ||
+              got.distance == 0);
+        CHECK((got.triangle_shape >= 0) == (shape.kind == PROX_SHAPE_MESH));
+        CHECK((got.triangle_object >= 0) == (sc->shape[got.object].kind == PROX_SHAPE_MESH));
     }
 }
 
@@ -431,11 +496,13 @@ static void run_query_scene(uint64_t seed, prox_volume volume, int frames) {
         check_overlaps(world, &sh, &sc, &rng, size, &n);
         check_rays(world, &sh, &sc, &rng, size, &n);
         check_casts(world, &sh, &sc, &rng, size, &n);
+        check_distances(world, &sh, &sc, &rng, size, &n);
         if (prox_test_current_failures) break;
     }
     // The scenes are busy enough for the checks to bite.
     CHECK_MSG(n.box_found > 5 * frames && n.overlaps_found > frames && n.mesh_rays_hit > 2 * frames &&
-                  n.convex_rays_hit > frames && n.casts_hit > frames / 2,
+                  n.convex_rays_hit > frames && n.casts_hit > frames / 2 && n.distances_found > 2 * frames &&
+                  n.distances_zero > 0 && n.distances_zero < n.distances_found,
               "seed %llu: %lld boxes, %lld overlaps, %lld mesh and %lld convex rays, %lld casts hit",
               (unsigned long long)seed, (long long)n.box_found, (long long)n.overlaps_found,
               (long long)n.mesh_rays_hit, (long long)n.convex_rays_hit, (long long)n.casts_hit);
@@ -882,6 +949,28 @@ PROX_TEST(world_query, bad_input_is_refused) {
     // A shape placed at the edge of double's range: refused as an object would be.
     CHECK(prox_world_cast(world, &sh.ball, &far, d, NULL, &cast) == PROX_ERROR_INVALID_ARGUMENT ||
           cast.status == PROX_CAST_MISS);
+    prox_world_distance_result near;
+    prox_shape ball_shape = prox_shape_convex(sh.ball);
+    CHECK(prox_world_distance(NULL, &ball_shape, &pose, NULL, &near) == PROX_ERROR_INVALID_ARGUMENT && !near.found);
+    CHECK(prox_world_distance(world, NULL, &pose, NULL, &near) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_world_distance(world, &ball_shape, NULL, NULL, &near) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_world_distance(world, &ball_shape, &pose, NULL, NULL) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_world_distance(world, &bad_shape, &pose, NULL, &near) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_world_distance(world, &ball_shape, &singular, NULL, &near) == PROX_ERROR_INVALID_ARGUMENT);
+    prox_world_distance_def ddef = prox_default_world_distance_def();
+    ddef.upper_bound = NAN;
+    CHECK(prox_world_distance(world, &ball_shape, &pose, &ddef, &near) == PROX_ERROR_INVALID_ARGUMENT);
+    ddef.upper_bound = -1;
+    CHECK(prox_world_distance(world, &ball_shape, &pose, &ddef, &near) == PROX_ERROR_INVALID_ARGUMENT &&
+          near.distance == INFINITY && near.object == UINT32_MAX);
+    // A ball 3 above the world's ball: 2 apart; within an upper bound of 1.9 nothing.
+    const prox_transform above = {pose.basis, {0, 0, 3}};
+    CHECK(prox_world_distance(world, &ball_shape, &above, NULL, &near) == PROX_OK && near.found && near.object == id);
+    CHECK(fabs(near.distance - 2) < 1e-9 && fabs(near.point_shape.z - 2.5) < 1e-9 &&
+          fabs(near.point_object.z - 0.5) < 1e-9);
+    CHECK(near.triangle_shape == -1 && near.triangle_object == -1);
+    ddef.upper_bound = 1.9;
+    CHECK(prox_world_distance(world, &ball_shape, &above, &ddef, &near) == PROX_OK && !near.found);
     // The caller's data is left alone; the world still answers.
     CHECK(pose.basis.m[1][1] == 1 && sh.ball.count == 1);
     CHECK(prox_world_cast(world, &sh.ball, &(prox_transform){pose.basis, o}, prox_vec3_scale(d, 5), NULL, &cast) ==

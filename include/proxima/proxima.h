@@ -38,7 +38,8 @@
  *   features.h    closest features of convex polyhedra, LP separating plane
  *   broadphase.h  many boxes: sweep and prune, dynamic AABB tree, sort and sweep
  *   world.h       many objects: every colliding pair per step, with contacts;
- *                 scene queries (box, shape overlap, ray, sweep)
+ *                 scene queries (box, shape overlap, nearest object, ray,
+ *                 sweep)
  *   geometry.h    exact predicates, triangle kernels (overlap, distance, contact,
  *                 ray)
  *   hull.h        exact 3D convex hull (Quickhull) with faces and adjacency

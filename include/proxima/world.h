@@ -172,7 +172,8 @@ PROX_API prox_result prox_world_step(prox_world* world, double time, prox_world_
                                      prox_world_stats* out_stats);
 
 /* ---------------------------------------------------------------------------
- * Scene queries: a box, a shape, a ray or a moving shape against every object
+ * Scene queries: a box, a shape, a ray or a moving shape against every object,
+ * and the object nearest to a shape
  *
  * They see the world as the caller left it: every add, remove, pose and
  * refit so far, whether or not a step has run since. The first query builds
@@ -225,6 +226,43 @@ PROX_API prox_result prox_world_query_box(prox_world* world, const prox_box* box
 PROX_API prox_result prox_world_overlap(prox_world* world, const prox_shape* shape, const prox_transform* pose,
                                         const prox_world_filter* filter, prox_world_object_fcn* callback,
                                         void* context);
+
+typedef struct prox_world_distance_def {
+    /// Only objects at most this far count (INFINITY: every object); the
+    /// search skips whatever lies farther. Negative or NaN is invalid.
+    double upper_bound;
+    const prox_world_filter* filter; ///< NULL: every object
+} prox_world_distance_def;
+
+PROX_API prox_world_distance_def prox_default_world_distance_def(void);
+
+typedef struct prox_world_distance_result {
+    bool found;          ///< an object within the upper bound
+    uint32_t object;     ///< the nearest object; UINT32_MAX when none
+    uint64_t user_data;
+    /// Its distance from the shape (0 when they touch or overlap); INFINITY when none.
+    double distance;
+    prox_vec3 point_shape;  ///< closest point on the shape (world)
+    prox_vec3 point_object; ///< closest point on the object (world)
+    int32_t triangle_shape;  ///< a mesh shape's triangle at point_shape; -1 for a convex shape
+    int32_t triangle_object; ///< a mesh object's triangle at point_object; -1 for a convex object
+} prox_world_distance_result;
+
+/// The object nearest to the shape placed by `pose` (a mesh or a convex
+/// shape): clearance, as a planner asks of a robot link against its
+/// surroundings. Each object is measured by the single-object query
+/// (prox_distance for two meshes, exact; prox_convex_mesh_distance;
+/// prox_convex_distance, the convex queries' accuracy and touching
+/// tolerance) with the best distance so far as its upper bound, the
+/// objects searched nearest box first and pruned past that distance. The
+/// answer is the least distance over the objects, ties going to the lowest
+/// id (objects the shape overlaps are all at distance 0: the lowest of
+/// them). The shape and pose are checked as prox_object_def_validate checks
+/// an object's; PROX_ERROR_INVALID_ARGUMENT (nothing found) for those, a
+/// NULL world, shape, pose or out_result, or a bad upper bound;
+/// PROX_ERROR_OUT_OF_MEMORY as prox_world_ray_cast. `def` may be NULL.
+PROX_API prox_result prox_world_distance(prox_world* world, const prox_shape* shape, const prox_transform* pose,
+                                         const prox_world_distance_def* def, prox_world_distance_result* out_result);
 
 typedef struct prox_world_ray_def {
     /// max_t, any_hit, and cull_back_faces (mesh triangles only) as for
