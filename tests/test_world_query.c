@@ -673,13 +673,24 @@ PROX_TEST(world_query, ties_go_to_the_lowest_id) {
     test_world_shapes_free(&sh);
 }
 
+/// The outer query of a nested pair: its own list, and the world to query again.
+typedef struct nested {
+    prox_world* world;
+    uint32_t ids[8];
+    int count;
+    bool ordered;
+} nested;
+
 static bool nested_box_query(uint32_t object, uint64_t user_data, void* context) {
-    found* outer = context;
-    collect(object, user_data, outer);
+    (void)user_data;
+    nested* n = context;
+    if (n->count && n->ids[n->count - 1] >= object) n->ordered = false;
+    if (n->count < 8) n->ids[n->count] = object;
+    n->count++;
     // A query from inside the callback, over other objects, with a list of its own.
     prox_box far = {{100, -1, -1}, {110, 1, 1}};
     int inner = 0;
-    prox_world_query_box((prox_world*)outer->sc, &far, NULL, count_and_stop, &inner);
+    prox_world_query_box(n->world, &far, NULL, count_and_stop, &inner);
     return true;
 }
 
@@ -702,9 +713,7 @@ PROX_TEST(world_query, reviewed_cases) {
         uint32_t id;
         REQUIRE(prox_world_add(world, &def, &id) == PROX_OK);
     }
-    scene none = {0};
-    found outer = found_start(&none);
-    outer.sc = (const scene*)world; // the callback's world (user data is not checked here)
+    nested outer = {.world = world, .ordered = true};
     prox_box near = {{-1, -1, -1}, {9, 1, 1}};
     REQUIRE(prox_world_query_box(world, &near, NULL, nested_box_query, &outer) == PROX_OK);
     CHECK(outer.count == 5 && outer.ordered);
