@@ -2,7 +2,9 @@
 /* scene_query: rays and convex sweeps through a world of many objects
  * (prox_world_ray_cast, prox_world_cast), with Bullet's btCollisionWorld
  * (rayTest, convexSweepTest over btDbvtBroadphase) timed in the same run on
- * the same scene and queries.
+ * the same scene and queries; and the object nearest to a shape
+ * (prox_world_distance), with FCL's DynamicAABBTreeCollisionManager
+ * (distance with its DefaultDistanceFunction) likewise.
  *
  * Scene, for each size N (from --seed and N): N objects, even ids meshes and
  * odd ids convex shapes, each drawn uniformly among its kind's shapes:
@@ -29,9 +31,16 @@
  *   sphere sweep: a ball of radius 0.5 swept along the first aimed segments;
  *   box sweep:    a box of half extents 0.5, 0.35, 0.25 (axes the world's)
  *           swept along the first aimed segments.
+ *   ball distance: the object nearest to the sweeps' ball placed at the
+ *           origin of each of the first aimed segments;
+ *   box distance:  the same for the sweeps' box (axes the world's).
  * `--rays` queries (default 2,000) in each ray set, `--sweeps` (default 500)
  * in each sweep set: Bullet's sweeps take milliseconds each at these sizes,
  * and 2,000 of them over the rounds would take most of the run.
+ * `--distances` (default 500) in each distance set. The origins keep both
+ * shapes clear of every object's bounding ball, so every distance is
+ * positive (no touching ties) and the nearest object is one among several
+ * nearby.
  * proxima gets origin and direction (the segment's far end less its origin)
  * with max_t = 1 (rays) or the motion (sweeps), Bullet the two ends.
  *
@@ -41,7 +50,8 @@
  * round, so that the VM's drift falls on both; the table gives the median
  * over the rounds of each figure. Build: proxima's world created, every
  * object added and the first query (which builds the world's query tree);
- * Bullet's world created, every object added and updateAabbs(). The meshes'
+ * Bullet's world created, every object added and updateAabbs(); FCL's
+ * objects made, registered with the manager and its setup(). The meshes'
  * hierarchies (each library's, once per mesh) are timed apart.
  *
  * Answers: the first `--brute` queries of each set are checked against the
@@ -73,12 +83,24 @@
  * a proxima disagreement. Such queries past the checked prefix are also
  * checked against the loop (the "checked" column counts them).
  *
- *   scene_query [--sizes 1000,10000] [--rays N] [--sweeps N] [--rounds K] [--kind rss] [--brute N]
- *               [--density D] [--seed S] [--bullet-optimize] [--no-peers]
+ * Distances: the first `--brute` queries of each distance set are checked
+ * against the loop over every object with the single-object query, unbounded
+ * (prox_convex_mesh_distance on a mesh object, prox_convex_distance on a
+ * convex one, the query's shape first as the world calls them); the least
+ * distance wins, ties to the lowest id. The world's distance must agree to
+ * 1e-9 relative and its object be that one or one whose own distance does;
+ * otherwise the exit status is 1. FCL's distances are compared with
+ * proxima's at every query: those more than 1e-6 relative apart are counted
+ * and the first printed, and those queries, when past the checked prefix,
+ * are checked against the loop as well; FCL's own disagreements leave the
+ * exit status alone (its box queries run GJK, to its tolerance of 1e-6).
  *
- * Defaults: sizes 1,000 and 10,000, 2,000 rays and 500 sweeps per set, 5
- * rounds, RSS hierarchies, the first 50 queries of each set checked against
- * the loop, density 0.05, seed 2026.
+ *   scene_query [--sizes 1000,10000] [--rays N] [--sweeps N] [--distances N] [--rounds K] [--kind rss]
+ *               [--brute N] [--density D] [--seed S] [--bullet-optimize] [--no-peers]
+ *
+ * Defaults: sizes 1,000 and 10,000, 2,000 rays, 500 sweeps and 500 distances
+ * per set, 5 rounds, RSS hierarchies, the first 50 queries of each set
+ * checked against the loop, density 0.05, seed 2026.
  *
  * --bullet-optimize rebuilds Bullet's broad-phase trees top-down once its
  * objects are in (btDbvtBroadphase::optimize, counted in its build time), as
@@ -97,6 +119,7 @@
 #include "bench_job.h"
 #include "bench_models.h"
 #include "experiment.h"
+#include "peers_scene_distance.h"
 #include "peers_scene_query.h"
 
 enum { SET_COUNT = 5, SHAPE_COUNT = 5, MESH_SHAPES = 2, MAX_SIZES = 16, MAX_ROUNDS = 64, MAX_PRINTED = 5 };
@@ -442,13 +465,103 @@ static bool check_against_loop(const scene* s, const shapes* sh, int set, int i,
 }
 
 /* ------------------------------------------------------------------------ */
+/* Distances: the object nearest to a shape                                 */
+/* ------------------------------------------------------------------------ */
+
+enum { DISTANCE_SETS = 2 };
+
+static const char* const distance_names[DISTANCE_SETS] = {"ball distance", "box distance"};
+
+/// One distance answer, either library's: the nearest object (an index; -1
+/// when none, or when the peer was not asked to name it), its distance and
+/// the closest points (world); `odd` marks a proxima call that failed.
+typedef struct nearest {
+    bool found, odd;
+    int object;
+    double distance;
+    prox_vec3 point_shape, point_object;
+} nearest;
+
+typedef struct distance_job {
+    const segment* segments; /* the shape is placed at each one's origin */
+    prox_world* world;       /* NULL: the peer */
+    void* peer_scene;
+    prox_shape shape; /* proxima's query shape */
+    void* peer_shape;
+    nearest* out; /* per query, or NULL */
+} distance_job;
+
+static void run_distance(void* context, int i) {
+    distance_job* j = context;
+    nearest a = {false, false, -1, INFINITY, {0, 0, 0}, {0, 0, 0}};
+    if (j->world) {
+        prox_transform pose = prox_transform_identity();
+        pose.origin = j->segments[i].origin;
+        prox_world_distance_result r;
+        const prox_result status = prox_world_distance(j->world, &j->shape, &pose, NULL, &r);
+        a.found = r.found;
+        a.odd = status != PROX_OK;
+        if (a.found) a.object = (int)r.user_data, a.distance = r.distance;
+        a.point_shape = r.point_shape, a.point_object = r.point_object;
+    } else {
+        /* the timed runs (no out) take FCL's default callback as it is; the answer pass names the object */
+        const distance_peer_answer r =
+            distance_peer_nearest(j->peer_scene, j->peer_shape, j->segments[i].origin, j->out != NULL);
+        a.found = r.found != 0;
+        a.object = r.object, a.distance = r.distance;
+        a.point_shape = r.point_shape, a.point_object = r.point_object;
+    }
+    if (j->out) j->out[i] = a;
+}
+
+/// Object i's own distance from the shape placed at p: its single-object
+/// query, unbounded, the shape first as the world calls it.
+static double single_distance(const scene* s, const shapes* sh, int i, const prox_convex* shape, prox_vec3 p) {
+    prox_transform at = prox_transform_identity();
+    at.origin = p;
+    const int k = s->shape[i];
+    if (k < MESH_SHAPES) return prox_convex_mesh_distance(shape, &at, sh->bvh[k], &s->pose[i], INFINITY).distance;
+    return prox_convex_distance(shape, &at, &sh->convex[k - MESH_SHAPES], &s->pose[i], NULL, NULL).distance;
+}
+
+/// Checks proxima's nearest object for query i against the loop over every
+/// object (the least distance, ties to the lowest index); prints and returns
+/// false on a disagreement. *exact counts answers equal to the bit.
+static bool check_distance(const scene* s, const shapes* sh, int set, int i, const prox_convex* shape, prox_vec3 p,
+                           const nearest* got, int* exact) {
+    int want = -1;
+    double least = INFINITY;
+    for (int k = 0; k < s->n; ++k) {
+        const double d = single_distance(s, sh, k, shape, p);
+        if (d < least) least = d, want = k;
+    }
+    const char* why = NULL;
+    if (!got->found || got->odd) {
+        why = "nothing found";
+    } else if (got->object != want && !agree(single_distance(s, sh, got->object, shape, p), least, 1e-9)) {
+        why = "object differs"; /* (another object is fine when its own distance ties with the least) */
+    } else if (!agree(got->distance, least, 1e-9)) {
+        why = "distance differs";
+    }
+    if (!why) {
+        *exact += got->object == want && got->distance == least;
+        return true;
+    }
+    printf("  %s query %d: %s: world found %d object %d (%s) distance %.17g, loop over objects object %d (%s) "
+           "distance %.17g\n",
+           distance_names[set], i, why, got->found, got->object, object_name(s, got->object), got->distance, want,
+           object_name(s, want), least);
+    return false;
+}
+
+/* ------------------------------------------------------------------------ */
 /* One scene size                                                           */
 /* ------------------------------------------------------------------------ */
 
 typedef struct options {
     int sizes[MAX_SIZES];
     int size_count;
-    int rays, sweeps, rounds, brute;
+    int rays, sweeps, distances, rounds, brute;
     prox_volume kind;
     double density;
     uint64_t seed;
@@ -474,6 +587,135 @@ static query_job job_for(int v, int set, const segment* segments, prox_world* wo
     return j;
 }
 
+/// Times each variant's batch `rounds` times, the variants one after the
+/// other in each round (so the VM's drift falls on all of them), and gives
+/// the medians over the rounds of their means and medians.
+static void time_rounds(const job* jobs, int variants, int count, int rounds, double* scratch, double row_mean[2],
+                        double row_median[2]) {
+    double mean[2][MAX_ROUNDS], median[2][MAX_ROUNDS];
+    for (int round = 0; round < rounds; ++round) {
+        for (int v = 0; v < variants; ++v) {
+            timing t;
+            bench_time_job(&jobs[v], count, count / 10, scratch, &t);
+            mean[v][round] = t.mean_us;
+            median[v][round] = t.median_us;
+        }
+    }
+    for (int v = 0; v < variants; ++v) {
+        row_mean[v] = experiment_median(mean[v], rounds);
+        row_median[v] = experiment_median(median[v], rounds);
+    }
+}
+
+/// The distance sets on one scene: the shapes placed at the first
+/// o->distances origins of `aimed`, proxima against the peer's scene (NULL:
+/// proxima alone). Prints the table; returns the number of proxima
+/// disagreements (-1 on failure).
+static int run_distances(const scene* s, const shapes* sh, const options* o, const segment* aimed,
+                         prox_world* world, void* peer_scene) {
+    const int count = o->distances;
+    nearest* ref = malloc(sizeof *ref * (size_t)count);
+    nearest* got = malloc(sizeof *got * (size_t)count);
+    double* scratch = malloc(sizeof *scratch * (size_t)count);
+    void* peer_shape[DISTANCE_SETS] = {NULL, NULL};
+    int bad_total = -1;
+    if (!ref || !got || !scratch) {
+        fprintf(stderr, "scene_query: out of memory\n");
+        goto done;
+    }
+    prox_vec3 corners[8];
+    const prox_vec3 centre = {0, 0, 0};
+    const prox_convex shape[DISTANCE_SETS] = {prox_convex_sphere(&centre, sweep_ball_radius),
+                                              prox_convex_box(sweep_box_half, corners)};
+    if (peer_scene) {
+        peer_shape[0] = distance_peer_query_shape(peer_scene, 0, prox_vec3_make(sweep_ball_radius, 0, 0));
+        peer_shape[1] = distance_peer_query_shape(peer_scene, 1, sweep_box_half);
+        if (!peer_shape[0] || !peer_shape[1]) goto done;
+    }
+    const int variants = peer_scene ? 2 : 1;
+    const char* peer = peer_scene ? distance_peer_name(0) : "";
+    printf("\n| set | library | median distance | us per query (mean / median) | FCL / proxima (mean / median) | "
+           "checked | answers that differ |\n|---|---|---:|---:|---:|---:|---:|\n");
+    fflush(stdout);
+    bad_total = 0;
+    for (int set = 0; set < DISTANCE_SETS; ++set) {
+        distance_job jobs[2];
+        memset(jobs, 0, sizeof jobs);
+        jobs[0].segments = jobs[1].segments = aimed;
+        jobs[0].world = world;
+        jobs[0].shape = prox_shape_convex(shape[set]);
+        jobs[1].peer_scene = peer_scene;
+        jobs[1].peer_shape = peer_shape[set];
+        const job timed[2] = {{NULL, run_distance, &jobs[0]}, {NULL, run_distance, &jobs[1]}};
+        double row_mean[2], row_median[2];
+        time_rounds(timed, variants, count, o->rounds, scratch, row_mean, row_median);
+        /* proxima's answers, the first --brute checked against the loop over the objects */
+        jobs[0].out = ref;
+        int odd = 0, differ = 0, exact = 0;
+        for (int i = 0; i < count; ++i) {
+            run_distance(&jobs[0], i);
+            odd += ref[i].odd;
+            scratch[i] = ref[i].distance;
+        }
+        const double typical = experiment_median(scratch, count);
+        const int brute = o->brute < count ? o->brute : count;
+        int checked = brute;
+        for (int i = 0; i < brute; ++i)
+            if (!check_distance(s, sh, set, i, &shape[set], aimed[i].origin, &ref[i], &exact)) ++differ;
+        if (odd) printf("  %s: %d of proxima's calls failed\n", distance_names[set], odd);
+        /* FCL's answers against proxima's */
+        int peer_differ = 0, nearer = 0, farther = 0, other_object = 0;
+        double peer_typical = NAN;
+        if (variants > 1) {
+            jobs[1].out = got;
+            for (int i = 0; i < count; ++i) {
+                run_distance(&jobs[1], i);
+                scratch[i] = got[i].distance;
+            }
+            peer_typical = experiment_median(scratch, count);
+            for (int i = 0; i < count; ++i) {
+                const double gap = fabs(got[i].distance - ref[i].distance) / fmax(fabs(ref[i].distance), 1e-300);
+                scratch[i] = gap;
+                other_object += got[i].object != ref[i].object;
+                if (got[i].found && ref[i].found && gap <= 1e-6) continue;
+                ++peer_differ;
+                nearer += got[i].distance < ref[i].distance;
+                farther += got[i].distance > ref[i].distance;
+                if (peer_differ <= MAX_PRINTED)
+                    printf("  %s query %d: %s object %d (%s) distance %.17g, proxima object %d (%s) %.17g\n",
+                           distance_names[set], i, peer, got[i].object, object_name(s, got[i].object),
+                           got[i].distance, ref[i].object, object_name(s, ref[i].object), ref[i].distance);
+                /* beyond the checked prefix, proxima's answer against the loop as well */
+                if (i >= brute) {
+                    ++checked;
+                    if (!check_distance(s, sh, set, i, &shape[set], aimed[i].origin, &ref[i], &exact)) ++differ;
+                }
+            }
+        }
+        bad_total += differ + odd;
+        char ratio[64] = "";
+        if (variants > 1)
+            snprintf(ratio, sizeof ratio, "%.2fx / %.2fx", row_mean[1] / row_mean[0], row_median[1] / row_median[0]);
+        printf("| %s | proxima | %.4f | %.3f / %.3f | %s | %d (%d to the bit) | %d |\n", distance_names[set], typical,
+               row_mean[0], row_median[0], ratio, checked, exact, differ);
+        if (variants > 1) {
+            printf("| %s | %s | %.4f | %.3f / %.3f |  | %d (against proxima) | %d |\n", distance_names[set], peer,
+                   peer_typical, row_mean[1], row_median[1], count, peer_differ);
+            const double middle = experiment_median(scratch, count), worst = scratch[count - 1]; /* (sorted now) */
+            printf("|   (%s against proxima: relative difference of the distances %.2g by median, %.2g at most; "
+                   "beyond 1e-6, %d nearer and %d farther; another object in %d) | | | | | | |\n",
+                   peer, middle, worst, nearer, farther, other_object);
+        }
+        fflush(stdout);
+    }
+done:
+    for (int k = 0; k < DISTANCE_SETS; ++k) distance_peer_query_shape_destroy(peer_shape[k]);
+    free(ref);
+    free(got);
+    free(scratch);
+    return bad_total;
+}
+
 /// Runs one scene size; returns the number of proxima disagreements (-1 on failure).
 static int run_size(int n, const options* o, shapes* sh) {
     scene s;
@@ -483,6 +725,7 @@ static int run_size(int n, const options* o, shapes* sh) {
     prox_world* world = NULL;
     void* peer_scene = NULL;
     void* peer_swept[2] = {NULL, NULL};
+    void* distance_scene = NULL;
     int bad_total = -1;
     if (!scene_create(n, o->density, o->seed, sh, &s)) goto done;
     double add_seconds = 0, tree_seconds = 0;
@@ -502,11 +745,20 @@ static int run_size(int n, const options* o, shapes* sh) {
         peer_swept[1] = scene_peer_sweep_shape(0, 1, sweep_box_half);
         if (!peer_swept[0] || !peer_swept[1]) goto done;
     }
+    distance_peer_build distance_build = {0, 0};
+    if (o->peers && distance_peer_count() > 0) {
+        distance_scene = distance_peer_create(0, sh->peer, SHAPE_COUNT, s.shape, s.pose, n, &distance_build);
+        if (!distance_scene) {
+            fprintf(stderr, "scene_query: could not build %s's scene of %d objects\n", distance_peer_name(0), n);
+            goto done;
+        }
+    }
     const int variants = peer_scene ? 2 : 1;
     const char* peer = peer_scene ? scene_peer_name(0) : "";
 
-    /* the sweeps take the first --sweeps aimed segments */
-    const int most = o->rays > o->sweeps ? o->rays : o->sweeps;
+    /* the sweeps take the first --sweeps aimed segments, the distances the first --distances origins */
+    int most = o->rays > o->sweeps ? o->rays : o->sweeps;
+    if (o->distances > most) most = o->distances;
     aimed = malloc(sizeof *aimed * (size_t)most);
     scattered = malloc(sizeof *scattered * (size_t)o->rays);
     ref = malloc(sizeof *ref * (size_t)most);
@@ -538,6 +790,9 @@ static int run_size(int n, const options* o, shapes* sh) {
     if (peer_scene)
         printf("| %s | %.2f | %.2f | world, adds and updateAabbs%s |\n", peer, 1e3 * peer_build.shape_seconds,
                1e3 * peer_build.scene_seconds, o->bullet_optimize ? ", optimize" : "");
+    if (distance_scene)
+        printf("| %s | %.2f | %.2f | objects, registerObjects and setup() (for the distances) |\n",
+               distance_peer_name(0), 1e3 * distance_build.shape_seconds, 1e3 * distance_build.setup_seconds);
     printf("\n| set | library | hits | us per query (mean / median) | Bullet / proxima (mean / median) | checked | "
            "answers that differ |\n|---|---|---:|---:|---:|---:|---:|\n");
     fflush(stdout);
@@ -546,21 +801,11 @@ static int run_size(int n, const options* o, shapes* sh) {
         const segment* segments = set == 1 ? scattered : aimed; /* "any" and the sweeps take the aimed segments */
         const prox_convex* shape = set >= 3 ? &swept[set - 3] : NULL;
         const int count = shape ? o->sweeps : o->rays;
-        double mean[2][MAX_ROUNDS], median[2][MAX_ROUNDS];
-        for (int round = 0; round < o->rounds; ++round) {
-            for (int v = 0; v < variants; ++v) {
-                query_job j = job_for(v, set, segments, world, peer_scene, swept, peer_swept);
-                timing t;
-                bench_time_job(&(job){NULL, run_query, &j}, count, count / 10, scratch, &t);
-                mean[v][round] = t.mean_us;
-                median[v][round] = t.median_us;
-            }
-        }
+        query_job queries[2] = {job_for(0, set, segments, world, peer_scene, swept, peer_swept),
+                                job_for(1, set, segments, world, peer_scene, swept, peer_swept)};
+        const job timed[2] = {{NULL, run_query, &queries[0]}, {NULL, run_query, &queries[1]}};
         double row_mean[2], row_median[2];
-        for (int v = 0; v < variants; ++v) {
-            row_mean[v] = experiment_median(mean[v], o->rounds);
-            row_median[v] = experiment_median(median[v], o->rounds);
-        }
+        time_rounds(timed, variants, count, o->rounds, scratch, row_mean, row_median);
         /* proxima's answers, the first --brute checked against the loop over the objects */
         query_job pj = job_for(0, set, segments, world, peer_scene, swept, peer_swept);
         pj.out = ref;
@@ -642,6 +887,8 @@ static int run_size(int n, const options* o, shapes* sh) {
         }
         fflush(stdout);
     }
+    const int distance_bad = run_distances(&s, sh, o, aimed, world, distance_scene);
+    bad_total = distance_bad < 0 ? -1 : bad_total + distance_bad;
 done:
     free(aimed);
     free(scattered);
@@ -650,6 +897,7 @@ done:
     free(scratch);
     for (int k = 0; k < 2; ++k) scene_peer_sweep_shape_destroy(0, peer_swept[k]);
     scene_peer_destroy(peer_scene);
+    distance_peer_destroy(distance_scene);
     prox_world_destroy(world);
     scene_free(&s);
     return bad_total;
@@ -670,7 +918,7 @@ static bool parse_sizes(const char* text, options* o) {
 }
 
 int main(int argc, char** argv) {
-    options o = {{1000, 10000}, 2, 2000, 500, 5, 50, PROX_VOLUME_RSS, 0.05, 2026, true, false};
+    options o = {{1000, 10000}, 2, 2000, 500, 500, 5, 50, PROX_VOLUME_RSS, 0.05, 2026, true, false};
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -683,8 +931,8 @@ int main(int argc, char** argv) {
             continue;
         }
         if (!value) {
-            fprintf(stderr, "usage: scene_query [--sizes a,b] [--rays N] [--sweeps N] [--rounds K] [--kind k] "
-                            "[--brute N] [--density D] [--seed S] [--bullet-optimize] [--no-peers]\n");
+            fprintf(stderr, "usage: scene_query [--sizes a,b] [--rays N] [--sweeps N] [--distances N] [--rounds K] "
+                            "[--kind k] [--brute N] [--density D] [--seed S] [--bullet-optimize] [--no-peers]\n");
             return 2;
         }
         ++i;
@@ -693,6 +941,7 @@ int main(int argc, char** argv) {
         else if (strcmp(a, "--kind") == 0) ok = prox_volume_from_name(value, &o.kind);
         else if (strcmp(a, "--rays") == 0) o.rays = atoi(value);
         else if (strcmp(a, "--sweeps") == 0) o.sweeps = atoi(value);
+        else if (strcmp(a, "--distances") == 0) o.distances = atoi(value);
         else if (strcmp(a, "--rounds") == 0) o.rounds = atoi(value);
         else if (strcmp(a, "--brute") == 0) o.brute = atoi(value);
         else if (strcmp(a, "--density") == 0) o.density = atof(value);
@@ -707,10 +956,11 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    if (o.rays < 10 || o.rays > 10000000 || o.sweeps < 10 || o.sweeps > 10000000 || o.rounds < 1 ||
-        o.rounds > MAX_ROUNDS || o.brute < 0 || !(o.density > 0 && o.density < 0.5)) {
-        fprintf(stderr, "scene_query: --rays and --sweeps take 10..10000000, --rounds 1..%d, --brute 0 or more, "
-                        "--density (0, 0.5)\n",
+    if (o.rays < 10 || o.rays > 10000000 || o.sweeps < 10 || o.sweeps > 10000000 || o.distances < 10 ||
+        o.distances > 10000000 || o.rounds < 1 || o.rounds > MAX_ROUNDS || o.brute < 0 ||
+        !(o.density > 0 && o.density < 0.5)) {
+        fprintf(stderr, "scene_query: --rays, --sweeps and --distances take 10..10000000, --rounds 1..%d, --brute 0 "
+                        "or more, --density (0, 0.5)\n",
                 MAX_ROUNDS);
         return 2;
     }
@@ -719,18 +969,22 @@ int main(int argc, char** argv) {
         fprintf(stderr, "scene_query: could not make the shapes\n");
         return 1;
     }
-    printf("# Rays and sweeps through a world of objects\n\n");
+    printf("# Rays, sweeps and nearest objects in a world of objects\n\n");
     bench_machine_note();
-    printf("\n%d rays and %d sweeps per set, %d rounds (medians over the rounds), seed %llu, density %.3g, %s "
-           "hierarchies. Objects: half meshes (torus %d triangles, sphere %d triangles), half convex (box, ball, "
-           "capsule). Swept: a ball of radius %.2f, a box of half extents %.2f, %.2f, %.2f. Peers:",
-           o.rays, o.sweeps, o.rounds, (unsigned long long)o.seed, o.density, prox_volume_name(o.kind),
+    printf("\n%d rays, %d sweeps and %d distances per set, %d rounds (medians over the rounds), seed %llu, density "
+           "%.3g, %s hierarchies. Objects: half meshes (torus %d triangles, sphere %d triangles), half convex (box, "
+           "ball, capsule). Swept and measured from: a ball of radius %.2f, a box of half extents %.2f, %.2f, %.2f. "
+           "Peers:",
+           o.rays, o.sweeps, o.distances, o.rounds, (unsigned long long)o.seed, o.density, prox_volume_name(o.kind),
            sh->view[0].triangle_count, sh->view[1].triangle_count, sweep_ball_radius, sweep_box_half.x,
            sweep_box_half.y, sweep_box_half.z);
-    if (!o.peers || scene_peer_count() == 0) printf(" none");
+    if (!o.peers || scene_peer_count() + distance_peer_count() == 0) printf(" none");
     for (int p = 0; o.peers && p < scene_peer_count(); ++p)
         printf(" %s (%s%s)", scene_peer_name(p), scene_peer_notes(p),
                o.bullet_optimize ? "; broad phase optimized after the adds" : "");
+    for (int p = 0; o.peers && p < distance_peer_count(); ++p)
+        printf("%s %s for the distances (%s)", p + scene_peer_count() > 0 ? ";" : "", distance_peer_name(p),
+               distance_peer_notes(p));
     printf("\n");
     if (o.peers && scene_peer_count() > 0)
         printf("\nBullet has no any-hit mode: its \"any\" row answers the nearest hit. Bullet's ray test does not "

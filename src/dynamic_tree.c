@@ -869,7 +869,7 @@ typedef struct nearest_search {
     prox_box query;
     tree_leaf_distance* leaf_distance;
     void* user;
-    bool ties;
+    const tree_nearest_options* options; ///< NULL: no ties, no slack, no bound
     double best;
     int32_t best_proxy;
 } nearest_search;
@@ -888,7 +888,9 @@ static void nearest_visit_leaf(nearest_search* s, const tree_node* leaf) {
 }
 
 static bool nearest_worth(const nearest_search* s, double key) {
-    return s->best_proxy < 0 || key < s->best || (s->ties && key == s->best);
+    const bool ties = s->options && s->options->ties;
+    return (s->best_proxy < 0 && !(s->options && key > s->options->bound)) || key < s->best ||
+           (ties && key == s->best);
 }
 
 /* The lower bound of a node: its box distance, or for a leaf the distance to
@@ -896,7 +898,13 @@ static bool nearest_worth(const nearest_search* s, double key) {
 static double nearest_key(const nearest_search* s, int32_t n) {
     const tree_node* node = &s->tree->nodes[n];
     const prox_box* box = is_leaf(node) ? &s->tree->proxies[node->child2].box : &node->box;
-    return box_distance(box, &s->query);
+    const double d = box_distance(box, &s->query);
+    const tree_nearest_options* o = s->options;
+    if (!o || !(o->slack > 0)) return d;
+    // Less the slack: a share of how far the box reaches from the origin.
+    const prox_vec3 lo = prox_vec3_sub(box->min, o->origin), hi = prox_vec3_sub(box->max, o->origin);
+    const double reach = PROX_MAX(prox_max_abs3(lo), prox_max_abs3(hi)) + o->reach;
+    return d - o->slack * reach;
 }
 
 /* Depth-first search of the subtree under top without a stack. */
@@ -915,10 +923,12 @@ static void nearest_stackless(nearest_search* s, int32_t top) {
 }
 
 int32_t dynamic_tree_nearest_box(const prox_dynamic_tree* tree, const prox_box* box,
-                                 tree_leaf_distance* leaf_distance, void* user, bool ties, double* out_distance) {
+                                 tree_leaf_distance* leaf_distance, void* user, const tree_nearest_options* options,
+                                 double* out_distance) {
     if (out_distance) *out_distance = INFINITY;
     if (!tree || tree->root == NULL_NODE) return -1;
-    nearest_search s = {tree, *box, leaf_distance, user, ties, INFINITY, -1};
+    nearest_search s = {tree, *box, leaf_distance, user, options, INFINITY, -1};
+    if (options && options->bound < INFINITY) s.best = options->bound;
     const tree_node* nodes = tree->nodes;
     heap_entry heap[NEAREST_HEAP];
     int count = 0;
@@ -963,7 +973,7 @@ int32_t prox_dynamic_tree_nearest(const prox_dynamic_tree* tree, prox_vec3 point
     if (!tree || !prox_vec3_is_finite(point)) return -1;
     const prox_box box = {point, point};
     point_callback c = {callback, point, user};
-    return dynamic_tree_nearest_box(tree, &box, callback ? point_leaf_distance : NULL, &c, false, out_distance);
+    return dynamic_tree_nearest_box(tree, &box, callback ? point_leaf_distance : NULL, &c, NULL, out_distance);
 }
 
 /* ------------------------------------------------------------------------ */

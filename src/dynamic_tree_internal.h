@@ -96,13 +96,32 @@ void dtree_free_scratch(prox_dynamic_tree* tree);
 /// the distance between its tight box and the query box).
 typedef double tree_leaf_distance(int32_t proxy, void* user);
 
+/// How dynamic_tree_nearest_box prunes (NULL: nodes strictly nearer than the
+/// best distance so far).
+typedef struct tree_nearest_options {
+    /// Also visit nodes exactly as near as the best so far (for a caller
+    /// that breaks ties itself).
+    bool ties;
+    /// Visit nothing farther than this (INFINITY: no bound), as if a proxy
+    /// at this distance had been found first.
+    double bound;
+    /// Take slack * (how far the node's box reaches from `origin`, max norm,
+    /// plus `reach`) off each node's box distance: for leaf distances that
+    /// may fall below the box distance by a tolerance relative to the scene
+    /// (the convex queries call shapes that close touching).
+    double slack;
+    prox_vec3 origin;
+    double reach;
+} tree_nearest_options;
+
 /// The proxy nearest to `box`, best first by box distance: by leaf_distance,
 /// or by the distance between the proxy's tight box and `box` when it is
-/// NULL. leaf_distance runs only for proxies whose tight box is nearer than
-/// the best distance so far (or as near, with `ties`: for a caller that
-/// breaks ties itself); a NaN counts as infinity. -1 for an empty tree;
+/// NULL. leaf_distance runs only for proxies whose tight box (less the
+/// slack) is nearer than the best distance so far (or as near, with ties); a
+/// NaN counts as infinity. -1 for an empty tree or when nothing was visited;
 /// out_distance (optional) gets the distance (infinity with -1).
 int32_t dynamic_tree_nearest_box(const prox_dynamic_tree* tree, const prox_box* box,
-                                 tree_leaf_distance* leaf_distance, void* user, bool ties, double* out_distance);
+                                 tree_leaf_distance* leaf_distance, void* user, const tree_nearest_options* options,
+                                 double* out_distance);
 
 #endif

@@ -239,10 +239,21 @@ prox_world_distance_def prox_default_world_distance_def(void) {
     return (prox_world_distance_def){.upper_bound = INFINITY, .filter = NULL};
 }
 
+/* The convex queries call shapes touching, at distance 0, up to a tolerance
+ * relative to the pair's scene, measured from the shape's origin (up to 1e-6
+ * of it where GJK stalls, convex.h); and the single-object queries' volume
+ * bounds round relative to the coordinates, so far from the origin a bound
+ * passed in can skip an object lying exactly at it. The search therefore
+ * takes that share of each box's reach from the shape's origin off its box
+ * distance, and widens the bound each object is measured with by it and by
+ * 2^-40 of the coordinates; the answer compares the exact distances. */
+static const double distance_slack = 1e-6 + 100 * PROX_CONVEX_TOLERANCE;
+
 typedef struct distance_search {
     const prox_world* world;
     const world_object* shape;
     const prox_world_distance_def* def;
+    double reach; ///< the shape's reach from its origin (max norm)
     prox_world_distance_result best;
 } distance_search;
 
@@ -286,10 +297,17 @@ static double distance_visit(int32_t proxy, void* user) {
     distance_search* s = user;
     uint32_t id = (uint32_t)prox_dynamic_tree_user_data(s->world->scene, proxy);
     const world_object* o = &s->world->objects[id];
-    if (!filter_passes(o, s->def->filter)) return INFINITY;
     const double bound = s->best.found ? s->best.distance : s->def->upper_bound;
+    // Objects filtered out or beyond the bound leave the search's bound as it was.
+    if (!filter_passes(o, s->def->filter)) return bound;
+    const prox_box box = prox_dynamic_tree_box(s->world->scene, proxy);
+    const prox_vec3 origin = s->shape->pose.origin;
+    const double coordinates = PROX_MAX(prox_max_abs3(box.min), prox_max_abs3(box.max));
+    const double reach = PROX_MAX(prox_max_abs3(prox_vec3_sub(box.min, origin)),
+                                  prox_max_abs3(prox_vec3_sub(box.max, origin))) + s->reach;
+    const double widened = bound + distance_slack * reach + 0x1p-40 * coordinates;
     prox_world_distance_result r;
-    if (!object_distance(s->shape, o, bound, &r)) return INFINITY;
+    if (!object_distance(s->shape, o, widened, &r) || !(r.distance <= s->def->upper_bound)) return bound;
     if (!s->best.found || r.distance < s->best.distance || (r.distance == s->best.distance && id < s->best.object)) {
         s->best = r;
         s->best.found = true, s->best.object = id, s->best.user_data = o->user_data;
@@ -310,9 +328,14 @@ prox_result prox_world_distance(prox_world* world, const prox_shape* shape, cons
         return PROX_ERROR_INVALID_ARGUMENT;
     prox_result result = scene_ready(world);
     if (result != PROX_OK) return result;
-    distance_search s = {world, &query, def, none};
-    // Objects as far as the best so far are still measured: ties go by id.
-    dynamic_tree_nearest_box(world->scene, &box, distance_visit, &s, true, NULL);
+    const prox_vec3 origin = query.pose.origin;
+    const double reach = prox_max_abs3(prox_vec3_sub(query.world_center, origin)) + query.world_radius;
+    distance_search s = {world, &query, def, reach, none};
+    // Objects as far as the best so far are still measured (ties go by id),
+    // with the slack above; nothing beyond the upper bound is.
+    const tree_nearest_options options = {.ties = true, .bound = def->upper_bound, .slack = distance_slack,
+                                          .origin = origin, .reach = reach};
+    dynamic_tree_nearest_box(world->scene, &box, distance_visit, &s, &options, NULL);
     *out_result = s.best;
     return PROX_OK;
 }

@@ -827,6 +827,86 @@ static bool hash_ids(uint32_t object, uint64_t user_data, void* context) {
     return true;
 }
 
+PROX_TEST(world_query, distance_reviewed_cases) {
+    // (1) An object its own query puts at 0 (a triangle 2e6 across: the
+    // convex queries' touching tolerance is relative to its size) while its
+    // box lies 5e-8 from the shape's: it was pruned once another object was
+    // found at 0 (the higher id answered), or the world answered another
+    // object 2e-8 away.
+    const double size = 1e6, gap = 5e-8;
+    prox_vec3 corners3[3] = {{-size, -size, 0}, {size, -size, 0}, {0, size, 0}};
+    uint32_t indices[3] = {0, 1, 2};
+    prox_mesh triangle = {corners3, 3, indices, 1};
+    prox_bvh* plane = test_tree(&triangle, PROX_VOLUME_OBB);
+    REQUIRE(plane);
+    prox_world_def wdef = prox_default_world_def();
+    prox_world* world;
+    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    prox_object_def def = prox_default_object_def();
+    def.shape = prox_shape_mesh(plane);
+    uint32_t floor_id, box_id;
+    REQUIRE(prox_world_add(world, &def, &floor_id) == PROX_OK);
+    prox_vec3 small_corners[8], corners[8];
+    prox_convex small = prox_convex_box((prox_vec3){0.5, 0.5, 0.5}, small_corners);
+    def.shape = prox_shape_convex(small);
+    def.pose.origin = (prox_vec3){0, 0, 2.2};
+    REQUIRE(prox_world_add(world, &def, &box_id) == PROX_OK);
+    prox_convex unit_box = prox_convex_box((prox_vec3){1, 1, 1}, corners);
+    prox_shape query = prox_shape_convex(unit_box);
+    prox_transform pose = prox_transform_identity();
+    pose.origin = (prox_vec3){0, 0, 1 + gap};
+    const prox_transform identity = prox_transform_identity();
+    REQUIRE(prox_convex_mesh_distance(&unit_box, &pose, plane, &identity, INFINITY).distance == 0);
+    prox_world_distance_result near;
+    REQUIRE(prox_world_distance(world, &query, &pose, NULL, &near) == PROX_OK);
+    CHECK_MSG(near.found && near.object == floor_id && near.distance == 0, "object %u at %g", near.object,
+              near.distance);
+    def.pose.origin = (prox_vec3){1.5 + 2e-8, 0, 1 + gap};
+    REQUIRE(prox_world_set_pose(world, box_id, &def.pose) == PROX_OK);
+    REQUIRE(prox_world_distance(world, &query, &pose, NULL, &near) == PROX_OK);
+    CHECK_MSG(near.found && near.object == floor_id && near.distance == 0, "moved: object %u at %g", near.object,
+              near.distance);
+    prox_world_destroy(world);
+    prox_bvh_destroy(plane);
+    // (2) 1e10 from the origin, two copies of a mesh box at one place: the
+    // lower id, though the tree meets the higher first (the lower one's own
+    // query bounded by an equal distance measured nothing: its volume bounds
+    // round relative to the coordinates); and an upper bound equal to the
+    // distance still finds it.
+    prox_mesh_data box_data;
+    REQUIRE(prox_mesh_box((prox_vec3){0.6, 0.2, 0.4}, &box_data) == PROX_OK);
+    prox_mesh box_mesh = prox_mesh_data_view(&box_data);
+    prox_bvh* box_tree = test_tree(&box_mesh, PROX_VOLUME_AABB);
+    REQUIRE(box_tree);
+    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    def = prox_default_object_def();
+    def.shape = prox_shape_mesh(box_tree);
+    const prox_transform there = {prox_mat3_identity(), {1e10, 0, 0}};
+    def.pose = there;
+    def.pose.origin.y = 100; // first elsewhere, so the tree holds the copies in the other order
+    uint32_t first, second;
+    REQUIRE(prox_world_add(world, &def, &first) == PROX_OK);
+    prox_vec3 centre = {0, 0, 0};
+    prox_convex ball = prox_convex_sphere(&centre, 0.5);
+    prox_shape ball_shape = prox_shape_convex(ball);
+    REQUIRE(prox_world_distance(world, &ball_shape, &there, NULL, &near) == PROX_OK); // builds the tree
+    def.pose = there;
+    REQUIRE(prox_world_add(world, &def, &second) == PROX_OK);
+    REQUIRE(prox_world_set_pose(world, first, &there) == PROX_OK);
+    const prox_transform at = {prox_mat3_identity(), {0x1.2a05f1ff5832cp+33, -0x1.9f031b40437p-2, 0x1.99610007152aep+0}};
+    const double own = prox_convex_mesh_distance(&ball, &at, box_tree, &there, INFINITY).distance;
+    REQUIRE(prox_world_distance(world, &ball_shape, &at, NULL, &near) == PROX_OK);
+    CHECK_MSG(near.found && near.object == first && near.distance == own, "object %u at %.17g, own %.17g",
+              near.object, near.distance, own);
+    prox_world_distance_def bounded = prox_default_world_distance_def();
+    bounded.upper_bound = own;
+    REQUIRE(prox_world_distance(world, &ball_shape, &at, &bounded, &near) == PROX_OK);
+    CHECK(near.found && near.object == first && near.distance == own);
+    prox_world_destroy(world);
+    prox_bvh_destroy(box_tree);
+    prox_mesh_data_free(&box_data);
+}
+
 typedef struct ray_job {
     prox_world* world;
     prox_vec3 origins[JOB_RAYS], directions[JOB_RAYS];

@@ -240,7 +240,10 @@ typedef struct prox_world_distance_result {
     bool found;          ///< an object within the upper bound
     uint32_t object;     ///< the nearest object; UINT32_MAX when none
     uint64_t user_data;
-    /// Its distance from the shape (0 when they touch or overlap); INFINITY when none.
+    /// Its distance from the shape, as its single-object query gives it (0
+    /// when that finds them overlapping; convex shapes that touch within
+    /// the convex queries' tolerance may show the gap GJK measured, below
+    /// that tolerance); INFINITY when none.
     double distance;
     prox_vec3 point_shape;  ///< closest point on the shape (world)
     prox_vec3 point_object; ///< closest point on the object (world)
@@ -253,11 +256,15 @@ typedef struct prox_world_distance_result {
 /// surroundings. Each object is measured by the single-object query
 /// (prox_distance for two meshes, exact; prox_convex_mesh_distance;
 /// prox_convex_distance, the convex queries' accuracy and touching
-/// tolerance) with the best distance so far as its upper bound, the
-/// objects searched nearest box first and pruned past that distance. The
-/// answer is the least distance over the objects, ties going to the lowest
-/// id (objects the shape overlaps are all at distance 0: the lowest of
-/// them). The shape and pose are checked as prox_object_def_validate checks
+/// tolerance) with the best distance so far as its upper bound (widened by
+/// those queries' tolerances, so that an object as near is never skipped),
+/// the objects searched nearest box first and pruned past that distance;
+/// nothing beyond def.upper_bound is measured. The answer is the least
+/// distance over the objects, ties going to the lowest id (objects the
+/// shape overlaps are all at distance 0: the lowest of them). Where an
+/// object has several equally near pairs of features, which one gives the
+/// closest points and triangles may depend on the search (the distance
+/// does not). The shape and pose are checked as prox_object_def_validate checks
 /// an object's; PROX_ERROR_INVALID_ARGUMENT (nothing found) for those, a
 /// NULL world, shape, pose or out_result, or a bad upper bound;
 /// PROX_ERROR_OUT_OF_MEMORY as prox_world_ray_cast. `def` may be NULL.
