@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* prox_world: objects, their world boxes in a broad phase, filters, the
- * narrow phase on several threads, and the time-to-contact schedule.
+ * narrow phase on several threads, and the time-to-contact schedule (the
+ * scene queries and their tree: world_query.c).
  *
  * Object ids are the broad phase's ids, so the broad phase's rule (an id is
  * reused only after an update) carries over to the world. A step:
  *  1. recomputes the world boxes of the objects posed or refitted since the
- *     last step and updates the broad phase;
+ *     last step and updates the broad phase (and the scene queries' tree,
+ *     when a query made one);
  *  2. builds the candidate list in (a, b) order: box pairs that pass the
  *     filters and the schedule, with each self-colliding object's (a, a)
  *     placed before its pairs;

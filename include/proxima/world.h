@@ -5,7 +5,10 @@
  * Manocha, Ponamgi 1995; Hudson et al. 1997): world boxes per object, a broad
  * phase (broadphase.h) that keeps the overlapping boxes, filters, then the
  * exact narrow phase on the surviving pairs, on several threads, and
- * optionally a schedule that skips pairs that cannot have met yet.
+ * optionally a schedule that skips pairs that cannot have met yet. Between
+ * steps the world answers scene queries: the objects in a box or touching a
+ * shape, the nearest object to a shape, the first object a ray or a moving
+ * convex shape meets (the last section).
  *
  * The world does not own shapes: hierarchies, convex shapes and their point
  * arrays stay the caller's and must outlive the objects that use them.
