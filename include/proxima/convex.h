@@ -195,8 +195,10 @@ typedef struct prox_gjk_cache {
 typedef struct prox_convex_distance_result {
     prox_convex_status status;
     /// Radius-inclusive distance between the shapes, >= 0; 0 when
-    /// TOUCHING or OVERLAPPING. On ITERATION_CAP, the distance between
-    /// point_a and point_b (minus the radii): an upper bound.
+    /// OVERLAPPING; when TOUCHING, the gap GJK measured, within the
+    /// touching tolerance (PROX_CONVEX_TOLERANCE * S) of 0 and often 0
+    /// itself. On ITERATION_CAP, the distance between point_a and point_b
+    /// (minus the radii): an upper bound.
     double distance;
     /// Closest points, radius included: point_a on a's surface, point_b on
     /// b's. SEPARATED / ITERATION_CAP: |point_b - point_a| is the distance.

@@ -219,10 +219,10 @@ PROX_API prox_result prox_world_query_box(prox_world* world, const prox_box* box
 
 /// Every object that the shape placed by `pose` touches, in increasing id
 /// order: the step's own boolean test whatever the world's `contacts`
-/// setting (prox_collide for two meshes,
-/// prox_convex_mesh_overlap, prox_convex_overlap), as prox_world_step would
-/// report the pair were the shape an object added after all the others, so
-/// touching counts and the convex queries' tolerances apply. The shape and
+/// setting (prox_collide for two meshes, prox_convex_mesh_overlap,
+/// prox_convex_overlap), as prox_world_step would report the pair were the
+/// shape an object added after all the others, so touching counts and the
+/// convex queries' tolerances apply. The shape and
 /// pose are checked as prox_object_def_validate checks an object's
 /// (PROX_ERROR_INVALID_ARGUMENT, also for a NULL world or shape);
 /// PROX_ERROR_OUT_OF_MEMORY as prox_world_query_box.
@@ -267,9 +267,9 @@ typedef struct prox_world_distance_result {
 /// shape overlaps are all at distance 0: the lowest of them). Where an
 /// object has several equally near pairs of features, which one gives the
 /// closest points and triangles may depend on the search (the distance
-/// does not). The shape and pose are checked as prox_object_def_validate checks
-/// an object's; PROX_ERROR_INVALID_ARGUMENT (nothing found) for those, a
-/// NULL world, shape, pose or out_result, or a bad upper bound;
+/// does not). The shape and pose are checked as prox_object_def_validate
+/// checks an object's; PROX_ERROR_INVALID_ARGUMENT (nothing found) for
+/// those, a NULL world, shape, pose or out_result, or a bad upper bound;
 /// PROX_ERROR_OUT_OF_MEMORY as prox_world_ray_cast. `def` may be NULL.
 PROX_API prox_result prox_world_distance(prox_world* world, const prox_shape* shape, const prox_transform* pose,
                                          const prox_world_distance_def* def, prox_world_distance_result* out_result);
@@ -360,8 +360,8 @@ typedef struct prox_world_cast_hit {
 /// object's box; when that comes before the first contact, the answer is
 /// ITERATION_CAP at that t (the least such, ties to the lowest id); an
 /// object whose cast is invalid input counts the same way, clear up to its
-/// box. PROX_ERROR_INVALID_ARGUMENT, with the status
-/// INVALID_INPUT, for a NULL world, shape or out_hit, a shape or pose that
+/// box. PROX_ERROR_INVALID_ARGUMENT, with the status INVALID_INPUT, for a
+/// NULL world, shape or out_hit, a shape or pose that
 /// prox_object_def_validate would refuse, a motion that is not finite or a
 /// target that is negative or not finite; PROX_ERROR_OUT_OF_MEMORY as
 /// prox_world_ray_cast. `def` may be NULL.
