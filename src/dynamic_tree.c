@@ -670,15 +670,6 @@ static void ray_prepare(ray* r) {
     }
 }
 
-/* (bound - o) / d: where the difference cannot overflow, directly (a
- * subnormal difference is exact, so the error is a rounding of the
- * subtraction and one of the division, or the division's underflow);
- * otherwise from halves, exact for such large values. */
-static double slab_t(double bound, double o, double d) {
-    if (fabs(bound) < 0x1p1022 && fabs(o) < 0x1p1022) return (bound - o) / d;
-    return (bound * 0.5 - o * 0.5) / d * 2;
-}
-
 /* t moved outward by more than slab_t's error: 2^-50 |t| is four times two
  * roundings, DBL_MIN exceeds an underflow's error. Infinities stay. */
 static double widen_down(double t) { return t > -INFINITY && t < INFINITY ? t - (fabs(t) * 0x1p-50 + DBL_MIN) : t; }
@@ -902,9 +893,7 @@ static double nearest_key(const nearest_search* s, int32_t n) {
     const tree_nearest_options* o = s->options;
     if (!o || !(o->slack > 0)) return d;
     // Less the slack: a share of how far the box reaches from the origin.
-    const prox_vec3 lo = prox_vec3_sub(box->min, o->origin), hi = prox_vec3_sub(box->max, o->origin);
-    const double reach = PROX_MAX(prox_max_abs3(lo), prox_max_abs3(hi)) + o->reach;
-    return d - o->slack * reach;
+    return d - o->slack * (box_reach(box, o->origin) + o->reach);
 }
 
 /* Depth-first search of the subtree under top without a stack. */

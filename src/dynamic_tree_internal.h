@@ -92,6 +92,22 @@ static inline bool is_leaf(const tree_node* node) { return node->child1 == NULL_
 /// Frees the bulk rebuild's scratch (dynamic_tree_bulk.c).
 void dtree_free_scratch(prox_dynamic_tree* tree);
 
+/// (bound - o) / d, the parameter where a ray from o along d crosses a slab's
+/// bound: where the difference cannot overflow, directly (a subnormal
+/// difference is exact, so the error is a rounding of the subtraction and
+/// one of the division, or the division's underflow); otherwise from
+/// halves, exact for such large values.
+static inline double slab_t(double bound, double o, double d) {
+    if (fabs(bound) < 0x1p1022 && fabs(o) < 0x1p1022) return (bound - o) / d;
+    return (bound * 0.5 - o * 0.5) / d * 2;
+}
+
+/// How far the box reaches from `origin` (max norm): a scale for the
+/// tolerances of queries measured from that origin.
+static inline double box_reach(const prox_box* box, prox_vec3 origin) {
+    return PROX_MAX(prox_max_abs3(prox_vec3_sub(box->min, origin)), prox_max_abs3(prox_vec3_sub(box->max, origin)));
+}
+
 /// A proxy's exact distance for dynamic_tree_nearest_box (never less than
 /// the distance between its tight box and the query box).
 typedef double tree_leaf_distance(int32_t proxy, void* user);

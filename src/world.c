@@ -242,7 +242,7 @@ static bool reserve_objects(prox_world* world, uint32_t needed) {
 }
 
 static void mark_dirty(prox_world* world, uint32_t object) {
-    world_scene_changed(world, object);
+    if (world->scene) world_scene_changed(world, object);
     if (world->objects[object].dirty) return;
     world->objects[object].dirty = true;
     world->dirty[world->dirty_count++] = object;
@@ -439,7 +439,7 @@ static double below_convex_tolerance(double distance, const world_object* a, con
     prox_vec3 off = prox_vec3_sub(b->pose.origin, a->pose.origin);
     double size = prox_fmax(reach[0], reach[1] + prox_max_abs3(off)) + a->ball_radius +
                   b->ball_radius + distance;
-    double safe = distance - (1e-6 + 100 * PROX_CONVEX_TOLERANCE) * size;
+    double safe = distance - world_convex_slack * size;
     return safe > 0 ? safe : 0;
 }
 
@@ -639,7 +639,7 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
         // A pose at the edge of double range can overflow the box: keep the
         // last one rather than fail (the narrow phase still sees the pose).
         if (!world_object_box(o, &box)) continue;
-        world_scene_moved(world, id, &box);
+        if (world->scene) world_scene_moved(world, id, &box);
         moved_ids[moved] = id;
         moved_boxes[moved++] = box;
         if (moved == MOVE_BATCH) {
@@ -650,7 +650,7 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
     move_boxes(world->broadphase, moved_ids, moved_boxes, moved);
     // The scene tree, when queries made one, has seen the moved boxes;
     // this catches the rest (out of memory: the next query tries again).
-    world_scene_sync(world);
+    if (world->scene) world_scene_sync(world);
     prox_pair_events events;
     prox_result result = prox_broadphase_update(world->broadphase, &events);
     if (result != PROX_OK) return result;

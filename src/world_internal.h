@@ -59,6 +59,13 @@ struct prox_world {
     uint32_t scene_dirty_count;
 };
 
+/// The share of a pair's scene size within which the convex queries may call
+/// shapes touching: PROX_CONVEX_TOLERANCE, and 1e-6 where rounding stops GJK
+/// without a proof either way (convex.h), with room to spare. The schedule
+/// keeps measured distances below it and the nearest-object search its
+/// pruning.
+static const double world_convex_slack = 1e-6 + 100 * PROX_CONVEX_TOLERANCE;
+
 /// Places the object's ball at its pose and gives its world box (the box
 /// the broad phase gets); false when the pose puts the box beyond double's
 /// range.

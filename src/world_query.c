@@ -133,7 +133,6 @@ static bool query_object(const prox_shape* shape, const prox_transform* pose, wo
     return world_check_object(&def, NULL, 0, out, out_box) == PROX_OK;
 }
 
-
 static bool filter_passes(const world_object* o, const prox_world_filter* filter) {
     return !filter || ((o->group & filter->mask) && (filter->group & o->mask));
 }
@@ -246,8 +245,8 @@ prox_world_distance_def prox_default_world_distance_def(void) {
  * passed in can skip an object lying exactly at it. The search therefore
  * takes that share of each box's reach from the shape's origin off its box
  * distance, and widens the bound each object is measured with by it and by
- * 2^-40 of the coordinates; the answer compares the exact distances. */
-static const double distance_slack = 1e-6 + 100 * PROX_CONVEX_TOLERANCE;
+ * 2^-40 of the coordinates; the answer compares the exact distances. The
+ * share is world_convex_slack, the schedule's margin (world_internal.h). */
 
 typedef struct distance_search {
     const prox_world* world;
@@ -301,11 +300,9 @@ static double distance_visit(int32_t proxy, void* user) {
     // Objects filtered out or beyond the bound leave the search's bound as it was.
     if (!filter_passes(o, s->def->filter)) return bound;
     const prox_box box = prox_dynamic_tree_box(s->world->scene, proxy);
-    const prox_vec3 origin = s->shape->pose.origin;
     const double coordinates = PROX_MAX(prox_max_abs3(box.min), prox_max_abs3(box.max));
-    const double reach = PROX_MAX(prox_max_abs3(prox_vec3_sub(box.min, origin)),
-                                  prox_max_abs3(prox_vec3_sub(box.max, origin))) + s->reach;
-    const double widened = bound + distance_slack * reach + 0x1p-40 * coordinates;
+    const double reach = box_reach(&box, s->shape->pose.origin) + s->reach;
+    const double widened = bound + world_convex_slack * reach + 0x1p-40 * coordinates;
     prox_world_distance_result r;
     if (!object_distance(s->shape, o, widened, &r) || !(r.distance <= s->def->upper_bound)) return bound;
     if (!s->best.found || r.distance < s->best.distance || (r.distance == s->best.distance && id < s->best.object)) {
@@ -333,7 +330,7 @@ prox_result prox_world_distance(prox_world* world, const prox_shape* shape, cons
     distance_search s = {world, &query, def, reach, none};
     // Objects as far as the best so far are still measured (ties go by id),
     // with the slack above; nothing beyond the upper bound is.
-    const tree_nearest_options options = {.ties = true, .bound = def->upper_bound, .slack = distance_slack,
+    const tree_nearest_options options = {.ties = true, .bound = def->upper_bound, .slack = world_convex_slack,
                                           .origin = origin, .reach = reach};
     dynamic_tree_nearest_box(world->scene, &box, distance_visit, &s, &options, NULL);
     *out_result = s.best;
@@ -346,12 +343,6 @@ prox_result prox_world_distance(prox_world* world, const prox_shape* shape, cons
 
 prox_world_ray_def prox_default_world_ray_def(void) {
     return (prox_world_ray_def){.ray = prox_default_ray_def(), .filter = NULL};
-}
-
-/// (bound - o) / d without overflow in the difference (halves when large).
-static double slab_t(double bound, double o, double d) {
-    if (fabs(bound) < 0x1p1022 && fabs(o) < 0x1p1022) return (bound - o) / d;
-    return (bound * 0.5 - o * 0.5) / d * 2;
 }
 
 /// The span [*t0, *t1] of the ray inside the box, within [0, max_t], widened
