@@ -56,6 +56,7 @@
 // large deformations can make leaf boxes too small (missed contacts; peers_check
 // sees a few after scaling the torus by 2, none after a fresh build).
 
+#include "peers_bullet_common.hpp"
 #include "peers_internal.h"
 
 #include <btBulletCollisionCommon.h>
@@ -108,25 +109,6 @@ struct TouchCallback : public btCollisionWorld::ContactResultCallback {
         return 0;
     }
 };
-
-// prox_transform: row-major basis.m[row][col], x -> basis x + origin.
-// btMatrix3x3's nine-scalar constructor also takes the elements row by row,
-// so they copy straight across (no transpose).
-btTransform to_bullet(const prox_transform* x) {
-    if (!x) {
-        return btTransform::getIdentity();
-    }
-    btScalar e[3][3];
-    for (int row = 0; row < 3; ++row) {
-        for (int col = 0; col < 3; ++col) {
-            e[row][col] = static_cast<btScalar>(x->basis.m[row][col]);
-        }
-    }
-    const btMatrix3x3 basis{e[0][0], e[0][1], e[0][2], e[1][0], e[1][1], e[1][2], e[2][0], e[2][1], e[2][2]};
-    const btVector3 origin{static_cast<btScalar>(x->origin.x), static_cast<btScalar>(x->origin.y),
-                           static_cast<btScalar>(x->origin.z)};
-    return btTransform(basis, origin);
-}
 
 bool mesh_ok(const prox_mesh* mesh) {
     if (!mesh || mesh->vertex_count <= 0 || mesh->triangle_count <= 0 || !mesh->vertices || !mesh->indices) {

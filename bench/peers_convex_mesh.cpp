@@ -42,6 +42,7 @@
 // (FCL's Eigen members must keep the distribution's 16-byte alignment).
 
 #include "peers_convex_mesh.h"
+#include "peers_fcl_common.hpp"
 
 #include <memory>
 #include <new>
@@ -95,26 +96,8 @@ std::shared_ptr<fcl::CollisionGeometry<double>> make_shape(const convex_mesh_pee
 
 template <typename BV>
 void* make_mesh(const prox_mesh* mesh) {
-    if (!mesh || mesh->vertex_count <= 0 || mesh->triangle_count <= 0) return nullptr;
-    std::vector<fcl::Vector3d> points;
-    std::vector<fcl::Triangle> triangles;
-    points.reserve(static_cast<size_t>(mesh->vertex_count));
-    triangles.reserve(static_cast<size_t>(mesh->triangle_count));
-    for (int v = 0; v < mesh->vertex_count; ++v)
-        points.emplace_back(mesh->vertices[v].x, mesh->vertices[v].y, mesh->vertices[v].z);
-    for (int t = 0; t < mesh->triangle_count; ++t) {
-        const uint32_t* corner = mesh->indices + 3 * t;
-        if (corner[0] >= static_cast<uint32_t>(mesh->vertex_count) ||
-            corner[1] >= static_cast<uint32_t>(mesh->vertex_count) ||
-            corner[2] >= static_cast<uint32_t>(mesh->vertex_count))
-            return nullptr;
-        triangles.emplace_back(corner[0], corner[1], corner[2]);
-    }
-    auto geometry = std::make_shared<fcl::BVHModel<BV>>();
-    if (geometry->beginModel(mesh->triangle_count, mesh->vertex_count) != fcl::BVH_OK ||
-        geometry->addSubModel(points, triangles) != fcl::BVH_OK || geometry->endModel() != fcl::BVH_OK)
-        return nullptr;
-    return new Object(geometry);
+    auto geometry = fcl_mesh<BV>(mesh);
+    return geometry ? new Object(geometry) : nullptr;
 }
 
 struct Variant {

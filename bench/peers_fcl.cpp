@@ -64,6 +64,7 @@
 // alignment); AVX code in this translation unit would assume 32-byte aligned
 // Eigen members of objects created by libfcl, an ABI mismatch.
 
+#include "peers_fcl_common.hpp"
 #include "peers_internal.h"
 
 #include <fcl/fcl.h>
@@ -106,41 +107,11 @@ void place(Object& object, const prox_transform* x) {
     object.setTransform(rotation, fcl::Vector3d(x->origin.x, x->origin.y, x->origin.z));
 }
 
-bool mesh_ok(const prox_mesh* mesh) {
-    if (!mesh || mesh->vertex_count <= 0 || mesh->triangle_count <= 0 || !mesh->vertices || !mesh->indices) {
-        return false;
-    }
-    const long long n = 3LL * mesh->triangle_count;
-    for (long long i = 0; i < n; ++i) {
-        if (mesh->indices[i] >= static_cast<uint32_t>(mesh->vertex_count)) {
-            return false;
-        }
-    }
-    return true;
-}
-
 template <typename BV>
 void* fcl_build(const prox_mesh* mesh) {
-    if (!mesh_ok(mesh)) {
-        return nullptr;
-    }
     try {
-        std::vector<fcl::Vector3d> points;
-        points.reserve(static_cast<size_t>(mesh->vertex_count));
-        for (int i = 0; i < mesh->vertex_count; ++i) {
-            const prox_vec3& v = mesh->vertices[i];
-            points.emplace_back(v.x, v.y, v.z);
-        }
-        std::vector<fcl::Triangle> triangles;
-        triangles.reserve(static_cast<size_t>(mesh->triangle_count));
-        for (int t = 0; t < mesh->triangle_count; ++t) {
-            const uint32_t* corner = mesh->indices + 3 * t;
-            triangles.emplace_back(corner[0], corner[1], corner[2]);
-        }
-
-        auto geometry = std::make_shared<fcl::BVHModel<BV>>();
-        if (geometry->beginModel(mesh->triangle_count, mesh->vertex_count) != fcl::BVH_OK ||
-            geometry->addSubModel(points, triangles) != fcl::BVH_OK || geometry->endModel() != fcl::BVH_OK) {
+        auto geometry = fcl_mesh<BV>(mesh); // nullptr for an empty mesh or an index out of range
+        if (!geometry) {
             return nullptr;
         }
         geometry->computeLocalAABB();

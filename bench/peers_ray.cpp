@@ -35,6 +35,7 @@
 //
 // Build note: compiled without -march=native, like the other peer adapters.
 
+#include "peers_bullet_common.hpp"
 #include "peers_ray.h"
 
 #include <btBulletCollisionCommon.h>
@@ -52,19 +53,6 @@ struct BulletRayMesh {
     std::unique_ptr<btBvhTriangleMeshShape> shape;
     std::unique_ptr<btCollisionObject> object;
 };
-
-btTransform to_bullet(const prox_transform* x) {
-    btScalar e[3][3];
-    for (int row = 0; row < 3; ++row)
-        for (int col = 0; col < 3; ++col) e[row][col] = static_cast<btScalar>(x->basis.m[row][col]);
-    const btMatrix3x3 basis{e[0][0], e[0][1], e[0][2], e[1][0], e[1][1], e[1][2], e[2][0], e[2][1], e[2][2]};
-    return btTransform(basis, btVector3(static_cast<btScalar>(x->origin.x), static_cast<btScalar>(x->origin.y),
-                                        static_cast<btScalar>(x->origin.z)));
-}
-
-btVector3 to_bullet(prox_vec3 v) {
-    return btVector3(static_cast<btScalar>(v.x), static_cast<btScalar>(v.y), static_cast<btScalar>(v.z));
-}
 
 // The mesh placed, and the segment's ends as transforms (what Bullet's
 // single-object queries take).

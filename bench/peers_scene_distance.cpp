@@ -46,6 +46,7 @@
 // Build note: compiled without -march=native, like the other FCL adapters
 // (FCL's Eigen members must keep the distribution's 16-byte alignment).
 
+#include "peers_fcl_common.hpp"
 #include "peers_scene_distance.h"
 
 #include <chrono>
@@ -75,37 +76,12 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-fcl::Transform3d to_fcl(const prox_transform& x) {
-    fcl::Transform3d t = fcl::Transform3d::Identity();
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) t.linear()(i, j) = x.basis.m[i][j];
-    t.translation() = fcl::Vector3d(x.origin.x, x.origin.y, x.origin.z);
-    return t;
-}
-
 prox_vec3 to_prox(const fcl::Vector3d& v) { return prox_vec3{v.x(), v.y(), v.z()}; }
-
-std::shared_ptr<Geometry> make_mesh(const prox_mesh* mesh) {
-    if (!mesh || mesh->triangle_count <= 0) return nullptr;
-    std::vector<fcl::Vector3d> points;
-    std::vector<fcl::Triangle> triangles;
-    points.reserve(static_cast<size_t>(mesh->vertex_count));
-    triangles.reserve(static_cast<size_t>(mesh->triangle_count));
-    for (int v = 0; v < mesh->vertex_count; ++v)
-        points.emplace_back(mesh->vertices[v].x, mesh->vertices[v].y, mesh->vertices[v].z);
-    for (int t = 0; t < mesh->triangle_count; ++t)
-        triangles.emplace_back(mesh->indices[3 * t], mesh->indices[3 * t + 1], mesh->indices[3 * t + 2]);
-    auto model = std::make_shared<fcl::BVHModel<fcl::OBBRSS<double>>>();
-    if (model->beginModel(mesh->triangle_count, mesh->vertex_count) != fcl::BVH_OK ||
-        model->addSubModel(points, triangles) != fcl::BVH_OK || model->endModel() != fcl::BVH_OK)
-        return nullptr;
-    return model;
-}
 
 std::shared_ptr<Geometry> make_geometry(const scene_peer_shape_def& def) {
     switch (def.kind) {
     case SCENE_PEER_MESH:
-        return make_mesh(def.mesh);
+        return fcl_mesh<fcl::OBBRSS<double>>(def.mesh);
     case SCENE_PEER_BOX:
         return std::make_shared<fcl::Box<double>>(2 * def.size.x, 2 * def.size.y, 2 * def.size.z);
     case SCENE_PEER_BALL:

@@ -45,6 +45,7 @@
 //
 // Build note: compiled without -march=native, like the other peer adapters.
 
+#include "peers_bullet_common.hpp"
 #include "peers_scene_query.h"
 
 #include <btBulletCollisionCommon.h>
@@ -75,18 +76,6 @@ struct BulletScene {
     std::vector<std::unique_ptr<btCollisionObject>> objects;
     std::unique_ptr<btCollisionWorld> world;
 };
-
-btVector3 to_bullet(prox_vec3 v) {
-    return btVector3(static_cast<btScalar>(v.x), static_cast<btScalar>(v.y), static_cast<btScalar>(v.z));
-}
-
-btTransform to_bullet(const prox_transform* x) {
-    btScalar e[3][3];
-    for (int row = 0; row < 3; ++row)
-        for (int col = 0; col < 3; ++col) e[row][col] = static_cast<btScalar>(x->basis.m[row][col]);
-    const btMatrix3x3 basis{e[0][0], e[0][1], e[0][2], e[1][0], e[1][1], e[1][2], e[2][0], e[2][1], e[2][2]};
-    return btTransform(basis, to_bullet(x->origin));
-}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

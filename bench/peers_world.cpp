@@ -40,6 +40,7 @@
 // Build note: compiled without -march=native, like the other FCL adapters
 // (FCL's Eigen members must keep the distribution's 16-byte alignment).
 
+#include "peers_fcl_common.hpp"
 #include "peers_world.h"
 
 #include <chrono>
@@ -57,31 +58,6 @@ using Manager = fcl::BroadPhaseCollisionManager<double>;
 
 double now() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-fcl::Transform3d to_fcl(const prox_transform& x) {
-    fcl::Transform3d t = fcl::Transform3d::Identity();
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) t.linear()(i, j) = x.basis.m[i][j];
-    t.translation() = fcl::Vector3d(x.origin.x, x.origin.y, x.origin.z);
-    return t;
-}
-
-template <typename BV>
-std::shared_ptr<fcl::CollisionGeometry<double>> make_geometry(const prox_mesh& mesh) {
-    std::vector<fcl::Vector3d> points;
-    std::vector<fcl::Triangle> triangles;
-    points.reserve(static_cast<size_t>(mesh.vertex_count));
-    triangles.reserve(static_cast<size_t>(mesh.triangle_count));
-    for (int v = 0; v < mesh.vertex_count; ++v)
-        points.emplace_back(mesh.vertices[v].x, mesh.vertices[v].y, mesh.vertices[v].z);
-    for (int t = 0; t < mesh.triangle_count; ++t)
-        triangles.emplace_back(mesh.indices[3 * t], mesh.indices[3 * t + 1], mesh.indices[3 * t + 2]);
-    auto model = std::make_shared<fcl::BVHModel<BV>>();
-    if (model->beginModel(mesh.triangle_count, mesh.vertex_count) != fcl::BVH_OK ||
-        model->addSubModel(points, triangles) != fcl::BVH_OK || model->endModel() != fcl::BVH_OK)
-        return nullptr;
-    return model;
 }
 
 // What the callback fills: the pairs found touching this frame.
@@ -144,8 +120,11 @@ Scene* create(int peer, const prox_mesh* shapes, int shape_count, const int* obj
     std::unique_ptr<Scene> s(new Scene);
     double t0 = now();
     for (int k = 0; k < shape_count; ++k) {
-        auto g = v.bv == kOBBRSS ? make_geometry<fcl::OBBRSS<double>>(shapes[k])
-                                 : make_geometry<fcl::OBB<double>>(shapes[k]);
+        std::shared_ptr<fcl::CollisionGeometry<double>> g;
+        if (v.bv == kOBBRSS)
+            g = fcl_mesh<fcl::OBBRSS<double>>(&shapes[k]);
+        else
+            g = fcl_mesh<fcl::OBB<double>>(&shapes[k]);
         if (!g) return nullptr;
         s->geometries.push_back(std::move(g));
     }
