@@ -67,17 +67,22 @@ void pair_map_remove(pair_map* map, uint64_t key) {
     map->count--;
 }
 
-void pair_map_remove_id(pair_map* map, uint32_t id) {
+void pair_map_remove_id(pair_map* map, uint32_t id, uint32_t count, void (*removed)(uint32_t other, void* context),
+                        void* context) {
     /* A removal pulls later members of the probe run back into the freed
      * slot, never before it (a run that wraps around the table's end
      * brings members from its start, which this pass saw already and kept):
      * so the slot is looked at again, and nothing holding id is passed. */
-    for (size_t i = 0; i < map->capacity && map->count > 0;) {
+    for (size_t i = 0; i < map->capacity && map->count > 0 && count > 0;) {
         const uint64_t key = map->slots[i].key;
-        if (key != PAIR_MAP_EMPTY && ((uint32_t)(key >> 32) == id || (uint32_t)key == id))
+        const uint32_t high = (uint32_t)(key >> 32), low = (uint32_t)key;
+        if (key != PAIR_MAP_EMPTY && (high == id || low == id)) {
             pair_map_remove(map, key);
-        else
+            count--;
+            if (removed) removed(high == id ? low : high, context);
+        } else {
             i++;
+        }
     }
 }
 

@@ -26,6 +26,7 @@
 #include "thread_pool.h"
 #include "world_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -123,6 +124,45 @@ static void place_ball(world_object* o) {
     o->world_radius = (core * sqrt(stretch2) + extra) * (1 + 0x1p-40) + 0x1p-40 * reach;
 }
 
+/// The extent of a placed convex shape along the world axes, in one pass
+/// over its points (the supports along +-x, +-y, +-z at once: B p per
+/// point and its extremes, then the origin and the radius), widened for the
+/// rounding: each coordinate of B p + o errs by a few units in the last place
+/// of sum_j |B_kj p_j| + |o_k| (far more than of the coordinate itself when
+/// the terms cancel), bounded here by sum_j |B_kj| max |p_j|. A point that
+/// is not finite (the caller's array changed since the shape was checked)
+/// makes the box NaN, which the callers refuse.
+static void convex_extent(const prox_convex* c, const prox_transform* x, double lo[3], double hi[3]) {
+    const double(*m)[3] = x->basis.m;
+    // named scalars, not arrays indexed by axis: the extremes then stay in
+    // registers as min and max instructions (with arrays GCC moved them
+    // through integer registers and conditional moves, 3x the time)
+    double low0 = INFINITY, low1 = INFINITY, low2 = INFINITY;
+    double high0 = -INFINITY, high1 = -INFINITY, high2 = -INFINITY;
+    double reach_x = 0, reach_y = 0, reach_z = 0;
+    bool bad = false;
+    for (int i = 0; i < c->count; i++) {
+        const double px = c->points[i].x, py = c->points[i].y, pz = c->points[i].z;
+        const double q0 = m[0][0] * px + m[0][1] * py + m[0][2] * pz;
+        const double q1 = m[1][0] * px + m[1][1] * py + m[1][2] * pz;
+        const double q2 = m[2][0] * px + m[2][1] * py + m[2][2] * pz;
+        low0 = q0 < low0 ? q0 : low0, low1 = q1 < low1 ? q1 : low1, low2 = q2 < low2 ? q2 : low2;
+        high0 = q0 > high0 ? q0 : high0, high1 = q1 > high1 ? q1 : high1, high2 = q2 > high2 ? q2 : high2;
+        const double ax = fabs(px), ay = fabs(py), az = fabs(pz);
+        reach_x = ax > reach_x ? ax : reach_x, reach_y = ay > reach_y ? ay : reach_y;
+        reach_z = az > reach_z ? az : reach_z;
+        bad |= !(ax + ay + az <= DBL_MAX); // NaN or infinite
+    }
+    const double low[3] = {low0, low1, low2}, high[3] = {high0, high1, high2};
+    for (int k = 0; k < 3; k++) {
+        const double size = fabs(m[k][0]) * reach_x + fabs(m[k][1]) * reach_y + fabs(m[k][2]) * reach_z;
+        const double origin = prox_vec3_get(x->origin, k), r = c->radius;
+        const double slack = bad ? NAN : (size + fabs(origin) + r) * 0x1p-40 + 0x1p-1000;
+        lo[k] = low[k] + origin - r - slack;
+        hi[k] = high[k] + origin + r + slack;
+    }
+}
+
 /// A box that holds the placed shape (conservatively: a little larger). A
 /// mesh's is the tighter, axis by axis, of its hierarchy's root box placed
 /// and the extent of its placed ball: round objects turned off their axes
@@ -141,17 +181,7 @@ static prox_box world_box(const world_object* o) {
             hi[k] = prox_fmin(hi[k], c + r);
         }
     } else {
-        for (int k = 0; k < 3; k++) {
-            prox_vec3 axis = {k == 0, k == 1, k == 2};
-            prox_vec3 back = {-(k == 0), -(k == 1), -(k == 2)};
-            double up = prox_vec3_get(prox_convex_support(&o->shape.convex, &o->pose, axis), k);
-            double down = prox_vec3_get(prox_convex_support(&o->shape.convex, &o->pose, back), k);
-            // The support points carry the rounding of the placement and
-            // the radius term: widen by a few units in the last place.
-            double slack = (fabs(up) + fabs(down)) * 0x1p-40 + 0x1p-1000;
-            lo[k] = down - slack;
-            hi[k] = up + slack;
-        }
+        convex_extent(&o->shape.convex, &o->pose, lo, hi);
     }
     box.min = (prox_vec3){lo[0], lo[1], lo[2]};
     box.max = (prox_vec3){hi[0], hi[1], hi[2]};
@@ -200,6 +230,8 @@ void prox_world_destroy(prox_world* world) {
     prox_free(&allocator, world->candidates, world->candidate_capacity * sizeof *world->candidates);
     pair_map_free(&world->disabled, &allocator);
     pair_map_free(&world->schedule, &allocator);
+    pair_map_free(&world->meshes, &allocator);
+    prox_free(&allocator, world->self_ids, world->self_capacity * sizeof *world->self_ids);
     prox_free(&allocator, world, sizeof *world);
 }
 
@@ -224,10 +256,11 @@ static bool reserve_objects(prox_world* world, uint32_t needed) {
         prox_free(allocator, scene_dirty, capacity * sizeof *scene_dirty);
         return false;
     }
-    memset(objects, 0, capacity * sizeof *objects);
-    for (uint32_t i = 0; i < capacity; i++) objects[i].proxy = -1;
-    if (world->object_capacity) {
-        memcpy(objects, world->objects, world->object_capacity * sizeof *objects);
+    const uint32_t old = world->object_capacity;
+    memset(objects + old, 0, (capacity - old) * sizeof *objects);
+    for (uint32_t i = old; i < capacity; i++) objects[i].proxy = -1;
+    if (old) {
+        memcpy(objects, world->objects, old * sizeof *objects);
         memcpy(dirty, world->dirty, world->dirty_count * sizeof *dirty);
         memcpy(scene_dirty, world->scene_dirty, world->scene_dirty_count * sizeof *scene_dirty);
     }
@@ -248,12 +281,28 @@ static void mark_dirty(prox_world* world, uint32_t object) {
     world->dirty[world->dirty_count++] = object;
 }
 
-/// The object a valid definition makes, and its world box.
-static world_object object_of(const prox_object_def* def, prox_box* out_box) {
+/// The key of a hierarchy in the world's map of mesh users: its address.
+static uint64_t mesh_key(const prox_bvh* mesh) { return (uint64_t)(uintptr_t)mesh; }
+
+/// A live object of the world whose shape is the hierarchy, or NULL.
+static const world_object* mesh_user(const prox_world* world, const prox_bvh* mesh) {
+    const pair_map_value* v = world ? pair_map_find(&world->meshes, mesh_key(mesh)) : NULL;
+    return v ? &world->objects[v->object] : NULL;
+}
+
+/// The object a valid definition makes, and its world box. A mesh's ball
+/// is the sharer's when one is given (objects sharing a hierarchy have the
+/// same ball, kept so by prox_world_refit), else measured over its vertices.
+static world_object object_of(const prox_object_def* def, const world_object* sharer, prox_box* out_box) {
     world_object o = {.shape = def->shape, .pose = def->pose, .group = def->group, .mask = def->mask,
                       .self_collision = def->self_collision && def->shape.kind == PROX_SHAPE_MESH, .live = true,
                       .speed = def->speed, .max_acceleration = def->max_acceleration, .user_data = def->user_data};
-    fit_ball(&o);
+    if (sharer) {
+        o.ball_center = sharer->ball_center;
+        o.ball_radius = sharer->ball_radius;
+    } else {
+        fit_ball(&o);
+    }
     place_ball(&o);
     *out_box = world_box(&o);
     return o;
@@ -261,8 +310,8 @@ static world_object object_of(const prox_object_def* def, prox_box* out_box) {
 
 /// The definition checked (the reason in message if refused) and, when
 /// valid, the object it makes and its world box: computed once for add.
-prox_result world_check_object(const prox_object_def* def, char* message, size_t message_size,
-                               world_object* out_object, prox_box* out_box) {
+prox_result world_check_object(const prox_world* world, const prox_object_def* def, char* message,
+                               size_t message_size, world_object* out_object, prox_box* out_box) {
     if (!def) {
         prox_message(message, message_size, "object: NULL definition");
         return PROX_ERROR_INVALID_ARGUMENT;
@@ -272,7 +321,8 @@ prox_result world_check_object(const prox_object_def* def, char* message, size_t
         prox_message(message, message_size, "object: pose is not finite or its basis is not invertible");
         return PROX_ERROR_INVALID_ARGUMENT;
     }
-    *out_object = object_of(def, out_box);
+    const world_object* sharer = def->shape.kind == PROX_SHAPE_MESH ? mesh_user(world, def->shape.mesh) : NULL;
+    *out_object = object_of(def, sharer, out_box);
     if (!prox_box_is_valid(out_box)) {
         prox_message(message, message_size, "object: the pose places the shape beyond the range of doubles");
         return PROX_ERROR_INVALID_ARGUMENT;
@@ -283,20 +333,91 @@ prox_result world_check_object(const prox_object_def* def, char* message, size_t
 prox_result prox_object_def_validate(const prox_object_def* def, char* message, size_t message_size) {
     world_object o;
     prox_box box;
-    return world_check_object(def, message, message_size, &o, &box);
+    return world_check_object(NULL, def, message, message_size, &o, &box);
+}
+
+/// Room for one more self-colliding object.
+static bool reserve_self_ids(prox_world* world) {
+    if (world->self_count < world->self_capacity) return true;
+    const uint32_t capacity = world->self_capacity ? 2 * world->self_capacity : 16;
+    uint32_t* ids = prox_alloc(&world->def.allocator, capacity * sizeof *ids);
+    if (!ids) return false;
+    if (world->self_count) memcpy(ids, world->self_ids, world->self_count * sizeof *ids);
+    prox_free(&world->def.allocator, world->self_ids, world->self_capacity * sizeof *ids);
+    world->self_ids = ids;
+    world->self_capacity = capacity;
+    return true;
+}
+
+/// Where id is or would go in the sorted list of self-colliding objects.
+static uint32_t self_position(const prox_world* world, uint32_t id) {
+    uint32_t lo = 0, hi = world->self_count;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (world->self_ids[mid] < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/// Object id (just stored, live, a mesh) joins the ring of its hierarchy's
+/// users; the map then names a user (room was made before: cannot fail).
+static void join_mesh_ring(prox_world* world, uint32_t id, const world_object* sharer) {
+    world_object* o = &world->objects[id];
+    if (!sharer) {
+        o->share_prev = o->share_next = id;
+        pair_map_put(&world->meshes, mesh_key(o->shape.mesh), (pair_map_value){.object = id}, &world->def.allocator);
+        return;
+    }
+    const uint32_t before = (uint32_t)(sharer - world->objects);
+    world_object* b = &world->objects[before];
+    o->share_prev = before;
+    o->share_next = b->share_next;
+    world->objects[b->share_next].share_prev = id;
+    b->share_next = id;
+}
+
+/// Object id (a mesh, being removed) leaves its ring; the map names another
+/// user, or forgets the hierarchy when id was the last.
+static void leave_mesh_ring(prox_world* world, uint32_t id) {
+    world_object* o = &world->objects[id];
+    const uint64_t key = mesh_key(o->shape.mesh);
+    if (o->share_next == id) {
+        pair_map_remove(&world->meshes, key);
+        return;
+    }
+    world->objects[o->share_prev].share_next = o->share_next;
+    world->objects[o->share_next].share_prev = o->share_prev;
+    pair_map_value* named = pair_map_find(&world->meshes, key);
+    if (named && named->object == id) named->object = o->share_next;
 }
 
 prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32_t* out_object) {
     world_object o;
     prox_box box;
-    if (!world || !out_object || world_check_object(def, NULL, 0, &o, &box) != PROX_OK)
+    if (!world || !out_object || world_check_object(world, def, NULL, 0, &o, &box) != PROX_OK)
         return PROX_ERROR_INVALID_ARGUMENT;
-    uint32_t id;
-    prox_result result = prox_broadphase_add(world->broadphase, &box, &id);
-    if (result != PROX_OK) return result;
-    if (!reserve_objects(world, id + 1)) {
-        prox_broadphase_remove(world->broadphase, id); // never reported: no update saw it
+    const bool mesh = o.shape.kind == PROX_SHAPE_MESH;
+    const uint64_t key = mesh ? mesh_key(o.shape.mesh) : 0;
+    const pair_map_value* named = mesh ? pair_map_find(&world->meshes, key) : NULL;
+    const bool shared = named != NULL; // (and then o has the sharer's ball)
+    const uint32_t sharer = shared ? named->object : 0;
+    // Room first, so that nothing fails after the object is in: a first
+    // user of a hierarchy takes a slot in the map (a placeholder put now,
+    // overwritten below), a self-colliding object one in the list.
+    const bool new_key = mesh && !shared;
+    if (new_key && !pair_map_put(&world->meshes, key, (pair_map_value){.object = 0}, &world->def.allocator))
         return PROX_ERROR_OUT_OF_MEMORY;
+    uint32_t id;
+    prox_result result = o.self_collision && !reserve_self_ids(world) ? PROX_ERROR_OUT_OF_MEMORY : PROX_OK;
+    if (result == PROX_OK) result = prox_broadphase_add(world->broadphase, &box, &id);
+    if (result == PROX_OK && !reserve_objects(world, id + 1)) {
+        prox_broadphase_remove(world->broadphase, id); // never reported: no update saw it
+        result = PROX_ERROR_OUT_OF_MEMORY;
+    }
+    if (result != PROX_OK) {
+        if (new_key) pair_map_remove(&world->meshes, key);
+        return result;
     }
     o.epoch = world->objects[id].epoch + 1; // pairs scheduled for a former object of this id are void
     o.motion_pending = true;
@@ -305,9 +426,22 @@ prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32
     o.scene_dirty = world->objects[id].scene_dirty;
     o.proxy = -1;
     world->objects[id] = o;
+    if (mesh) join_mesh_ring(world, id, shared ? &world->objects[sharer] : NULL);
+    if (o.self_collision) {
+        const uint32_t at = self_position(world, id);
+        memmove(&world->self_ids[at + 1], &world->self_ids[at], (world->self_count - at) * sizeof *world->self_ids);
+        world->self_ids[at] = id;
+        world->self_count++;
+    }
     mark_dirty(world, id);
     *out_object = id;
     return PROX_OK;
+}
+
+/// The partner of a removed object: one disabled pair fewer.
+static void enabled_again(uint32_t other, void* context) {
+    prox_world* world = context;
+    world->objects[other].disabled_pairs--;
 }
 
 prox_result prox_world_remove(prox_world* world, uint32_t object) {
@@ -315,11 +449,20 @@ prox_result prox_world_remove(prox_world* world, uint32_t object) {
     prox_result result = prox_broadphase_remove(world->broadphase, object);
     if (result != PROX_OK) return result;
     world_scene_removed(world, object);
-    world->objects[object].live = false;
-    world->objects[object].epoch++;
+    world_object* o = &world->objects[object];
+    if (o->shape.kind == PROX_SHAPE_MESH) leave_mesh_ring(world, object);
+    if (o->self_collision) {
+        const uint32_t at = self_position(world, object);
+        world->self_count--;
+        memmove(&world->self_ids[at], &world->self_ids[at + 1], (world->self_count - at) * sizeof *world->self_ids);
+    }
+    o->live = false;
+    o->epoch++;
     /* the id comes back for a new object after the next step, which must
-     * not find its pairs disabled */
-    pair_map_remove_id(&world->disabled, object);
+     * not find its pairs disabled (a pass over the disabled pairs only for
+     * an object that has some, ending at its last) */
+    if (o->disabled_pairs) pair_map_remove_id(&world->disabled, object, o->disabled_pairs, enabled_again, world);
+    o->disabled_pairs = 0;
     return PROX_OK;
 }
 
@@ -351,12 +494,18 @@ prox_result prox_world_set_filter(prox_world* world, uint32_t object, uint32_t g
 prox_result prox_world_set_pair_enabled(prox_world* world, uint32_t a, uint32_t b, bool enabled) {
     if (!world || !is_live(world, a) || !is_live(world, b)) return PROX_ERROR_INVALID_ARGUMENT;
     uint64_t key = pair_map_key(a, b);
+    const bool disabled = pair_map_find(&world->disabled, key) != NULL;
+    if (enabled == !disabled) return PROX_OK; // already so
     if (enabled) {
         pair_map_remove(&world->disabled, key);
-        return PROX_OK;
+    } else if (!pair_map_put(&world->disabled, key, (pair_map_value){.object = 0}, &world->def.allocator)) {
+        return PROX_ERROR_OUT_OF_MEMORY;
     }
-    return pair_map_put(&world->disabled, key, (pair_map_value){0}, &world->def.allocator) ? PROX_OK
-                                                                                          : PROX_ERROR_OUT_OF_MEMORY;
+    // each object counts its disabled pairs (a pair with itself counts once)
+    const uint32_t change = enabled ? UINT32_MAX : 1; // -1 or +1, modulo 2^32
+    world->objects[a].disabled_pairs += change;
+    if (b != a) world->objects[b].disabled_pairs += change;
+    return PROX_OK;
 }
 
 prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3* vertices, int vertex_count) {
@@ -365,13 +514,18 @@ prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3
     prox_bvh* mesh = world->objects[object].shape.mesh;
     prox_result result = prox_bvh_refit(mesh, vertices, vertex_count);
     if (result != PROX_OK) return result;
-    // Every object sharing the hierarchy has changed shape, not only this one.
-    for (uint32_t id = 0; id < world->object_capacity; id++) {
+    // Every object sharing the hierarchy has changed shape, not only this
+    // one: its ring, each given the ball measured once.
+    world_object* first = &world->objects[object];
+    fit_ball(first);
+    uint32_t id = object;
+    do {
         world_object* o = &world->objects[id];
-        if (!o->live || o->shape.kind != PROX_SHAPE_MESH || o->shape.mesh != mesh) continue;
-        fit_ball(o);
+        o->ball_center = first->ball_center;
+        o->ball_radius = first->ball_radius;
         mark_dirty(world, id);
-    }
+        id = o->share_next;
+    } while (id != object);
     return result;
 }
 
@@ -661,18 +815,15 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
         pair_map_remove(&world->schedule, pair_map_key(events.ended[i].a, events.ended[i].b));
     double t1 = seconds_now();
 
-    // Candidates in (a, b) order, each self test (a, a) before a's pairs.
-    size_t self_count = 0;
-    for (uint32_t id = 0; id < world->object_capacity; id++)
-        self_count += world->objects[id].live && world->objects[id].self_collision;
-    if (!reserve_candidates(world, events.pair_count + self_count)) return PROX_ERROR_OUT_OF_MEMORY;
+    // Candidates in (a, b) order, each self test (a, a) before a's pairs
+    // (the self-colliding objects' list is in id order too).
+    if (!reserve_candidates(world, events.pair_count + world->self_count)) return PROX_ERROR_OUT_OF_MEMORY;
     world->candidate_count = 0;
     uint32_t next_self = 0;
     for (size_t i = 0; i <= events.pair_count; i++) {
         uint32_t a = i < events.pair_count ? events.pairs[i].a : UINT32_MAX;
-        for (; next_self < world->object_capacity && next_self <= a; next_self++)
-            if (world->objects[next_self].live && world->objects[next_self].self_collision)
-                add_candidate(world, next_self, next_self);
+        for (; next_self < world->self_count && world->self_ids[next_self] <= a; next_self++)
+            add_candidate(world, world->self_ids[next_self], world->self_ids[next_self]);
         if (i == events.pair_count) break;
         uint32_t b = events.pairs[i].b;
         if (!filters_pass(world, a, b)) {
@@ -698,7 +849,8 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
             uint64_t key = pair_map_key(c->a, c->b);
             if (!c->colliding && c->separation > 0) {
                 const world_object *a = &world->objects[c->a], *b = &world->objects[c->b];
-                pair_map_value v = {time + earliest_contact(c->separation, time, a, b), a->epoch, b->epoch};
+                pair_map_value v = {.wake_time = time + earliest_contact(c->separation, time, a, b),
+                                    .epoch_a = a->epoch, .epoch_b = b->epoch};
                 // Out of memory only means the pair is tested again next step.
                 if (!pair_map_put(&world->schedule, key, v, &world->def.allocator))
                     pair_map_remove(&world->schedule, key);

@@ -26,6 +26,10 @@ typedef struct world_object {
     double motion_since; ///< time of the first step after the bounds were set
     bool motion_pending; ///< bounds set since the last step: motion_since is that step's time
     uint32_t epoch;   ///< bumped when the motion bounds change: schedules made before are void
+    uint32_t disabled_pairs; ///< how many of its pairs prox_world_set_pair_enabled disabled
+    /// Mesh objects: the ring of live objects that share its hierarchy (itself
+    /// when alone), so that a refit finds them without a pass over the world
+    uint32_t share_prev, share_next;
     uint64_t user_data;
 } world_object;
 
@@ -48,6 +52,14 @@ struct prox_world {
     uint32_t dirty_count;
     pair_map disabled;
     pair_map schedule;
+    /// A hierarchy's address -> one live object of the ring sharing it: an
+    /// object added with a hierarchy already in the world copies that
+    /// object's ball instead of measuring every vertex again.
+    pair_map meshes;
+    /// The live self-colliding objects in increasing id order, so that a
+    /// step lists their tests without a pass over every object.
+    uint32_t* self_ids;
+    uint32_t self_count, self_capacity;
     double last_time;
     candidate* candidates;
     size_t candidate_count, candidate_capacity;
@@ -72,9 +84,10 @@ static const double world_convex_slack = 1e-6 + 100 * PROX_CONVEX_TOLERANCE;
 bool world_object_box(world_object* o, prox_box* out_box);
 
 /// The object a definition makes and its world box, or the reason it is
-/// refused (prox_object_def_validate's).
-prox_result world_check_object(const prox_object_def* def, char* message, size_t message_size,
-                               world_object* out_object, prox_box* out_box);
+/// refused (prox_object_def_validate's). With a world (may be NULL), a mesh
+/// already in it lends its ball (no pass over the vertices); read only.
+prox_result world_check_object(const prox_world* world, const prox_object_def* def, char* message,
+                               size_t message_size, world_object* out_object, prox_box* out_box);
 
 /// The narrow phase of the step for two different objects (a ball test,
 /// then the boolean query or contacts, and with want_separation a lower

@@ -126,11 +126,12 @@ static prox_result scene_ready(prox_world* world) {
 
 /// The query's shape at its pose as an object (its balls and world box), or
 /// false when an object with that shape and pose would be refused.
-static bool query_object(const prox_shape* shape, const prox_transform* pose, world_object* out, prox_box* out_box) {
+static bool query_object(const prox_world* world, const prox_shape* shape, const prox_transform* pose,
+                         world_object* out, prox_box* out_box) {
     prox_object_def def = prox_default_object_def();
     def.shape = *shape;
     def.pose = *pose;
-    return world_check_object(&def, NULL, 0, out, out_box) == PROX_OK;
+    return world_check_object(world, &def, NULL, 0, out, out_box) == PROX_OK;
 }
 
 static bool filter_passes(const world_object* o, const prox_world_filter* filter) {
@@ -215,7 +216,8 @@ prox_result prox_world_overlap(prox_world* world, const prox_shape* shape, const
                                const prox_world_filter* filter, prox_world_object_fcn* callback, void* context) {
     world_object query;
     prox_box box;
-    if (!world || !shape || !pose || !query_object(shape, pose, &query, &box)) return PROX_ERROR_INVALID_ARGUMENT;
+    if (!world || !shape || !pose || !query_object(world, shape, pose, &query, &box))
+        return PROX_ERROR_INVALID_ARGUMENT;
     gather g;
     prox_result result = gather_box(world, &box, filter, &g);
     for (size_t i = 0; i < g.count; i++) {
@@ -321,7 +323,8 @@ prox_result prox_world_distance(prox_world* world, const prox_shape* shape, cons
     if (!def) def = &defaults;
     world_object query;
     prox_box box;
-    if (!world || !shape || !pose || !out_result || !(def->upper_bound >= 0) || !query_object(shape, pose, &query, &box))
+    if (!world || !shape || !pose || !out_result || !(def->upper_bound >= 0) ||
+        !query_object(world, shape, pose, &query, &box))
         return PROX_ERROR_INVALID_ARGUMENT;
     prox_result result = scene_ready(world);
     if (result != PROX_OK) return result;
@@ -553,7 +556,7 @@ prox_result prox_world_cast(prox_world* world, const prox_convex* shape, const p
     world_object query;
     cast_search s = {world, def, &query, {{0, 0, 0}, {0, 0, 0}}, move, miss, miss};
     const prox_shape convex = prox_shape_convex(*shape);
-    if (!query_object(&convex, pose, &query, &s.box)) return PROX_ERROR_INVALID_ARGUMENT;
+    if (!query_object(world, &convex, pose, &query, &s.box)) return PROX_ERROR_INVALID_ARGUMENT;
     // The target widens the reach: a shape stops that far from an object.
     // Bounds that overflow (a shape near double's range, a huge target) are
     // held at the largest double, which still covers every object.

@@ -515,3 +515,215 @@ PROX_TEST(world, refit_moves_every_object_sharing_the_hierarchy) {
     prox_world_destroy(world);
     test_world_shapes_free(&sh);
 }
+
+/* A world's upkeep under churn, against models kept by the test. */
+enum { CHURN_OBJECTS = 40 };
+
+typedef struct churn_model {
+    prox_object_def def[CHURN_OBJECTS];
+    bool live[CHURN_OBJECTS];
+    bool disabled[CHURN_OBJECTS][CHURN_OBJECTS];
+} churn_model;
+
+/// The box a fresh world gives the same object (its ball measured anew).
+static prox_box fresh_box(const prox_object_def* def) {
+    prox_world* fresh;
+    prox_world_def wdef = prox_default_world_def();
+    prox_box box = {{0, 0, 0}, {0, 0, 0}};
+    uint32_t id;
+    if (prox_world_create(&wdef, &fresh) != PROX_OK) return box;
+    if (prox_world_add(fresh, def, &id) == PROX_OK) prox_world_box(fresh, id, &box);
+    prox_world_destroy(fresh);
+    return box;
+}
+
+/// Vertices of `data` with z scaled by `squash` and x by `stretch`, then
+/// moved by `shift` along x (off centre: the ball's centre moves too).
+static void reshape(const prox_mesh_data* data, double stretch, double shift, double squash, prox_vec3* out) {
+    for (int i = 0; i < data->vertex_count; i++) {
+        const prox_vec3 p = data->vertices[i];
+        out[i] = (prox_vec3){stretch * p.x + shift, p.y, squash * p.z};
+    }
+}
+
+PROX_TEST(world, churn_keeps_boxes_self_tests_and_disabled_pairs) {
+    // Random adds (objects sharing the torus and the sphere hierarchies, and
+    // convex shapes; some tori self-colliding), removes (ids come back after
+    // a step), refits through a random user of a hierarchy (stretched off
+    // centre, flattened: a flat torus overlaps itself, or back), disabled and enabled
+    // pairs. After every step: each object's world box equals the box of the
+    // same object in a fresh world (its ball measured anew on the refitted
+    // vertices: a refit reached every user, an add took a current ball); the
+    // pairs (a, a) reported are the live self-colliding tori when the torus
+    // overlaps itself, and the tests stepped count each of them once; the
+    // other pairs are brute force's minus the disabled ones.
+    test_world_shapes sh;
+    prox_world* world;
+    REQUIRE(test_open_world(&sh, PROX_VOLUME_AABB, &world));
+    static churn_model m;
+    memset(&m, 0, sizeof m);
+    const prox_mesh_data* data[2] = {&sh.torus, &sh.sphere};
+    prox_bvh* bvh[2] = {sh.torus_bvh, sh.sphere_bvh};
+    prox_vec3* shaped = malloc((size_t)(sh.torus.vertex_count + sh.sphere.vertex_count) * sizeof *shaped);
+    REQUIRE(shaped);
+    prox_rng rng = prox_rng_seed(4242);
+    const int frames = (int)(60 * test_scale()) + 10;
+    int self_reports = 0, refits = 0, reused = 0;
+    bool flat_torus = false;
+    for (int frame = 0; frame < frames && !prox_test_current_failures; frame++) {
+        int live = 0;
+        for (uint32_t id = 0; id < CHURN_OBJECTS; id++) live += m.live[id];
+        // at most 34 live, so that the ids (live ones and those removed since
+        // the last step: three at most) stay below CHURN_OBJECTS
+        const int adds = frame == 0 ? 24 : (int)(prox_rng_next(&rng) % 4);
+        for (int k = 0; k < adds && live < 34; k++, live++) {
+            prox_object_def def = prox_default_object_def();
+            def.shape = test_world_shape(&sh, (test_shape_kind)(prox_rng_next(&rng) % TEST_SHAPE_KINDS));
+            def.pose = test_random_pose(&rng, 5.0);
+            def.self_collision = def.shape.mesh == sh.torus_bvh && prox_rng_next(&rng) % 2;
+            uint32_t id;
+            REQUIRE(prox_world_add(world, &def, &id) == PROX_OK);
+            REQUIRE(id < CHURN_OBJECTS);
+            reused += frame > 0 && m.def[id].shape.kind == PROX_SHAPE_MESH && m.def[id].shape.mesh != NULL;
+            m.def[id] = def;
+            m.live[id] = true;
+        }
+        for (int k = 0; k < 3; k++) { // removes
+            const uint32_t id = (uint32_t)(prox_rng_next(&rng) % CHURN_OBJECTS);
+            if (!m.live[id] || prox_rng_next(&rng) % 2) continue;
+            REQUIRE(prox_world_remove(world, id) == PROX_OK);
+            m.live[id] = false;
+            for (int j = 0; j < CHURN_OBJECTS; j++) m.disabled[id][j] = m.disabled[j][id] = false;
+        }
+        for (int k = 0; k < 4; k++) { // pairs disabled and enabled again
+            const uint32_t a = (uint32_t)(prox_rng_next(&rng) % CHURN_OBJECTS);
+            const uint32_t b = (uint32_t)(prox_rng_next(&rng) % CHURN_OBJECTS);
+            if (!m.live[a] || !m.live[b] || a == b) continue;
+            const bool enable = prox_rng_next(&rng) % 3 == 0;
+            REQUIRE(prox_world_set_pair_enabled(world, a, b, enable) == PROX_OK);
+            m.disabled[a][b] = m.disabled[b][a] = !enable;
+        }
+        if (prox_rng_next(&rng) % 3 == 0) { // a refit through a random user
+            const int h = (int)(prox_rng_next(&rng) % 2);
+            uint32_t users[CHURN_OBJECTS], n = 0;
+            for (uint32_t id = 0; id < CHURN_OBJECTS; id++)
+                if (m.live[id] && m.def[id].shape.kind == PROX_SHAPE_MESH && m.def[id].shape.mesh == bvh[h])
+                    users[n++] = id;
+            if (n > 0) {
+                const int form = (int)(prox_rng_next(&rng) % 3); // as built, stretched off centre, flattened
+                reshape(data[h], form == 1 ? 1.4 : 1.0, form == 1 ? 0.3 : 0.0, form == 2 ? 0.0 : 1.0, shaped);
+                REQUIRE(prox_world_refit(world, users[prox_rng_next(&rng) % n], shaped, data[h]->vertex_count) ==
+                        PROX_OK);
+                if (h == 0) flat_torus = form == 2;
+                refits++;
+            }
+        }
+        static reported r;
+        r.count = 0;
+        r.ordered = true;
+        prox_world_stats stats;
+        REQUIRE(prox_world_step(world, frame, collect, &r, &stats) == PROX_OK);
+        CHECK(r.ordered);
+        int self_live = 0;
+        for (uint32_t id = 0; id < CHURN_OBJECTS; id++) {
+            if (!m.live[id]) continue;
+            self_live += m.def[id].self_collision;
+            prox_box got, want = fresh_box(&m.def[id]);
+            REQUIRE(prox_world_box(world, id, &got));
+            CHECK_MSG(memcmp(&got, &want, sizeof got) == 0, "frame %d: object %u's box differs from a fresh one's",
+                      frame, id);
+        }
+        CHECK_MSG(stats.tested_pairs == stats.box_pairs - stats.filtered_pairs + (size_t)self_live,
+                  "frame %d: %zu tests, %zu box pairs, %zu filtered, %d self-colliding objects", frame,
+                  stats.tested_pairs, stats.box_pairs, stats.filtered_pairs, self_live);
+        const bool torus_self = prox_self_collide(sh.torus_bvh, NULL, NULL).colliding;
+        CHECK(torus_self == flat_torus);
+        int expected = 0;
+        for (uint32_t a = 0; a < CHURN_OBJECTS; a++) {
+            if (!m.live[a]) continue;
+            if (m.def[a].self_collision && torus_self) {
+                bool found = false;
+                for (int i = 0; i < r.count && !found; i++) found = r.pairs[i].a == a && r.pairs[i].b == a;
+                CHECK_MSG(found, "frame %d: self-colliding torus %u not reported", frame, a);
+                expected++;
+                self_reports++;
+            }
+            for (uint32_t b = a + 1; b < CHURN_OBJECTS; b++) {
+                if (!m.live[b] || m.disabled[a][b]) continue;
+                if (!test_pair_collides(&m.def[a].shape, &m.def[a].pose, &m.def[b].shape, &m.def[b].pose)) continue;
+                bool found = false;
+                for (int i = 0; i < r.count && !found; i++) found = r.pairs[i].a == a && r.pairs[i].b == b;
+                CHECK_MSG(found, "frame %d: pair %u-%u collides, is enabled, was not reported", frame, a, b);
+                expected++;
+            }
+        }
+        CHECK_MSG(r.count == expected, "frame %d: %d pairs reported, expected %d", frame, r.count, expected);
+    }
+    // the churn did what it is for
+    CHECK_MSG(self_reports > 0 && refits > 3 && reused > 0, "%d self reports, %d refits, %d mesh ids reused",
+              self_reports, refits, reused);
+    free(shaped);
+    prox_world_destroy(world);
+    test_world_shapes_free(&sh);
+}
+
+PROX_TEST(world, convex_boxes_hold_their_shapes) {
+    // A convex object's world box (one pass over its points) holds every
+    // placed point and the radius around it, the placement computed in long
+    // double: also where B p cancels (points near (1e8, 1e8, 0) turned by
+    // about 45 degrees, whose x' = c x - s y is tiny beside its terms) and
+    // under nonuniform scale; and it is tight (within 2^-30 of the terms).
+    prox_rng rng = prox_rng_seed(777);
+    prox_world_def wdef = prox_default_world_def();
+    prox_world* world;
+    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    enum { POINTS = 12 };
+    static prox_vec3 points[64][POINTS];
+    int checked = 0;
+    for (int shape = 0; shape < 64; shape++) {
+        const bool cancel = shape % 2 == 0;
+        for (int i = 0; i < POINTS; i++) {
+            const prox_vec3 jitter = {prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5,
+                                      prox_rng_uniform(&rng) - 0.5};
+            points[shape][i] = cancel ? (prox_vec3){1e8 + jitter.x, 1e8 + jitter.y, jitter.z} : jitter;
+        }
+        prox_object_def def = prox_default_object_def();
+        def.shape = prox_shape_convex(prox_convex_make(points[shape], POINTS, shape % 3 == 0 ? 0.25 : 0.0));
+        const double angle = cancel ? 0.7853981633974483 + 1e-9 * (prox_rng_uniform(&rng) - 0.5)
+                                    : 6.283185307179586 * prox_rng_uniform(&rng);
+        def.pose.basis = prox_mat3_rotation((prox_vec3){0, 0, 1}, angle);
+        if (shape % 4 == 1) {
+            const prox_mat3 scale = prox_mat3_diagonal((prox_vec3){2.5, 0.3, 1.7});
+            def.pose.basis = prox_mat3_mul(&def.pose.basis, &scale);
+        }
+        def.pose.origin = (prox_vec3){10 * prox_rng_uniform(&rng), -5, 3};
+        uint32_t id;
+        REQUIRE(prox_world_add(world, &def, &id) == PROX_OK);
+        prox_box box;
+        REQUIRE(prox_world_box(world, id, &box));
+        const double lo[3] = {box.min.x, box.min.y, box.min.z}, hi[3] = {box.max.x, box.max.y, box.max.z};
+        for (int k = 0; k < 3; k++) {
+            long double low = INFINITY, high = -INFINITY, terms = 0;
+            for (int i = 0; i < POINTS; i++) {
+                const prox_vec3 p = points[shape][i];
+                const double* row = def.pose.basis.m[k];
+                const long double q = (long double)row[0] * p.x + (long double)row[1] * p.y + (long double)row[2] * p.z +
+                                      prox_vec3_get(def.pose.origin, k);
+                low = q < low ? q : low;
+                high = q > high ? q : high;
+                const long double t = fabsl((long double)row[0] * p.x) + fabsl((long double)row[1] * p.y) +
+                                      fabsl((long double)row[2] * p.z);
+                terms = t > terms ? t : terms;
+            }
+            const double r = def.shape.convex.radius;
+            CHECK_MSG(lo[k] <= low - r && high + r <= hi[k], "shape %d axis %d: box [%.17g, %.17g] misses [%.17Lg, %.17Lg]",
+                      shape, k, lo[k], hi[k], low - r, high + r);
+            const long double loose = 0x1p-30L * (terms + fabs(prox_vec3_get(def.pose.origin, k)) + r) + 1e-300L;
+            CHECK_MSG(low - r - lo[k] <= loose && hi[k] - (high + r) <= loose, "shape %d axis %d: box too loose",
+                      shape, k);
+            checked++;
+        }
+    }
+    CHECK(checked == 64 * 3);
+    prox_world_destroy(world);
+}

@@ -11,7 +11,21 @@
  * convex shape meets (the last section).
  *
  * The world does not own shapes: hierarchies, convex shapes and their point
- * arrays stay the caller's and must outlive the objects that use them.
+ * arrays stay the caller's and must outlive the objects that use them. A
+ * hierarchy that objects use changes only through prox_world_refit (the
+ * world keeps a bounding ball per hierarchy, measured when its first object
+ * is added and at each refit; prox_bvh_refit behind its back leaves the
+ * objects' boxes stale).
+ *
+ * Costs: adding an object whose hierarchy is already in the world costs the
+ * same whatever the mesh (the first object of a hierarchy, and a convex
+ * shape, pay a pass over their points); a step's own work is over the
+ * objects posed or refitted since the last step and the pairs the broad
+ * phase reports, none over the objects at rest (the broad phase's update
+ * has costs of its own, see broadphase.h: the sweep kind sorts every box
+ * again now and then); a refit costs the hierarchy's refit plus one update
+ * per object sharing it; removing an object costs a pass over the disabled
+ * pairs only when some of them are its own.
  *
  * Thread safety: one world needs exclusive access for every call (the
  * world's own worker threads are internal; they compute in the calling
@@ -122,8 +136,9 @@ PROX_API prox_result prox_world_set_filter(prox_world* world, uint32_t object, u
 PROX_API prox_result prox_world_set_pair_enabled(prox_world* world, uint32_t a, uint32_t b, bool enabled);
 /// A deforming mesh object: refits its hierarchy to the new vertex
 /// positions (same count and triangles, see prox_bvh_refit). Objects that
-/// share the hierarchy deform with it (their boxes are updated too): give a
-/// deforming object a hierarchy of its own.
+/// share the hierarchy deform with it (their boxes are updated too, without
+/// a pass over the other objects): give a deforming object a hierarchy of
+/// its own. The world's only way to change a hierarchy its objects use.
 PROX_API prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3* vertices,
                                       int vertex_count);
 PROX_API uint64_t prox_world_user_data(const prox_world* world, uint32_t object);
