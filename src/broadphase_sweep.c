@@ -86,6 +86,7 @@ enum {
     PARALLEL_MIN_BOXES = 4096, ///< below this, waking workers costs more than it saves
     MAX_TASKS = 1024,
     MAX_PASS_TASKS = 64,       ///< tasks of the passes over the boxes (one per thread)
+    ADDED_MAX = 8,             ///< adds between sweeps that find their own candidates (add_candidates)
     HUGE_BOX_CELLS = 64,       ///< a box covering more cells stays out of the grid
     MAX_CELLS_PER_AXIS = 4096,
     SMALL_CELL = 32,           ///< cells up to this size are sorted by insertion
@@ -157,7 +158,13 @@ typedef struct sweep {
     growth* grown_by;            ///< per id: by how much, per axis (read and written at sweeps only)
     uint32_t updates_since_sweep;
     bp_pair_list candidates;     ///< pairs whose grown boxes overlap, sorted by (a, b)
-    bool candidates_valid;       ///< no add and no box out of its grown box since they were swept
+    bool candidates_valid;       ///< no box out of its grown box since they were swept; adds found theirs
+    /// Boxes added since the last update while the candidates were valid
+    /// (at most ADDED_MAX): the update finds their candidates instead of
+    /// sweeping again (add_candidates)
+    uint32_t added[ADDED_MAX];
+    uint32_t added_count;
+    bp_pair_list found;          ///< scratch of add_candidates
     pair_sort_scratch scratch;
     bp_pair_list sorting;        ///< scratch of sort_candidates
     uint32_t* counts;            ///< id_limit + 1 counters of sort_candidates
@@ -1067,8 +1074,9 @@ static void sweep_task(void* context, int task_index) {
  * inside its grown box and no box is added, two boxes that overlap have
  * overlapping grown boxes: the pair is a candidate, and an update only tests
  * the candidates against the exact boxes. The first box to leave its grown
- * box (prox_broadphase_move notices) or an add makes the next update sweep
- * again; removed boxes drop out of the candidates by their live flag. This is
+ * box (prox_broadphase_move notices) or more adds than add_candidates takes
+ * make the next update sweep again; removed boxes drop out of the
+ * candidates by their empty float box (sweep_remove). This is
  * the fattened box of dynamic trees (Bullet's btDbvt, Box2D) applied to the
  * sweep: with every box moving steadily, one sweep in about k + 1 updates;
  * boxes at rest are not grown and never leave. The answer never depends on
@@ -1265,6 +1273,78 @@ static prox_result filter_candidates(sweep* s, const bp_state* state, bp_pair_li
     return PROX_OK;
 }
 
+/* An added box is at rest (its grown box is its box) and has no candidates
+ * yet. A few adds between sweeps (an object spawned now and then, in a
+ * world whose other boxes stay inside their grown boxes) need not send the
+ * next update through a sweep of every box: each added box's candidates
+ * are the live boxes whose grown boxes its grown box meets, found by a pass
+ * over the grown boxes (a handful of float compares a box, where a sweep
+ * spends a hundred cycles a box) and merged into the sorted candidates.
+ * Past ADDED_MAX adds the sweep is cheaper, and runs as before.
+ *
+ * A pair of two added boxes is found from the higher id's pass only. An
+ * added box can reuse the id of a box removed since the last sweep, whose
+ * candidates are still listed: a pair found that is listed already stays
+ * once (the filter tests it on the exact boxes, as every candidate; a
+ * listed pair of the old box that the new one does not meet is tested and
+ * dropped there too). */
+static bool pair_before(prox_pair p, prox_pair q) { return p.a < q.a || (p.a == q.a && p.b < q.b); }
+
+/// Whether the sorted list holds the pair.
+static bool listed(const bp_pair_list* list, prox_pair p) {
+    size_t lo = 0, hi = list->count;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (pair_before(list->items[mid], p)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < list->count && list->items[lo].a == p.a && list->items[lo].b == p.b;
+}
+
+/// Closed: touching counts. (Bitwise, not short-circuit: six compares and no
+/// branch per box, which the compiler turns into vector code.)
+static inline bool grown_meet(const float_box* a, const float_box* b) {
+    return (a->min_x <= b->max_x) & (b->min_x <= a->max_x) & (a->min_y <= b->max_y) & (b->min_y <= a->max_y) &
+           (a->min_z <= b->max_z) & (b->min_z <= a->max_z);
+}
+
+/// The candidates of the boxes added since the last update, merged into
+/// the sorted candidates. False when out of memory (the candidates are then
+/// as they were, the adds still pending).
+static bool add_candidates(sweep* s, const bp_state* state) {
+    const prox_allocator* allocator = state->allocator;
+    bp_pair_list* found = &s->found;
+    found->count = 0;
+    for (uint32_t k = 0; k < s->added_count; k++) {
+        const uint32_t a = s->added[k];
+        if (!state->live[a]) continue; // added and removed again
+        const float_box box = s->grown[a];
+        for (uint32_t x = 0; x < state->id_limit; x++) {
+            if (!grown_meet(&box, &s->grown[x]) || x == a || !state->live[x]) continue;
+            bool later_added = false; // (then the pair is found from x's pass)
+            for (uint32_t j = 0; j < s->added_count; j++) later_added |= s->added[j] == x && x > a;
+            const prox_pair p = a < x ? (prox_pair){a, x} : (prox_pair){x, a};
+            if (later_added || listed(&s->candidates, p)) continue;
+            if (!bp_pair_list_push(found, p.a, p.b, allocator)) return false;
+        }
+    }
+    if (found->count == 0) return true;
+    if (!prox_pair_sort(found, state->id_limit, &s->scratch, allocator)) return false;
+    bp_pair_list* merged = &s->sorting;
+    merged->count = 0;
+    if (!bp_pair_list_reserve(merged, s->candidates.count + found->count, allocator)) return false;
+    size_t i = 0, j = 0;
+    const prox_pair *old = s->candidates.items, *fresh = found->items;
+    while (i < s->candidates.count || j < found->count) {
+        const bool take_fresh = i == s->candidates.count || (j < found->count && pair_before(fresh[j], old[i]));
+        merged->items[merged->count++] = take_fresh ? fresh[j++] : old[i++];
+    }
+    const bp_pair_list swap = s->candidates;
+    s->candidates = *merged;
+    *merged = swap;
+    return true;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The kind                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -1294,6 +1374,7 @@ static void sweep_destroy(void* impl, const prox_allocator* allocator) {
     }
     bp_pair_list_free(&s->candidates, allocator);
     bp_pair_list_free(&s->sorting, allocator);
+    bp_pair_list_free(&s->found, allocator);
     prox_free(allocator, s->counts, s->count_capacity * sizeof *s->counts);
     pair_sort_scratch_free(&s->scratch, allocator);
     prox_free(allocator, s, sizeof *s);
@@ -1309,7 +1390,9 @@ static prox_result sweep_add(void* impl, const bp_state* state, uint32_t id) {
     if (s->lookahead) {
         s->grown[id] = s->boxes[id]; // (at rest until it moves)
         s->grown_by[id] = (growth){0, 0, 0};
-        s->candidates_valid = false;
+        // a few adds find their candidates at the update; more sweep again
+        if (s->candidates_valid && s->added_count < ADDED_MAX) s->added[s->added_count++] = id;
+        else s->candidates_valid = false;
     }
     return PROX_OK;
 }
@@ -1463,6 +1546,10 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
         s->swept = s->boxes, s->exact = true;
         return sweep_all(s, state, parallel, out->pairs);
     }
+    // Adds while the candidates stood: theirs are found now, or (out of
+    // memory) the update sweeps.
+    if (s->candidates_valid && s->added_count && !add_candidates(s, state)) s->candidates_valid = false;
+    s->added_count = 0;
     // When boxes leave their grown boxes at every update (a few fast
     // objects whose growth is capped at a cell, teleports), the candidates
     // are pure cost: each update would sweep grown boxes and then filter.

@@ -362,6 +362,85 @@ PROX_TEST(broadphase, sweep_candidates_match_brute_force_and_serve) {
     CHECK(st.candidate_updates > 0);
 }
 
+/* Boxes at rest, a few added and removed at every update: the sweep kind
+ * finds an added box's candidates by itself (add_candidates) instead of
+ * sweeping again, also when the added box takes the id of a removed one
+ * whose candidates are still listed, when two added boxes overlap each
+ * other, when an added box moves within its box or is removed before the
+ * update; more adds than it takes at once make it sweep. Every update
+ * against brute force; the sweeps counted. */
+PROX_TEST(broadphase, sweep_adds_find_candidates_without_a_sweep) {
+    for (int threads = 1; threads <= 2; threads++) {
+        prox_broadphase_def def = prox_default_broadphase_def();
+        def.threads = threads;
+        prox_broadphase* bp = NULL;
+        REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
+        static scene s;
+        memset(&s, 0, sizeof s);
+        s.rng = prox_rng_seed(99 + (uint64_t)threads);
+        s.world = 12.0;
+        checker c = checker_make((size_t)MAX_OBJECTS * 64);
+        // (two threads only above PARALLEL_MIN_BOXES: fewer frames there, for
+        // the brute force's sake)
+        const int objects = threads == 1 ? 400 : 4500, frames = threads == 1 ? 40 : 8;
+        for (int i = 0; i < objects; i++) scene_add(&s, bp, random_box(&s));
+        prox_box last_removed = random_box(&s);
+        int reused = 0, pending_pairs = 0;
+        for (int frame = 0; frame < frames && !prox_test_current_failures; frame++) {
+            const int removes = (int)(prox_rng_next(&s.rng) % 3);
+            for (int k = 0; k < removes && frame > 0; k++) {
+                const uint32_t id = (uint32_t)(prox_rng_next(&s.rng) % s.limit);
+                if (!s.live[id]) continue;
+                CHECK(prox_broadphase_remove(bp, id) == PROX_OK);
+                s.live[id] = false;
+                last_removed = s.boxes[id];
+            }
+            // the middle frame adds more than the kind takes at once (it sweeps)
+            const int adds = frame == 0 ? 0 : frame == frames / 2 ? 12 : 1 + (int)(prox_rng_next(&s.rng) % 4);
+            uint32_t first_added = UINT32_MAX;
+            for (int k = 0; k < adds; k++) {
+                // where a removed box was (its pairs are listed), on top of the
+                // box added just before, or anywhere
+                const uint64_t where = prox_rng_next(&s.rng) % 3;
+                prox_box box = where == 0 ? last_removed : random_box(&s);
+                if (where == 1 && first_added != UINT32_MAX) {
+                    box = s.boxes[first_added];
+                    pending_pairs++;
+                }
+                const uint32_t limit = s.limit;
+                scene_add(&s, bp, box);
+                uint32_t id = 0;
+                for (uint32_t i = 0; i < s.limit; i++)
+                    if (s.live[i] && memcmp(&s.boxes[i], &box, sizeof box) == 0) id = i;
+                reused += id < limit;
+                if (first_added == UINT32_MAX) first_added = id;
+                const uint64_t then = prox_rng_next(&s.rng) % 10;
+                if (then == 0) { // shrinks within its box before any update
+                    prox_box inner = box;
+                    if (isfinite(inner.min.x) && isfinite(inner.max.x)) inner.min.x += 0.25 * (box.max.x - box.min.x);
+                    s.boxes[id] = inner;
+                    CHECK(prox_broadphase_move(bp, id, &inner) == PROX_OK);
+                } else if (then == 1 && id != first_added) { // removed before any update
+                    CHECK(prox_broadphase_remove(bp, id) == PROX_OK);
+                    s.live[id] = false;
+                }
+            }
+            prox_pair_events ev;
+            REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+            check_events(&c, &s, &ev, threads == 1 ? "sweep adds x1" : "sweep adds x2", frame);
+        }
+        const prox_broadphase_stats st = prox_broadphase_get_stats(bp);
+        // the first update sweeps, the middle one too; the adds of the others do not
+        CHECK_MSG(st.sweeps == 2 && st.candidate_updates == (uint64_t)frames - 2,
+                  "%d threads: %llu sweeps, %llu candidate updates", threads, (unsigned long long)st.sweeps,
+                  (unsigned long long)st.candidate_updates);
+        CHECK_MSG(reused > frames / 8 && pending_pairs > frames / 8, "%d reused ids, %d added pairs", reused,
+                  pending_pairs);
+        checker_free(&c);
+        prox_broadphase_destroy(bp);
+    }
+}
+
 /* Review found a grown box that did not hold its box: a box near the top of
  * the float range that widened past its grown box summed its bounds to
  * infinity and got a negative growth, and the pair it then made was lost.

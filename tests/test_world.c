@@ -707,8 +707,8 @@ PROX_TEST(world, convex_boxes_hold_their_shapes) {
             for (int i = 0; i < POINTS; i++) {
                 const prox_vec3 p = points[shape][i];
                 const double* row = def.pose.basis.m[k];
-                const long double q = (long double)row[0] * p.x + (long double)row[1] * p.y + (long double)row[2] * p.z +
-                                      prox_vec3_get(def.pose.origin, k);
+                const long double q = (long double)row[0] * p.x + (long double)row[1] * p.y +
+                                      (long double)row[2] * p.z + prox_vec3_get(def.pose.origin, k);
                 low = q < low ? q : low;
                 high = q > high ? q : high;
                 const long double t = fabsl((long double)row[0] * p.x) + fabsl((long double)row[1] * p.y) +
@@ -716,8 +716,9 @@ PROX_TEST(world, convex_boxes_hold_their_shapes) {
                 terms = t > terms ? t : terms;
             }
             const double r = def.shape.convex.radius;
-            CHECK_MSG(lo[k] <= low - r && high + r <= hi[k], "shape %d axis %d: box [%.17g, %.17g] misses [%.17Lg, %.17Lg]",
-                      shape, k, lo[k], hi[k], low - r, high + r);
+            CHECK_MSG(lo[k] <= low - r && high + r <= hi[k],
+                      "shape %d axis %d: box [%.17g, %.17g] misses [%.17Lg, %.17Lg]", shape, k, lo[k], hi[k], low - r,
+                      high + r);
             const long double loose = 0x1p-30L * (terms + fabs(prox_vec3_get(def.pose.origin, k)) + r) + 1e-300L;
             CHECK_MSG(low - r - lo[k] <= loose && hi[k] - (high + r) <= loose, "shape %d axis %d: box too loose",
                       shape, k);

@@ -80,8 +80,10 @@ typedef struct prox_broadphase_def {
     /// sweep (per axis; at most a grid cell, about four mean box sizes;
     /// never less than 15/16 of the last growth) and keeps the
     /// overlapping pairs of grown boxes as candidates; the next updates only
-    /// test those, until a box leaves its grown box or an object is added,
-    /// and the update after that sweeps again. With steady motion that is one
+    /// test those, until a box leaves its grown box or more than 8 objects
+    /// are added between two updates, and the update after that sweeps
+    /// again (fewer adds find their own candidates, by a pass over the
+    /// grown boxes). With steady motion that is one
     /// sweep every k + 1 updates; boxes at rest are not grown. The pairs are
     /// the same for every k, only the time differs: an update that sweeps
     /// costs more than with k = 0 (bigger boxes, the candidates sorted and
