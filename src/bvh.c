@@ -192,6 +192,7 @@ prox_result prox_bvh_refit(prox_bvh* bvh, const prox_vec3* vertices, int vertex_
     prox_result r = check_new_vertices(bvh, vertices, vertex_count);
     if (r != PROX_OK) return r;
     memcpy(bvh->vertices, vertices, (size_t)vertex_count * sizeof(prox_vec3));
+    bvh->generation++;
     prox_bvh_refit_boxes(bvh);
     prox_bvh_refit_volumes(bvh);
     return PROX_OK;
@@ -201,6 +202,7 @@ prox_result prox_bvh_rebuild(prox_bvh* bvh, const prox_vec3* vertices, int verte
     prox_result r = check_new_vertices(bvh, vertices, vertex_count);
     if (r != PROX_OK) return r;
     memcpy(bvh->vertices, vertices, (size_t)vertex_count * sizeof(prox_vec3));
+    bvh->generation++;
     r = prox_bvh_build_tree(bvh);
     if (r != PROX_OK) { /* keep the old tree, fitted to the new vertices */
         prox_bvh_refit_boxes(bvh);

@@ -112,6 +112,9 @@ struct prox_bvh {
     int32_t* slot_triangle;  /* original triangle index of each slot */
     uint32_t* mesh_indices;  /* the original index order, for prox_bvh_mesh */
     int triangle_count;
+    /* Bumped by every refit and rebuild: what a world measured of the
+     * vertices before (its bounding ball) is stale when it differs. */
+    uint64_t generation;
 };
 
 /* A float at or below x, without a branch or a rounding-mode change (the

@@ -85,6 +85,7 @@ static void fit_ball(world_object* o) {
     if (o->shape.kind == PROX_SHAPE_MESH) {
         prox_mesh mesh = prox_bvh_mesh(o->shape.mesh);
         points = mesh.vertices, count = mesh.vertex_count;
+        o->ball_generation = o->shape.mesh->generation;
     } else {
         points = o->shape.convex.points, count = o->shape.convex.count, extra = o->shape.convex.radius;
     }
@@ -151,7 +152,7 @@ static void convex_extent(const prox_convex* c, const prox_transform* x, double 
         const double ax = fabs(px), ay = fabs(py), az = fabs(pz);
         reach_x = ax > reach_x ? ax : reach_x, reach_y = ay > reach_y ? ay : reach_y;
         reach_z = az > reach_z ? az : reach_z;
-        bad |= !(ax + ay + az <= DBL_MAX); // NaN or infinite
+        bad |= !((ax <= DBL_MAX) & (ay <= DBL_MAX) & (az <= DBL_MAX)); // NaN or infinite
     }
     const double low[3] = {low0, low1, low2}, high[3] = {high0, high1, high2};
     for (int k = 0; k < 3; k++) {
@@ -163,10 +164,31 @@ static void convex_extent(const prox_convex* c, const prox_transform* x, double 
     }
 }
 
+/// A billionth of the box's reach from the object's origin, on every side:
+/// the convex queries call shapes within PROX_CONVEX_TOLERANCE (1e-12) of
+/// their pair's scene touching (convex.h), a scene that spans both shapes
+/// from one origin, so two boxes apart by less than that could hold a
+/// touching pair (two boxes 2e6 long, 1e-7 apart, were not reported; the
+/// balls' test, balls_apart, keeps the same billionth). Infinite sides stay.
+static void widen_for_touching(const prox_transform* pose, double lo[3], double hi[3]) {
+    double reach = 0;
+    for (int k = 0; k < 3; k++) {
+        const double o = prox_vec3_get(pose->origin, k), below = fabs(lo[k] - o), above = fabs(hi[k] - o);
+        if (below < INFINITY) reach = prox_fmax(reach, below);
+        if (above < INFINITY) reach = prox_fmax(reach, above);
+    }
+    const double widen = 1e-9 * reach;
+    for (int k = 0; k < 3; k++) {
+        lo[k] -= widen;
+        hi[k] += widen;
+    }
+}
+
 /// A box that holds the placed shape (conservatively: a little larger). A
 /// mesh's is the tighter, axis by axis, of its hierarchy's root box placed
 /// and the extent of its placed ball: round objects turned off their axes
-/// get boxes about a third smaller than from the root box alone.
+/// get boxes about a third smaller than from the root box alone. Both are
+/// widened for the convex queries' touching tolerance.
 static prox_box world_box(const world_object* o) {
     prox_box box;
     double lo[3], hi[3];
@@ -183,6 +205,7 @@ static prox_box world_box(const world_object* o) {
     } else {
         convex_extent(&o->shape.convex, &o->pose, lo, hi);
     }
+    widen_for_touching(&o->pose, lo, hi);
     box.min = (prox_vec3){lo[0], lo[1], lo[2]};
     box.max = (prox_vec3){hi[0], hi[1], hi[2]};
     return box;
@@ -291,15 +314,18 @@ static const world_object* mesh_user(const prox_world* world, const prox_bvh* me
 }
 
 /// The object a valid definition makes, and its world box. A mesh's ball
-/// is the sharer's when one is given (objects sharing a hierarchy have the
-/// same ball, kept so by prox_world_refit), else measured over its vertices.
+/// is the sharer's when one is given and still current (objects sharing a
+/// hierarchy have the same ball, kept so by prox_world_refit; a refit in
+/// another world, or by prox_bvh_refit, makes it stale), else measured over
+/// its vertices.
 static world_object object_of(const prox_object_def* def, const world_object* sharer, prox_box* out_box) {
     world_object o = {.shape = def->shape, .pose = def->pose, .group = def->group, .mask = def->mask,
                       .self_collision = def->self_collision && def->shape.kind == PROX_SHAPE_MESH, .live = true,
                       .speed = def->speed, .max_acceleration = def->max_acceleration, .user_data = def->user_data};
-    if (sharer) {
+    if (sharer && sharer->ball_generation == def->shape.mesh->generation) {
         o.ball_center = sharer->ball_center;
         o.ball_radius = sharer->ball_radius;
+        o.ball_generation = sharer->ball_generation;
     } else {
         fit_ball(&o);
     }
@@ -523,6 +549,7 @@ prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3
         world_object* o = &world->objects[id];
         o->ball_center = first->ball_center;
         o->ball_radius = first->ball_radius;
+        o->ball_generation = first->ball_generation;
         mark_dirty(world, id);
         id = o->share_next;
     } while (id != object);
@@ -822,8 +849,12 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
     uint32_t next_self = 0;
     for (size_t i = 0; i <= events.pair_count; i++) {
         uint32_t a = i < events.pair_count ? events.pairs[i].a : UINT32_MAX;
-        for (; next_self < world->self_count && world->self_ids[next_self] <= a; next_self++)
-            add_candidate(world, world->self_ids[next_self], world->self_ids[next_self]);
+        for (; next_self < world->self_count && world->self_ids[next_self] <= a; next_self++) {
+            const uint32_t self = world->self_ids[next_self];
+            // prox_world_set_pair_enabled(self, self, false) turns its self tests off
+            if (!world->disabled.count || !pair_map_find(&world->disabled, pair_map_key(self, self)))
+                add_candidate(world, self, self);
+        }
         if (i == events.pair_count) break;
         uint32_t b = events.pairs[i].b;
         if (!filters_pass(world, a, b)) {

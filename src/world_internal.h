@@ -14,6 +14,7 @@ typedef struct world_object {
     prox_transform pose;
     prox_vec3 ball_center; ///< a ball holding the shape, in its own frame (radius included for convex shapes)
     double ball_radius;
+    uint64_t ball_generation; ///< mesh: the hierarchy's generation the ball was measured at
     prox_vec3 world_center; ///< that ball placed (an ellipsoid under scale, bounded by this ball)
     double world_radius;
     uint32_t group, mask;

@@ -672,7 +672,8 @@ PROX_TEST(world, convex_boxes_hold_their_shapes) {
     // placed point and the radius around it, the placement computed in long
     // double: also where B p cancels (points near (1e8, 1e8, 0) turned by
     // about 45 degrees, whose x' = c x - s y is tiny beside its terms) and
-    // under nonuniform scale; and it is tight (within 2^-30 of the terms).
+    // under nonuniform scale; and it is tight (within 2^-30 of the terms,
+    // besides the billionth of its reach it is widened by for touching).
     prox_rng rng = prox_rng_seed(777);
     prox_world_def wdef = prox_default_world_def();
     prox_world* world;
@@ -702,6 +703,11 @@ PROX_TEST(world, convex_boxes_hold_their_shapes) {
         prox_box box;
         REQUIRE(prox_world_box(world, id, &box));
         const double lo[3] = {box.min.x, box.min.y, box.min.z}, hi[3] = {box.max.x, box.max.y, box.max.z};
+        double reach = 0; // of the box from the origin: it is widened by a billionth of that on every side
+        for (int k = 0; k < 3; k++) {
+            const double o = prox_vec3_get(def.pose.origin, k);
+            reach = fmax(reach, fmax(fabs(lo[k] - o), fabs(hi[k] - o)));
+        }
         for (int k = 0; k < 3; k++) {
             long double low = INFINITY, high = -INFINITY, terms = 0;
             for (int i = 0; i < POINTS; i++) {
@@ -719,7 +725,8 @@ PROX_TEST(world, convex_boxes_hold_their_shapes) {
             CHECK_MSG(lo[k] <= low - r && high + r <= hi[k],
                       "shape %d axis %d: box [%.17g, %.17g] misses [%.17Lg, %.17Lg]", shape, k, lo[k], hi[k], low - r,
                       high + r);
-            const long double loose = 0x1p-30L * (terms + fabs(prox_vec3_get(def.pose.origin, k)) + r) + 1e-300L;
+            const long double loose =
+                0x1p-30L * (terms + fabs(prox_vec3_get(def.pose.origin, k)) + r) + 1.01e-9L * reach + 1e-300L;
             CHECK_MSG(low - r - lo[k] <= loose && hi[k] - (high + r) <= loose, "shape %d axis %d: box too loose",
                       shape, k);
             checked++;
@@ -727,4 +734,119 @@ PROX_TEST(world, convex_boxes_hold_their_shapes) {
     }
     CHECK(checked == 64 * 3);
     prox_world_destroy(world);
+}
+
+static bool count_pairs(const prox_world_pair* pair, void* context) {
+    (void)pair;
+    ++*(int*)context;
+    return true;
+}
+
+PROX_TEST(world, reviewed_upkeep_cases) {
+    // Cases a review of the upkeep change found (each failed before its fix).
+    prox_world_def wdef = prox_default_world_def();
+    // 1. A hierarchy in two worlds, grown by a refit through the first: an
+    // object the second adds afterwards measures the grown ball (it took
+    // the stale one of the second world's earlier user), and touches a ball
+    // at the grown mesh's side.
+    {
+        prox_mesh_data cube;
+        REQUIRE(prox_mesh_box((prox_vec3){1, 1, 1}, &cube) == PROX_OK);
+        prox_mesh view = prox_mesh_data_view(&cube);
+        prox_bvh_def bdef = prox_default_bvh_def();
+        prox_bvh* bvh;
+        REQUIRE(prox_bvh_create(&bdef, &view, &bvh, NULL, 0) == PROX_OK);
+        prox_world *a, *b;
+        REQUIRE(prox_world_create(&wdef, &a) == PROX_OK);
+        REQUIRE(prox_world_create(&wdef, &b) == PROX_OK);
+        prox_object_def def = prox_default_object_def();
+        def.shape = prox_shape_mesh(bvh);
+        uint32_t in_a, old_b, new_b, ball;
+        REQUIRE(prox_world_add(a, &def, &in_a) == PROX_OK);
+        def.pose.origin = (prox_vec3){0, 50, 0};
+        REQUIRE(prox_world_add(b, &def, &old_b) == PROX_OK);
+        prox_vec3 grown[8];
+        for (int i = 0; i < 8; i++) grown[i] = prox_vec3_scale(cube.vertices[i], 5);
+        REQUIRE(prox_world_refit(a, in_a, grown, 8) == PROX_OK);
+        def.pose.origin = (prox_vec3){0, 0, 0};
+        REQUIRE(prox_world_add(b, &def, &new_b) == PROX_OK);
+        prox_box box;
+        REQUIRE(prox_world_box(b, new_b, &box));
+        CHECK_MSG(box.max.x >= 5 && box.min.x <= -5, "box x [%g, %g] of a mesh spanning [-5, 5]", box.min.x,
+                  box.max.x);
+        const prox_vec3 center = {5.4, 0, 0};
+        def.shape = prox_shape_convex(prox_convex_sphere(&center, 0.5));
+        REQUIRE(prox_world_add(b, &def, &ball) == PROX_OK);
+        int pairs = 0;
+        REQUIRE(prox_world_step(b, 0, count_pairs, &pairs, NULL) == PROX_OK);
+        CHECK_MSG(pairs == 1, "%d pairs: the grown mesh and the ball touch", pairs);
+        prox_world_destroy(a);
+        prox_world_destroy(b);
+        prox_bvh_destroy(bvh);
+        prox_mesh_data_free(&cube);
+    }
+    // 2. A convex shape with finite points whose coordinates sum past the
+    // largest double: taken (it was refused as not finite).
+    {
+        prox_world* w;
+        REQUIRE(prox_world_create(&wdef, &w) == PROX_OK);
+        const prox_vec3 ends[2] = {{0, 0, 0}, {9e307, 9e307, 0}};
+        prox_object_def def = prox_default_object_def();
+        def.shape = prox_shape_convex(prox_convex_capsule(ends, 0));
+        uint32_t id;
+        CHECK(prox_object_def_validate(&def, NULL, 0) == PROX_OK);
+        CHECK(prox_world_add(w, &def, &id) == PROX_OK);
+        prox_world_destroy(w);
+    }
+    // 3. Two boxes 2e6 long, 1e-7 apart: the convex query calls them
+    // touching (within 1e-12 of their scene) and so must the world (their
+    // exact boxes, 1e-7 apart, kept the pair from the narrow phase).
+    {
+        prox_world* w;
+        REQUIRE(prox_world_create(&wdef, &w) == PROX_OK);
+        prox_vec3 ca[8], cb[8];
+        const prox_convex a = prox_convex_box((prox_vec3){1, 1e6, 1}, ca);
+        const prox_convex b = prox_convex_box((prox_vec3){1, 1e6, 1}, cb);
+        prox_transform xa = prox_transform_identity(), xb = prox_transform_identity();
+        xb.origin.x = 2 + 1e-7;
+        REQUIRE(prox_convex_overlap(&a, &xa, &b, &xb, NULL, NULL));
+        prox_object_def def = prox_default_object_def();
+        uint32_t ia, ib;
+        def.shape = prox_shape_convex(a);
+        REQUIRE(prox_world_add(w, &def, &ia) == PROX_OK);
+        def.shape = prox_shape_convex(b);
+        def.pose = xb;
+        REQUIRE(prox_world_add(w, &def, &ib) == PROX_OK);
+        int pairs = 0;
+        REQUIRE(prox_world_step(w, 0, count_pairs, &pairs, NULL) == PROX_OK);
+        CHECK_MSG(pairs == 1, "%d pairs for two boxes the convex query calls touching", pairs);
+        prox_world_destroy(w);
+    }
+    // 4. prox_world_set_pair_enabled(a, a, false) turns a's self tests off
+    // (two crossing triangles that share no vertex), and true on again.
+    {
+        const prox_vec3 v[6] = {{-1, -1, 0}, {1, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}, {0, 2, 0}};
+        const uint32_t idx[6] = {0, 1, 2, 3, 4, 5};
+        const prox_mesh m = {v, 6, idx, 2};
+        prox_bvh_def bdef = prox_default_bvh_def();
+        prox_bvh* bvh;
+        REQUIRE(prox_bvh_create(&bdef, &m, &bvh, NULL, 0) == PROX_OK);
+        prox_world* w;
+        REQUIRE(prox_world_create(&wdef, &w) == PROX_OK);
+        prox_object_def def = prox_default_object_def();
+        def.shape = prox_shape_mesh(bvh);
+        def.self_collision = true;
+        uint32_t id;
+        REQUIRE(prox_world_add(w, &def, &id) == PROX_OK);
+        int pairs[3] = {0, 0, 0};
+        REQUIRE(prox_world_step(w, 0, count_pairs, &pairs[0], NULL) == PROX_OK);
+        REQUIRE(prox_world_set_pair_enabled(w, id, id, false) == PROX_OK);
+        REQUIRE(prox_world_step(w, 1, count_pairs, &pairs[1], NULL) == PROX_OK);
+        REQUIRE(prox_world_set_pair_enabled(w, id, id, true) == PROX_OK);
+        REQUIRE(prox_world_step(w, 2, count_pairs, &pairs[2], NULL) == PROX_OK);
+        CHECK_MSG(pairs[0] == 1 && pairs[1] == 0 && pairs[2] == 1, "self pairs %d, disabled %d, enabled again %d",
+                  pairs[0], pairs[1], pairs[2]);
+        prox_world_destroy(w);
+        prox_bvh_destroy(bvh);
+    }
 }

@@ -12,10 +12,12 @@
  *
  * The world does not own shapes: hierarchies, convex shapes and their point
  * arrays stay the caller's and must outlive the objects that use them. A
- * hierarchy that objects use changes only through prox_world_refit (the
- * world keeps a bounding ball per hierarchy, measured when its first object
- * is added and at each refit; prox_bvh_refit behind its back leaves the
- * objects' boxes stale).
+ * hierarchy that objects use changes only through prox_world_refit, of
+ * every world that holds it: each world keeps a bounding ball per hierarchy
+ * for its objects' boxes, measured when the hierarchy's first object is
+ * added and at each of its own refits. (An object added after the hierarchy
+ * changed elsewhere measures it afresh, but the objects already there keep
+ * their boxes until their world's prox_world_refit.)
  *
  * Costs: adding an object whose hierarchy is already in the world costs the
  * same whatever the mesh (the first object of a hierarchy, and a convex
@@ -130,9 +132,10 @@ PROX_API prox_result prox_world_set_pose(prox_world* world, uint32_t object, con
 PROX_API prox_result prox_world_set_motion(prox_world* world, uint32_t object, double speed,
                                            double max_acceleration);
 PROX_API prox_result prox_world_set_filter(prox_world* world, uint32_t object, uint32_t group, uint32_t mask);
-/// Never test (enabled false) or test again (true) one pair of objects. The
-/// setting goes with the objects: removing either forgets it, and an object
-/// that later gets a removed object's id starts with every pair enabled.
+/// Never test (enabled false) or test again (true) one pair of objects; the
+/// pair (a, a) is a's self-collision tests. The setting goes with the
+/// objects: removing either forgets it, and an object that later gets a
+/// removed object's id starts with every pair enabled.
 PROX_API prox_result prox_world_set_pair_enabled(prox_world* world, uint32_t a, uint32_t b, bool enabled);
 /// A deforming mesh object: refits its hierarchy to the new vertex
 /// positions (same count and triangles, see prox_bvh_refit). Objects that
@@ -142,7 +145,9 @@ PROX_API prox_result prox_world_set_pair_enabled(prox_world* world, uint32_t a, 
 PROX_API prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3* vertices,
                                       int vertex_count);
 PROX_API uint64_t prox_world_user_data(const prox_world* world, uint32_t object);
-/// The object's world box (as the broad phase sees it); false when not live.
+/// The object's world box (as the broad phase sees it: the placed shape's
+/// extent, grown by a billionth of its reach from the object's origin, since
+/// the convex queries call shapes that close touching); false when not live.
 PROX_API bool prox_world_box(const prox_world* world, uint32_t object, prox_box* out_box);
 
 /// One colliding pair of objects (a < b, or a == b for self-collision).
