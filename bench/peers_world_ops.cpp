@@ -103,7 +103,7 @@ namespace {
 // One peer world; each library's holds the objects by number.
 struct World {
     virtual ~World() = default;
-    virtual bool add(const prox_transform* poses, const unsigned char* is_mesh, int count) = 0;
+    virtual bool add(int first, const prox_transform* poses, const unsigned char* is_mesh, int count) = 0;
     virtual bool step(world_ops_peer_found* out) = 0;
     virtual bool move(const int* ids, const prox_transform* poses, int count) = 0;
     virtual bool remove(const int* ids, int count) = 0;
@@ -144,7 +144,7 @@ struct BulletWorld : World {
 
     ~BulletWorld() override;
     bool create(const world_ops_peer_shapes& shapes, int capacity);
-    bool add(const prox_transform* poses, const unsigned char* is_mesh, int count) override;
+    bool add(int first, const prox_transform* poses, const unsigned char* is_mesh, int count) override;
     bool step(world_ops_peer_found* out) override;
     bool move(const int* ids, const prox_transform* poses, int count) override;
     bool remove(const int* ids, int count) override;
@@ -192,16 +192,17 @@ bool BulletWorld::create(const world_ops_peer_shapes& shapes, int capacity) {
     return true;
 }
 
-bool BulletWorld::add(const prox_transform* poses, const unsigned char* is_mesh, int count) {
-    if (count < 0 || static_cast<size_t>(count) > objects.size()) return false;
+bool BulletWorld::add(int first, const prox_transform* poses, const unsigned char* is_mesh, int count) {
+    if (first < 0 || count < 0 || static_cast<size_t>(first) + static_cast<size_t>(count) > objects.size())
+        return false;
     for (int i = 0; i < count; ++i) {
         std::unique_ptr<btCollisionObject> o(new btCollisionObject);
         o->setCollisionShape(is_mesh[i] ? static_cast<btCollisionShape*>(mesh.get()) : box.get());
         o->setWorldTransform(to_bullet(&poses[i]));
-        o->setUserIndex(i);
+        o->setUserIndex(first + i);
         world->addCollisionObject(o.get());
         if (resting) awake.push_back(o.get()); // awake until the first step has tested its pairs
-        objects[static_cast<size_t>(i)] = std::move(o);
+        objects[static_cast<size_t>(first + i)] = std::move(o);
     }
     return true;
 }
@@ -290,7 +291,7 @@ struct FclWorld : World {
     std::unique_ptr<fcl::DynamicAABBTreeCollisionManager<double>> manager;
 
     bool create(const world_ops_peer_shapes& shapes, int capacity);
-    bool add(const prox_transform* poses, const unsigned char* is_mesh, int count) override;
+    bool add(int first, const prox_transform* poses, const unsigned char* is_mesh, int count) override;
     bool step(world_ops_peer_found* out) override;
     bool move(const int* ids, const prox_transform* poses, int count) override;
     bool remove(const int* ids, int count) override;
@@ -306,13 +307,14 @@ bool FclWorld::create(const world_ops_peer_shapes& shapes, int capacity) {
     return true;
 }
 
-bool FclWorld::add(const prox_transform* poses, const unsigned char* is_mesh, int count) {
-    if (count < 0 || static_cast<size_t>(count) > objects.size()) return false;
+bool FclWorld::add(int first, const prox_transform* poses, const unsigned char* is_mesh, int count) {
+    if (first < 0 || count < 0 || static_cast<size_t>(first) + static_cast<size_t>(count) > objects.size())
+        return false;
     for (int i = 0; i < count; ++i) {
         std::unique_ptr<FclObject> o(new FclObject(is_mesh[i] ? mesh : box, to_fcl(poses[i])));
-        o->setUserData(reinterpret_cast<void*>(static_cast<uintptr_t>(i)));
+        o->setUserData(reinterpret_cast<void*>(static_cast<uintptr_t>(first + i)));
         manager->registerObject(o.get());
-        objects[static_cast<size_t>(i)] = std::move(o);
+        objects[static_cast<size_t>(first + i)] = std::move(o);
     }
     return true;
 }
@@ -425,10 +427,10 @@ void* world_ops_peer_create(int peer, const world_ops_peer_shapes* shapes, int c
     }
 }
 
-bool world_ops_peer_add(void* world, const prox_transform* poses, const unsigned char* is_mesh, int count) {
+bool world_ops_peer_add(void* world, int first, const prox_transform* poses, const unsigned char* is_mesh, int count) {
     if (!world || (count > 0 && (!poses || !is_mesh))) return false;
     try {
-        return static_cast<World*>(world)->add(poses, is_mesh, count);
+        return static_cast<World*>(world)->add(first, poses, is_mesh, count);
     } catch (...) {
         return false;
     }

@@ -50,9 +50,10 @@ const char* world_ops_peer_notes(int peer);
 /// An empty world of variant `peer` for up to `capacity` objects, with its two
 /// shapes built (not timed by the benchmark). NULL on failure.
 void* world_ops_peer_create(int peer, const world_ops_peer_shapes* shapes, int capacity);
-/// Adds objects 0 .. count-1: object i is the mesh when is_mesh[i], else the
-/// box, placed by poses[i] (a rotation and a translation). false on failure.
-bool world_ops_peer_add(void* world, const prox_transform* poses, const unsigned char* is_mesh, int count);
+/// Adds objects first .. first + count - 1 (below the capacity): object
+/// first + i is the mesh when is_mesh[i], else the box, placed by poses[i] (a
+/// rotation and a translation). false on failure.
+bool world_ops_peer_add(void* world, int first, const prox_transform* poses, const unsigned char* is_mesh, int count);
 /// Finds every colliding pair now. out->pairs stays valid until the next call
 /// on this world. false on failure.
 bool world_ops_peer_step(void* world, world_ops_peer_found* out);
@@ -71,9 +72,9 @@ static inline void* world_ops_peer_create(int peer, const world_ops_peer_shapes*
     (void)peer, (void)shapes, (void)capacity;
     return NULL;
 }
-static inline bool world_ops_peer_add(void* world, const prox_transform* poses, const unsigned char* is_mesh,
-                                      int count) {
-    (void)world, (void)poses, (void)is_mesh, (void)count;
+static inline bool world_ops_peer_add(void* world, int first, const prox_transform* poses,
+                                      const unsigned char* is_mesh, int count) {
+    (void)world, (void)first, (void)poses, (void)is_mesh, (void)count;
     return false;
 }
 static inline bool world_ops_peer_step(void* world, world_ops_peer_found* out) {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* world_ops: what keeping a world up to date costs as it grows. Adding
  * objects, the first step, a step where nothing moved, a step after a few
- * objects moved, removing objects and (proxima only) refitting a shared mesh,
- * timed at growing object counts for proxima's prox_world and, on the same
- * scene, Bullet's btCollisionWorld and FCL's DynamicAABBTreeCollisionManager.
+ * objects moved, removing objects, spawning one and stepping, and (proxima
+ * only) refitting a shared mesh, timed at growing object counts for
+ * proxima's prox_world and, on the same scene, Bullet's btCollisionWorld and
+ * FCL's DynamicAABBTreeCollisionManager.
  * bench/world.c times the frames of a moving scene; this program times the
  * upkeep around them, where a cost that grows with the objects untouched
  * shows.
@@ -79,6 +80,10 @@
  *                 the 5 (set the poses + step).
  *   remove:       1% of the objects (fixed pseudo-random, from --seed), per
  *                 object; then a step, timed apart.
+ *   spawn:        one more box added (at the centre of a grid cell, between
+ *                 the objects: on the sparse grid it touches nothing), then a
+ *                 step, timed together; 20 times, the median (a world where
+ *                 objects come and go now and then: a projectile, a part).
  *   refit:        proxima only (neither peer has an equivalent: a Bullet or
  *                 FCL shape shared by many objects cannot be refitted through
  *                 the world): prox_world_refit of the lowest-numbered torus
@@ -124,10 +129,11 @@
 #include "experiment.h"
 #include "peers_world_ops.h"
 
-enum { MAX_SIZES = 16, MAX_VARIANTS = 8, REPS = 5, MOVED = 100, MAX_PRINTED = 5 };
+enum { MAX_SIZES = 16, MAX_VARIANTS = 8, REPS = 5, MOVED = 100, MAX_PRINTED = 5, SPAWNS = 20 };
 
-/// The pair sets every variant keeps for the check: one per step.
-enum { CP_FIRST, CP_IDLE, CP_MOVED = CP_IDLE + REPS, CP_REMOVED = CP_MOVED + REPS, CP_COUNT };
+/// The pair sets every variant keeps for the check: one per step (of the
+/// spawns, the last).
+enum { CP_FIRST, CP_IDLE, CP_MOVED = CP_IDLE + REPS, CP_REMOVED = CP_MOVED + REPS, CP_SPAWNED, CP_COUNT };
 
 static const double torus_major = 1.0, torus_minor = 0.25, box_half = 0.4;
 
@@ -279,13 +285,28 @@ static void place_objects(scene* s, double spacing, uint64_t seed) {
     }
 }
 
+/// The spawned boxes, objects n .. n + SPAWNS - 1: at the centres of grid
+/// cells (between eight objects), drawn from their own stream.
+static void place_spawns(scene* s, double spacing, uint64_t seed) {
+    const double centre = 0.5 * (s->side - 1);
+    const int cells = s->side > 1 ? s->side - 1 : 1;
+    prox_rng rng = prox_rng_seed(seed ^ 0x3c6ef372fe94f82bull);
+    for (int k = 0; k < SPAWNS; ++k) {
+        double at[3];
+        for (int a = 0; a < 3; ++a) at[a] = spacing * ((double)(prox_rng_next(&rng) % (uint64_t)cells) + 0.5 - centre);
+        s->pose[s->n + k] = prox_transform_make(prox_quat_identity(), prox_vec3_make(1, 1, 1),
+                                                prox_vec3_make(at[0], at[1], at[2]));
+        s->is_mesh[s->n + k] = 0;
+    }
+}
+
 static bool scene_create(int n, double spacing, uint64_t seed, scene* s) {
     memset(s, 0, sizeof *s);
     s->n = n;
     s->moved_count = n < MOVED ? n : MOVED;
     s->removed_count = n / 100 > 0 ? n / 100 : 1;
-    s->pose = malloc(sizeof *s->pose * (size_t)n);
-    s->is_mesh = malloc((size_t)n);
+    s->pose = malloc(sizeof *s->pose * (size_t)(n + SPAWNS));
+    s->is_mesh = malloc((size_t)(n + SPAWNS));
     s->moved_pose = malloc(sizeof *s->moved_pose * REPS * MOVED);
     s->removed = malloc(sizeof *s->removed * (size_t)s->removed_count);
     unsigned char* taken = calloc((size_t)n, 1);
@@ -294,6 +315,7 @@ static bool scene_create(int n, double spacing, uint64_t seed, scene* s) {
         return false;
     }
     place_objects(s, spacing, seed);
+    place_spawns(s, spacing, seed);
     /* separate streams: the moved objects do not depend on how many are removed */
     prox_rng moved_rng = prox_rng_seed(seed ^ 0x6a09e667f3bcc909ull);
     pick_distinct(&moved_rng, n, s->moved_count, taken, s->moved);
@@ -377,7 +399,7 @@ typedef struct results {
     bool skipped;   ///< not run: its add would have taken longer than --max-seconds
     bool add_only;  ///< its add took longer than --max-seconds: nothing else run
     bool complete;  ///< every operation ran
-    double add, first, idle[REPS], moved[REPS], remove, remove_step;
+    double add, first, idle[REPS], moved[REPS], remove, remove_step, spawn[SPAWNS];
     double refit[REPS], refit_step[REPS]; ///< proxima only
     size_t box_pairs;                     ///< at the first step
     size_t pairs_first, pairs_moved, pairs_removed;
@@ -407,12 +429,12 @@ static bool variant_open(variant* v, const shapes* sh, int n) {
     v->time = 0;
     if (v->peer >= 0) {
         const world_ops_peer_shapes peer_shapes = {&sh->view, prox_vec3_make(box_half, box_half, box_half)};
-        v->peer_world = world_ops_peer_create(v->peer, &peer_shapes, n);
+        v->peer_world = world_ops_peer_create(v->peer, &peer_shapes, n + SPAWNS);
         return v->peer_world != NULL;
     }
     prox_world_def def = prox_default_world_def();
     def.contacts = false;
-    v->ids = malloc(sizeof *v->ids * (size_t)n);
+    v->ids = malloc(sizeof *v->ids * (size_t)(n + SPAWNS));
     return v->ids && prox_world_create(&def, &v->world) == PROX_OK;
 }
 
@@ -425,11 +447,12 @@ static void variant_close(variant* v) {
     v->ids = NULL;
 }
 
-static bool variant_add(variant* v, const shapes* sh, const scene* s) {
-    if (v->peer >= 0) return world_ops_peer_add(v->peer_world, s->pose, s->is_mesh, s->n);
+/// Objects first .. first + count - 1 of the scene into the world.
+static bool variant_add(variant* v, const shapes* sh, const scene* s, int first, int count) {
+    if (v->peer >= 0) return world_ops_peer_add(v->peer_world, first, &s->pose[first], &s->is_mesh[first], count);
     prox_object_def def = prox_default_object_def();
     const prox_shape torus = prox_shape_mesh(sh->bvh), box = prox_shape_convex(sh->box);
-    for (int i = 0; i < s->n; ++i) {
+    for (int i = first; i < first + count; ++i) {
         def.shape = s->is_mesh[i] ? torus : box;
         def.pose = s->pose[i];
         def.user_data = (uint64_t)i;
@@ -494,7 +517,7 @@ static bool refit_rounds(variant* v, const shapes* sh, const scene* s, results* 
             prox_world_refit(v->world, v->ids[s->refit_object], sh->torus.vertices, sh->torus.vertex_count);
         r->refit[rep] = experiment_now() - t0;
         if (fit != PROX_OK || !timed_step(v, -1, &r->refit_step[rep])) return false;
-        r->refit_mismatches += !same_pairs(&v->found, &v->checkpoint[CP_REMOVED]);
+        r->refit_mismatches += !same_pairs(&v->found, &v->checkpoint[CP_SPAWNED]);
     }
     return true;
 }
@@ -519,6 +542,12 @@ static bool run_steps(variant* v, const shapes* sh, const scene* s, results* r) 
     r->removed = s->removed_count;
     if (!removed || !timed_step(v, CP_REMOVED, &r->remove_step)) return false;
     r->pairs_removed = v->found.count;
+    for (int k = 0; k < SPAWNS; ++k) {
+        const double t1 = experiment_now();
+        const bool spawned = variant_add(v, sh, s, s->n + k, 1) && variant_step(v);
+        r->spawn[k] = experiment_now() - t1;
+        if (!spawned || !variant_settle(v, k == SPAWNS - 1 ? CP_SPAWNED : -1)) return false;
+    }
     return v->peer >= 0 || refit_rounds(v, sh, s, r);
 }
 
@@ -534,7 +563,7 @@ static bool run_variant(variant* v, const shapes* sh, const scene* s, double max
         return false;
     }
     const double t0 = experiment_now();
-    bool ok = variant_add(v, sh, s);
+    bool ok = variant_add(v, sh, s, 0, s->n);
     r->add = experiment_now() - t0;
     v->last_add = r->add;
     v->last_add_n = s->n;
@@ -553,7 +582,8 @@ static void checkpoint_name(int cp, char* out, size_t size) {
     if (cp == CP_FIRST) snprintf(out, size, "first step");
     else if (cp < CP_MOVED) snprintf(out, size, "idle step %d", cp - CP_IDLE + 1);
     else if (cp < CP_REMOVED) snprintf(out, size, "moved step %d", cp - CP_MOVED + 1);
-    else snprintf(out, size, "step after the removal");
+    else if (cp == CP_REMOVED) snprintf(out, size, "step after the removal");
+    else snprintf(out, size, "step after the last spawn");
 }
 
 /// Object i's pose at the step of checkpoint cp.
@@ -665,10 +695,11 @@ static double median_of(const double* values, int count) {
 }
 
 /// The figures of a row, in the table's order (the refits NAN for a peer).
-enum { ADD, FIRST, IDLE, MOVED_STEP, REMOVE, REMOVE_STEP, REFIT, REFIT_STEP, FIGURES };
+enum { ADD, FIRST, IDLE, MOVED_STEP, REMOVE, REMOVE_STEP, SPAWN_STEP, REFIT, REFIT_STEP, FIGURES };
 
-static const char* const figure_names[FIGURES] = {"add per object", "first step", "idle step",  "100 moved + step",
-                                                  "remove per object", "step after remove", "refit", "refit step"};
+static const char* const figure_names[FIGURES] = {
+    "add per object",    "first step",        "idle step",    "100 moved + step", "remove per object",
+    "step after remove", "spawn one + step", "refit",        "refit step"};
 
 static void figures_of(const results* r, bool proxima, int n, double out[FIGURES]) {
     out[ADD] = r->add / n;
@@ -677,6 +708,9 @@ static void figures_of(const results* r, bool proxima, int n, double out[FIGURES
     out[MOVED_STEP] = median_of(r->moved, REPS);
     out[REMOVE] = r->removed > 0 ? r->remove / r->removed : NAN;
     out[REMOVE_STEP] = r->remove_step;
+    double spawn[SPAWNS];
+    memcpy(spawn, r->spawn, sizeof spawn);
+    out[SPAWN_STEP] = experiment_median(spawn, SPAWNS);
     out[REFIT] = proxima ? median_of(r->refit, REPS) : NAN;
     out[REFIT_STEP] = proxima ? median_of(r->refit_step, REPS) : NAN;
 }
@@ -691,7 +725,7 @@ static void print_row(int n, const variant* v, const results* r) {
     if (r->skipped || r->add_only) {
         if (r->skipped) printf(" skipped (add predicted over --max-seconds) |");
         else printf(" %.3f (over --max-seconds: nothing else run) |", 1e6 * r->add / n);
-        printf(" | | | | | | | | |\n");
+        printf(" | | | | | | | | | |\n");
         return;
     }
     double f[FIGURES];
@@ -768,15 +802,17 @@ static void print_header(int argc, char** argv, const options* o, const shapes* 
 
 static void print_table(const options* o, const variant* vars, int count, results (*all)[MAX_VARIANTS]) {
     printf("\n| objects | variant | add us/object | first step ms | idle step ms | 100 moved + step ms | "
-           "remove us/object | step after remove ms | refit ms | refit step ms | box pairs | colliding pairs "
-           "(first / moved / after remove) |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+           "remove us/object | step after remove ms | spawn one + step ms | refit ms | refit step ms | box pairs | "
+           "colliding pairs (first / moved / after remove) |\n"
+           "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int s = 0; s < o->size_count; ++s)
         for (int v = 0; v < count; ++v) print_row(o->sizes[s], &vars[v], &all[s][v]);
-    printf("\nidle step, 100 moved + step, refit and refit step: medians of %d. remove: 1%% of the objects; refit: "
+    printf("\nidle step, 100 moved + step, refit and refit step: medians of %d; spawn one + step: of %d. remove: 1%% "
+           "of the objects; refit: "
            "prox_world_refit of one torus object (the shared hierarchy, every torus object marked changed); neither "
            "peer has one. box pairs: at the first step, the pairs proxima's broad phase found, Bullet's pair cache "
            "holds, FCL's manager handed its callback.\n\n",
-           REPS);
+           REPS, SPAWNS);
 }
 
 /* ------------------------------------------------------------------------ */
