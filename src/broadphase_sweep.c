@@ -1310,7 +1310,7 @@ static inline bool grown_meet(const float_box* a, const float_box* b) {
 
 /// The candidates of the boxes added since the last update, merged into
 /// the sorted candidates. False when out of memory (the candidates are then
-/// as they were, the adds still pending).
+/// as they were, and the update sweeps instead).
 static bool add_candidates(sweep* s, const bp_state* state) {
     const prox_allocator* allocator = state->allocator;
     bp_pair_list* found = &s->found;
