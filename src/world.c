@@ -251,6 +251,8 @@ void prox_world_destroy(prox_world* world) {
     prox_free(&allocator, world->scene_dirty, world->object_capacity * sizeof *world->scene_dirty);
     world_scene_free(world);
     prox_free(&allocator, world->candidates, world->candidate_capacity * sizeof *world->candidates);
+    prox_free(&allocator, world->untested, world->untested_capacity * sizeof *world->untested);
+    prox_free(&allocator, world->previous, world->previous_capacity * sizeof *world->previous);
     pair_map_free(&world->disabled, &allocator);
     pair_map_free(&world->schedule, &allocator);
     pair_map_free(&world->meshes, &allocator);
@@ -712,7 +714,7 @@ typedef struct narrow_batch {
 
 static void narrow_task(void* context, int index) {
     prox_world* world = ((narrow_batch*)context)->world;
-    candidate* c = &world->candidates[index];
+    candidate* c = &world->candidates[world->untested[index]];
     const world_object* a = &world->objects[c->a];
     const world_object* b = &world->objects[c->b];
     bool want_separation = world->def.schedule && c->a != c->b && motion_known(a) && motion_known(b);
@@ -771,6 +773,14 @@ static bool asleep(const prox_world* world, uint32_t a, uint32_t b, double time)
 /* ------------------------------------------------------------------------ */
 
 static bool reserve_candidates(prox_world* world, size_t count) {
+    if (count > world->untested_capacity) {
+        const size_t capacity = PROX_MAX(count, 2 * world->untested_capacity);
+        uint32_t* untested = prox_alloc(&world->def.allocator, capacity * sizeof *untested);
+        if (!untested) return false;
+        prox_free(&world->def.allocator, world->untested, world->untested_capacity * sizeof *untested);
+        world->untested = untested;
+        world->untested_capacity = capacity;
+    }
     if (count <= world->candidate_capacity) return true;
     size_t capacity = PROX_MAX(count, 2 * world->candidate_capacity);
     candidate* c = prox_alloc(&world->def.allocator, capacity * sizeof *c);
@@ -779,6 +789,51 @@ static bool reserve_candidates(prox_world* world, size_t count) {
     world->candidates = c;
     world->candidate_capacity = capacity;
     return true;
+}
+
+static bool pair_before(const candidate* x, const candidate* y) {
+    return x->a < y->a || (x->a == y->a && x->b < y->b);
+}
+
+/// Lists the candidates the narrow phase must test (world->untested) and
+/// gives the others the answers of the last completed step: a pair found
+/// there whose two objects no step has found added, posed or refitted since
+/// (the answer depends on nothing else: the shapes, the poses and the
+/// world's settings). Resting objects are then not tested again, step after
+/// step (Bullet's sleeping islands do the same). Both lists are in (a, b)
+/// order. Returns how many to test.
+static size_t reuse_answers(prox_world* world, size_t* out_reused) {
+    size_t untested = 0, reused = 0, j = 0;
+    const candidate* prev = world->previous;
+    const uint64_t since = world->previous_step;
+    for (size_t i = 0; i < world->candidate_count; i++) {
+        candidate* c = &world->candidates[i];
+        while (j < world->previous_count && pair_before(&prev[j], c)) j++;
+        const bool same = since > 0 && j < world->previous_count && prev[j].a == c->a && prev[j].b == c->b &&
+                          world->objects[c->a].changed_at <= since && world->objects[c->b].changed_at <= since;
+        if (same) {
+            *c = prev[j];
+            c->volume_tests = c->triangle_tests = 0; // (none run now)
+            reused++;
+        } else {
+            world->untested[untested++] = (uint32_t)i;
+        }
+    }
+    *out_reused = reused;
+    return untested;
+}
+
+/// The step's candidates become the previous ones (the lists trade places).
+static void keep_answers(prox_world* world, uint64_t step) {
+    candidate* c = world->previous;
+    const size_t capacity = world->previous_capacity;
+    world->previous = world->candidates;
+    world->previous_capacity = world->candidate_capacity;
+    world->previous_count = world->candidate_count;
+    world->previous_step = step;
+    world->candidates = c;
+    world->candidate_capacity = capacity;
+    world->candidate_count = 0;
 }
 
 static bool filters_pass(const prox_world* world, uint32_t a, uint32_t b) {
@@ -804,6 +859,7 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
     if (!world || isnan(time) || time < world->last_time) return PROX_ERROR_INVALID_ARGUMENT;
     prox_world_stats stats = {0};
     double t0 = seconds_now();
+    const uint64_t step = ++world->steps;
     // The moved boxes go to the broad phase in batches, one
     // prox_broadphase_move_many call each (the sweep kind's moves cost about
     // half as much that way), from a buffer on the stack: no allocation.
@@ -815,6 +871,7 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
         uint32_t id = world->dirty[i];
         world_object* o = &world->objects[id];
         if (!o->live) continue;
+        o->changed_at = step; // (also when this step fails: later steps then test its pairs)
         if (o->motion_pending) o->motion_since = time, o->motion_pending = false;
         prox_box box;
         // A pose at the edge of double range can overflow the box: keep the
@@ -867,8 +924,9 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
         }
         add_candidate(world, a, b);
     }
+    const size_t untested = reuse_answers(world, &stats.reused_pairs);
     narrow_batch batch = {world};
-    thread_pool_run(world->pool, narrow_task, &batch, (int)world->candidate_count);
+    thread_pool_run(world->pool, narrow_task, &batch, (int)untested);
 
     // Report in order and keep the schedule, on the calling thread.
     bool stopped = false;
@@ -899,7 +957,8 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
     world->last_time = time;
     stats.objects = prox_broadphase_count(world->broadphase);
     stats.box_pairs = events.pair_count;
-    stats.tested_pairs = world->candidate_count;
+    stats.tested_pairs = untested;
+    keep_answers(world, step);
     stats.broadphase_seconds = t1 - t0;
     stats.narrowphase_seconds = seconds_now() - t1;
     if (out_stats) *out_stats = stats;

@@ -28,6 +28,7 @@ typedef struct world_object {
     bool motion_pending; ///< bounds set since the last step: motion_since is that step's time
     uint32_t epoch;   ///< bumped when the motion bounds change: schedules made before are void
     uint32_t disabled_pairs; ///< how many of its pairs prox_world_set_pair_enabled disabled
+    uint64_t changed_at; ///< the last step that found it added, posed or refitted (prox_world.steps)
     /// Mesh objects: the ring of live objects that share its hierarchy (itself
     /// when alone), so that a refit finds them without a pass over the world
     uint32_t share_prev, share_next;
@@ -64,6 +65,14 @@ struct prox_world {
     double last_time;
     candidate* candidates;
     size_t candidate_count, candidate_capacity;
+    /// The last completed step's candidates and their answers, in (a, b)
+    /// order, and that step's number: a pair of two objects unchanged since
+    /// takes its answer from there instead of a narrow-phase test.
+    candidate* previous;
+    size_t previous_count, previous_capacity;
+    uint64_t steps, previous_step; ///< steps begun; the step the previous answers are from (0: none)
+    uint32_t* untested; ///< the candidates the narrow phase tests
+    size_t untested_capacity;
     thread_pool* pool;
     /// The scene queries' tree over the world boxes (world_query.c), made by
     /// the first query; until then NULL and nothing below is kept.

@@ -569,6 +569,7 @@ PROX_TEST(world, churn_keeps_boxes_self_tests_and_disabled_pairs) {
     prox_rng rng = prox_rng_seed(4242);
     const int frames = (int)(60 * test_scale()) + 10;
     int self_reports = 0, refits = 0, reused = 0;
+    size_t reused_answers = 0; // pairs of objects unchanged since the step before (nothing here moves)
     bool flat_torus = false;
     for (int frame = 0; frame < frames && !prox_test_current_failures; frame++) {
         int live = 0;
@@ -633,9 +634,10 @@ PROX_TEST(world, churn_keeps_boxes_self_tests_and_disabled_pairs) {
             CHECK_MSG(memcmp(&got, &want, sizeof got) == 0, "frame %d: object %u's box differs from a fresh one's",
                       frame, id);
         }
-        CHECK_MSG(stats.tested_pairs == stats.box_pairs - stats.filtered_pairs + (size_t)self_live,
-                  "frame %d: %zu tests, %zu box pairs, %zu filtered, %d self-colliding objects", frame,
-                  stats.tested_pairs, stats.box_pairs, stats.filtered_pairs, self_live);
+        CHECK_MSG(stats.tested_pairs + stats.reused_pairs == stats.box_pairs - stats.filtered_pairs + (size_t)self_live,
+                  "frame %d: %zu tests, %zu reused, %zu box pairs, %zu filtered, %d self-colliding objects", frame,
+                  stats.tested_pairs, stats.reused_pairs, stats.box_pairs, stats.filtered_pairs, self_live);
+        reused_answers += stats.reused_pairs;
         const bool torus_self = prox_self_collide(sh.torus_bvh, NULL, NULL).colliding;
         CHECK(torus_self == flat_torus);
         int expected = 0;
@@ -660,8 +662,9 @@ PROX_TEST(world, churn_keeps_boxes_self_tests_and_disabled_pairs) {
         CHECK_MSG(r.count == expected, "frame %d: %d pairs reported, expected %d", frame, r.count, expected);
     }
     // the churn did what it is for
-    CHECK_MSG(self_reports > 0 && refits > 3 && reused > 0, "%d self reports, %d refits, %d mesh ids reused",
-              self_reports, refits, reused);
+    CHECK_MSG(self_reports > 0 && refits > 3 && reused > 0 && reused_answers > 0,
+              "%d self reports, %d refits, %d mesh ids reused, %zu answers reused", self_reports, refits, reused,
+              reused_answers);
     free(shaped);
     prox_world_destroy(world);
     test_world_shapes_free(&sh);
@@ -849,4 +852,60 @@ PROX_TEST(world, reviewed_upkeep_cases) {
         prox_world_destroy(w);
         prox_bvh_destroy(bvh);
     }
+}
+
+PROX_TEST(world, resting_pairs_keep_their_answers) {
+    // A pile of touching objects (meshes and convex shapes, contacts on):
+    // a step with nothing changed takes every answer from the step before
+    // (the same pairs and manifolds, no test run); after one object moves,
+    // only its pairs are tested, and the answers equal a fresh world's.
+    test_world_shapes sh;
+    prox_world* world;
+    REQUIRE(test_open_world(&sh, PROX_VOLUME_OBB, &world));
+    prox_rng rng = prox_rng_seed(31);
+    enum { N = 40 };
+    prox_object_def defs[N];
+    uint32_t ids[N];
+    for (int i = 0; i < N; i++) {
+        defs[i] = prox_default_object_def();
+        defs[i].shape = test_world_shape(&sh, (test_shape_kind)(i % TEST_SHAPE_KINDS));
+        defs[i].pose = test_random_pose(&rng, 3.0);
+        defs[i].self_collision = i == 0; // (a torus)
+        REQUIRE(prox_world_add(world, &defs[i], &ids[i]) == PROX_OK);
+    }
+    static reported r[4];
+    prox_world_stats st[4];
+    for (int s = 0; s < 2; s++) {
+        r[s].count = 0;
+        REQUIRE(prox_world_step(world, s, collect, &r[s], &st[s]) == PROX_OK);
+    }
+    CHECK(st[0].tested_pairs > 20 && st[0].reused_pairs == 0 && r[0].count > 10);
+    CHECK_MSG(st[1].tested_pairs == 0 && st[1].reused_pairs == st[0].tested_pairs, "resting: %zu tested, %zu reused",
+              st[1].tested_pairs, st[1].reused_pairs);
+    CHECK(st[1].volume_tests == 0 && st[1].triangle_tests == 0);
+    CHECK(r[1].count == r[0].count && memcmp(r[1].pairs, r[0].pairs, (size_t)r[0].count * sizeof *r[0].pairs) == 0);
+    // one object moves: its pairs are tested, the rest reused
+    const int moved = 5;
+    defs[moved].pose.origin = prox_vec3_add(defs[moved].pose.origin, (prox_vec3){0.2, -0.1, 0.05});
+    REQUIRE(prox_world_set_pose(world, ids[moved], &defs[moved].pose) == PROX_OK);
+    r[2].count = 0;
+    REQUIRE(prox_world_step(world, 2, collect, &r[2], &st[2]) == PROX_OK);
+    CHECK(st[2].tested_pairs > 0 && st[2].reused_pairs > 0 &&
+          st[2].tested_pairs + st[2].reused_pairs == st[2].box_pairs - st[2].filtered_pairs + 1);
+    prox_world* fresh;
+    prox_world_def wdef = prox_default_world_def();
+    REQUIRE(prox_world_create(&wdef, &fresh) == PROX_OK);
+    for (int i = 0; i < N; i++) {
+        uint32_t id;
+        REQUIRE(prox_world_add(fresh, &defs[i], &id) == PROX_OK);
+        REQUIRE(id == ids[i]);
+    }
+    r[3].count = 0;
+    REQUIRE(prox_world_step(fresh, 0, collect, &r[3], &st[3]) == PROX_OK);
+    CHECK_MSG(r[2].count == r[3].count &&
+                  memcmp(r[2].pairs, r[3].pairs, (size_t)r[3].count * sizeof *r[3].pairs) == 0,
+              "after a move: %d pairs, a fresh world %d (or their contacts differ)", r[2].count, r[3].count);
+    prox_world_destroy(fresh);
+    prox_world_destroy(world);
+    test_world_shapes_free(&sh);
 }

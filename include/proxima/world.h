@@ -17,13 +17,17 @@
  * for its objects' boxes, measured when the hierarchy's first object is
  * added and at each of its own refits. (An object added after the hierarchy
  * changed elsewhere measures it afresh, but the objects already there keep
- * their boxes until their world's prox_world_refit.)
+ * their boxes until their world's prox_world_refit.) Likewise a convex
+ * shape's points changed in place take effect at the object's next
+ * prox_world_set_pose (the same pose will do): a step recomputes the boxes
+ * and the answers only of objects it was told changed.
  *
  * Costs: adding an object whose hierarchy is already in the world costs the
  * same whatever the mesh (the first object of a hierarchy, and a convex
  * shape, pay a pass over their points); a step's own work is over the
  * objects posed or refitted since the last step and the pairs the broad
- * phase reports, none over the objects at rest (the broad phase's update
+ * phase reports (a narrow-phase test only for the pairs with such an
+ * object), none over the objects at rest (the broad phase's update
  * has costs of its own, see broadphase.h: the sweep kind sorts every box
  * again now and then); a refit costs the hierarchy's refit plus one update
  * per object sharing it; removing an object costs a pass over the disabled
@@ -178,6 +182,11 @@ typedef struct prox_world_stats {
     size_t filtered_pairs;   ///< of those, skipped by filters or disabled pairs
     size_t scheduled_pairs;  ///< of those, skipped by the schedule
     size_t tested_pairs;     ///< narrow-phase tests run (self tests included)
+    /// Pairs (and self tests) whose two objects no step has found added,
+    /// posed or refitted since the last step: their answers are the last
+    /// step's, not tested again (tested_pairs + reused_pairs are the pairs
+    /// that passed the filters and the schedule)
+    size_t reused_pairs;
     size_t colliding_pairs;  ///< reported
     int64_t volume_tests;
     int64_t triangle_tests;
@@ -185,7 +194,10 @@ typedef struct prox_world_stats {
 } prox_world_stats;
 
 /// Brings the broad phase up to date with every pose and refit since the
-/// last step, runs the narrow phase on the surviving pairs and reports
+/// last step, runs the narrow phase on the surviving pairs (a pair of two
+/// objects that no add, pose, motion or refit has touched since the last
+/// step keeps that step's answer, contacts included, without a test:
+/// prox_world_stats.reused_pairs) and reports
 /// every colliding pair through callback (may be NULL), in order, from the
 /// calling thread. `time` is the simulation time of the poses (only used
 /// by the schedule): PROX_ERROR_INVALID_ARGUMENT when it is NaN or less than
