@@ -62,6 +62,7 @@
 
 #include "bench_models.h"
 #include "experiment.h"
+#include "pair_keys.h"
 #include "peers_world.h"
 
 enum { SHAPES = 3, MAX_LIST = 16, MAX_VARIANTS = 64, MAX_REPORTED_MISMATCHES = 8 };
@@ -270,34 +271,6 @@ static void scene_free(scene* s) {
 /* ------------------------------------------------------------------------ */
 /* Variants                                                                 */
 /* ------------------------------------------------------------------------ */
-
-/// Pairs of objects as keys a << 32 | b (a < b).
-typedef struct pair_list {
-    uint64_t* keys;
-    size_t count, capacity;
-} pair_list;
-
-static bool pair_list_push(pair_list* l, uint32_t a, uint32_t b) {
-    if (l->count == l->capacity) {
-        size_t capacity = l->capacity ? 2 * l->capacity : 1024;
-        uint64_t* keys = realloc(l->keys, capacity * sizeof *keys);
-        if (!keys) return false;
-        l->keys = keys;
-        l->capacity = capacity;
-    }
-    if (a > b) {
-        uint32_t t = a;
-        a = b;
-        b = t;
-    }
-    l->keys[l->count++] = (uint64_t)a << 32 | b;
-    return true;
-}
-
-static int compare_keys(const void* x, const void* y) {
-    uint64_t a = *(const uint64_t*)x, b = *(const uint64_t*)y;
-    return a < b ? -1 : a > b ? 1 : 0;
-}
 
 typedef struct variant {
     char name[64];
@@ -519,7 +492,7 @@ static bool run_frame(variant* v, const scene* s, int frame, double* out_total, 
         *out_box_pairs = f.box_pairs;
         out_tests[0] = out_tests[1] = 0;
     }
-    qsort(v->pairs.keys, v->pairs.count, sizeof *v->pairs.keys, compare_keys);
+    pair_list_sort(&v->pairs);
     return true;
 }
 
@@ -588,12 +561,8 @@ static bool world_box_pairs(const prox_world* world, int n, pair_list* out) {
     }
     free(boxes);
     free(order);
-    if (ok) qsort(out->keys, out->count, sizeof *out->keys, compare_keys);
+    if (ok) pair_list_sort(out);
     return ok;
-}
-
-static bool contains_key(const pair_list* l, uint64_t key) {
-    return bsearch(&key, l->keys, l->count, sizeof key, compare_keys) != NULL;
 }
 
 /// --verify: the reference variant's answers on up to k box pairs of this
@@ -603,7 +572,7 @@ static int verify_frame(const variant* ref, const scene* s, const shape shapes[S
     int wrong = -1;
     if (!world_box_pairs(ref->world, s->n, &boxes)) goto done;
     for (size_t i = 0; i < boxes.count; ++i)
-        if (!pair_list_push(contains_key(&ref->pairs, boxes.keys[i]) ? &colliding : &apart,
+        if (!pair_list_push(pair_list_contains(&ref->pairs, boxes.keys[i]) ? &colliding : &apart,
                             (uint32_t)(boxes.keys[i] >> 32), (uint32_t)boxes.keys[i]))
             goto done;
     wrong = 0;

@@ -127,6 +127,7 @@
 
 #include "bench_models.h"
 #include "experiment.h"
+#include "pair_keys.h"
 #include "peers_world_ops.h"
 
 enum { MAX_SIZES = 16, MAX_VARIANTS = 8, REPS = 5, MOVED = 100, MAX_PRINTED = 5, SPAWNS = 20 };
@@ -342,50 +343,6 @@ static void scene_free(scene* s) {
 /* Pairs                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/// Pairs of objects as keys a << 32 | b (a < b).
-typedef struct pair_list {
-    uint64_t* keys;
-    size_t count, capacity;
-} pair_list;
-
-static bool pair_list_push(pair_list* l, uint32_t a, uint32_t b) {
-    if (l->count == l->capacity) {
-        const size_t capacity = l->capacity ? 2 * l->capacity : 4096;
-        uint64_t* keys = realloc(l->keys, capacity * sizeof *keys);
-        if (!keys) return false;
-        l->keys = keys;
-        l->capacity = capacity;
-    }
-    l->keys[l->count++] = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
-    return true;
-}
-
-static int compare_keys(const void* x, const void* y) {
-    const uint64_t a = *(const uint64_t*)x, b = *(const uint64_t*)y;
-    return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/// Sorts the keys and drops repeats (a library may report a pair twice).
-static void pair_list_settle(pair_list* l) {
-    if (l->count == 0) return;
-    qsort(l->keys, l->count, sizeof *l->keys, compare_keys);
-    size_t kept = 1;
-    for (size_t i = 1; i < l->count; ++i)
-        if (l->keys[i] != l->keys[kept - 1]) l->keys[kept++] = l->keys[i];
-    l->count = kept;
-}
-
-static bool pair_list_copy(const pair_list* from, pair_list* to) {
-    to->count = 0;
-    for (size_t i = 0; i < from->count; ++i)
-        if (!pair_list_push(to, (uint32_t)(from->keys[i] >> 32), (uint32_t)from->keys[i])) return false;
-    return true;
-}
-
-static bool same_pairs(const pair_list* a, const pair_list* b) {
-    return a->count == b->count && (a->count == 0 || memcmp(a->keys, b->keys, a->count * sizeof *a->keys) == 0);
-}
-
 static bool record_pair(const prox_world_pair* pair, void* context) {
     return pair_list_push(context, (uint32_t)pair->user_a, (uint32_t)pair->user_b);
 }
@@ -517,7 +474,7 @@ static bool refit_rounds(variant* v, const shapes* sh, const scene* s, results* 
             prox_world_refit(v->world, v->ids[s->refit_object], sh->torus.vertices, sh->torus.vertex_count);
         r->refit[rep] = experiment_now() - t0;
         if (fit != PROX_OK || !timed_step(v, -1, &r->refit_step[rep])) return false;
-        r->refit_mismatches += !same_pairs(&v->found, &v->checkpoint[CP_SPAWNED]);
+        r->refit_mismatches += !pair_list_same(&v->found, &v->checkpoint[CP_SPAWNED]);
     }
     return true;
 }
@@ -671,7 +628,7 @@ static int check_pairs(const shapes* sh, const scene* s, const variant* vars, co
         verdict v = {0, 0, 0, 0};
         for (int cp = 0; cp < CP_COUNT; ++cp) {
             const pair_list *want = &vars[reference].checkpoint[cp], *got = &vars[k].checkpoint[cp];
-            if (same_pairs(want, got)) continue;
+            if (pair_list_same(want, got)) continue;
             v.steps++;
             judge_step(sh, s, cp, &vars[reference], want, &vars[k], got, &v);
         }

@@ -164,6 +164,11 @@ static void convex_extent(const prox_convex* c, const prox_transform* x, double 
     }
 }
 
+/// The share of a pair's scene size, from an object's origin, within which
+/// the world treats shapes as possibly touching (world boxes are grown by it,
+/// balls_apart keeps it): far above PROX_CONVEX_TOLERANCE (convex.h).
+static const double touch_share = 1e-9;
+
 /// A billionth of the box's reach from the object's origin, on every side:
 /// the convex queries call shapes within PROX_CONVEX_TOLERANCE (1e-12) of
 /// their pair's scene touching (convex.h), a scene that spans both shapes
@@ -177,7 +182,7 @@ static void widen_for_touching(const prox_transform* pose, double lo[3], double 
         if (below < INFINITY) reach = prox_fmax(reach, below);
         if (above < INFINITY) reach = prox_fmax(reach, above);
     }
-    const double widen = 1e-9 * reach;
+    const double widen = touch_share * reach;
     for (int k = 0; k < 3; k++) {
         lo[k] -= widen;
         hi[k] += widen;
@@ -702,7 +707,7 @@ static bool balls_apart(const world_object* a, const world_object* b, double* ou
     double between = prox_vec3_length(prox_vec3_sub(a->world_center, b->world_center));
     double size = between + a->world_radius + b->world_radius +
                   prox_vec3_length(prox_vec3_sub(a->world_center, a->pose.origin));
-    double gap = between - a->world_radius - b->world_radius - 1e-9 * size;
+    double gap = between - a->world_radius - b->world_radius - touch_share * size;
     if (!(gap > 0)) return false;
     *out_gap = gap;
     return true;
