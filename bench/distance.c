@@ -35,6 +35,10 @@
  * at about 0.02R from A (see make_path), frame by frame, with and without a
  * prox_distance_cache, and FCL on the same frames.
  *
+ * Besides the volume kinds, "rss-hull": the RSS tree keeping the model's
+ * convex hull (prox_bvh_def.convex_hull), whose queries try the hulls
+ * first; its rows say how many answers the hulls gave.
+ *
  * Per model also intersecting placements (make_band; distance 0):
  * every kind with and without contact_first, and FCL, on the same
  * placements. The summary gives each band's fastest kind (without
@@ -70,7 +74,9 @@
 #define PROX_SOURCE_DIR "."
 #endif
 
-enum { KIND_COUNT = PROX_VOLUME_COUNT, MAX_PEERS = 32, BAND_COUNT = 3, MAX_MODELS = 16 };
+/* The variants: every volume kind, then the RSS tree keeping the model's
+ * convex hull (prox_bvh_def.convex_hull), "rss-hull". */
+enum { HULL_KIND = PROX_VOLUME_COUNT, KIND_COUNT, MAX_PEERS = 32, BAND_COUNT = 3, MAX_MODELS = 16 };
 
 static const double band_lo[BAND_COUNT] = {0.001, 0.01, 0.1};
 static const double band_hi[BAND_COUNT] = {0.01, 0.1, 1.0};
@@ -117,12 +123,14 @@ typedef struct distance_context {
     double* distance;
     int64_t* nb;
     int64_t* np;
+    int settled_by_hulls; /* answers the hulls gave, in the last pass */
 } distance_context;
 
 static void distance_reset(void* c) {
     distance_context* x = c;
     memset(&x->cache, 0, sizeof x->cache);
     x->def.cache = x->use_cache ? &x->cache : NULL;
+    x->settled_by_hulls = 0;
 }
 
 static void distance_run(void* c, int i) {
@@ -131,6 +139,7 @@ static void distance_run(void* c, int i) {
     x->distance[i] = r.distance;
     x->nb[i] = r.volume_tests;
     x->np[i] = r.triangle_tests;
+    x->settled_by_hulls += r.settled_by_hulls;
 }
 
 /* prox_within_distance at a tolerance of `factor` times each placement's distance. */
@@ -323,7 +332,7 @@ typedef struct model_summary {
     int disagreements;
 } model_summary;
 
-static const char* kind_name(int k) { return prox_volume_name((prox_volume)k); }
+static const char* kind_name(int k) { return k == HULL_KIND ? "rss-hull" : prox_volume_name((prox_volume)k); }
 
 static void print_disagreement(int* printed, const char* model, int band, int i, const char* who, double got,
                                double reference) {
@@ -358,21 +367,23 @@ static int check_answers(const char* model, int band, const char* who, const dou
 /* Times prox_distance of one tree over the band's placements (with
  * contact_first as given), checks every answer against the band's reference
  * and prints the row; returns the answers that differ. */
-static int distance_row(const char* model, int band, const prox_bvh* tree, const band_placements* b,
-                        bool contact_first, int* printed, double* d, int64_t* nb, int64_t* np, double* scratch,
-                        timing* out) {
+static int distance_row(const char* model, int band, const prox_bvh* tree, const char* kind,
+                        const band_placements* b, bool contact_first, int* printed, double* d, int64_t* nb,
+                        int64_t* np, double* scratch, timing* out) {
     const int n = b->count, warm = n < 20 ? n : 20;
-    distance_context c = {tree, b->p, prox_default_distance_def(), {0}, false, d, nb, np};
+    distance_context c = {tree, b->p, prox_default_distance_def(), {0}, false, d, nb, np, 0};
     c.def.contact_first = contact_first;
     job j = {distance_reset, distance_run, &c};
     bench_time_job(&j, n, warm, scratch, out);
-    const char* kind = prox_volume_name(prox_bvh_get_stats(tree).volume);
     char who[64];
     snprintf(who, sizeof who, "%s%s", kind, contact_first ? " contact_first" : "");
     double worst;
     const int bad = check_answers(model, band, who, d, b->gap, n, printed, &worst);
-    printf("| %s | proxima %s | %d | %.1f | %.2f | %.2f / %.2f | %d | %.1e |\n", model, who, n, sum_i64(nb, n) / n,
-           sum_i64(np, n) / n, out->mean_us, out->median_us, bad, worst);
+    char settled[48] = "";
+    if (prox_bvh_get_stats(tree).hull_corners > 0)
+        snprintf(settled, sizeof settled, " (%d by the hulls)", c.settled_by_hulls);
+    printf("| %s | proxima %s%s | %d | %.1f | %.2f | %.2f / %.2f | %d | %.1e |\n", model, who, settled, n,
+           sum_i64(nb, n) / n, sum_i64(np, n) / n, out->mean_us, out->median_us, bad, worst);
     if (csv)
         fprintf(csv, "distance,%s,%g,%g,proxima-%s,%s,%d,%.4f,%.4f,%.3f,%.3f,%d\n", model, band_low(band),
                 band_high(band), kind, contact_first ? "contact_first" : "", n, out->mean_us, out->median_us,
@@ -494,10 +505,12 @@ static void run_band(const char* model, int band, prox_bvh* const* trees, void* 
     for (int k = 0; k < KIND_COUNT; ++k) {
         if (!kind_selected[k]) continue;
         timing t, first = {0, NAN, NAN};
-        out->disagreements += distance_row(model, band, trees[k], b, false, &printed, d, nb, np, scratch, &t);
+        out->disagreements +=
+            distance_row(model, band, trees[k], kind_name(k), b, false, &printed, d, nb, np, scratch, &t);
         /* intersecting: every kind also with the collision test first */
         if (intersecting)
-            out->disagreements += distance_row(model, band, trees[k], b, true, &printed, d, nb, np, scratch, &first);
+            out->disagreements +=
+                distance_row(model, band, trees[k], kind_name(k), b, true, &printed, d, nb, np, scratch, &first);
         kind_mean[k] = t.mean_us;
         if (t.mean_us < out->best_prox.mean_us) {
             out->best_prox = t;
@@ -510,7 +523,8 @@ static void run_band(const char* model, int band, prox_bvh* const* trees, void* 
     if (!intersecting && kind_selected[out->best_kind]) {
         timing t;
         out->disagreements +=
-            distance_row(model, band, trees[out->best_kind], b, true, &printed, d, nb, np, scratch, &t);
+            distance_row(model, band, trees[out->best_kind], kind_name(out->best_kind), b, true, &printed, d, nb, np,
+                         scratch, &t);
         out->contact_first = t;
     }
     peer_rows(model, band, peer_models, peer_count, b, o, &printed, d, scratch, out);
@@ -626,11 +640,11 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
     for (int k = 0; k < KIND_COUNT; ++k) {
         if (!kind_selected[k]) continue;
         timing cold, warm;
-        distance_context c = {trees[k], pa.p, prox_default_distance_def(), {0}, false, d, nb, np};
+        distance_context c = {trees[k], pa.p, prox_default_distance_def(), {0}, false, d, nb, np, 0};
         job j = {distance_reset, distance_run, &c};
         bench_time_job_once(&j, n, 20, scratch, &cold);
         double nb_cold = sum_i64(nb, n) / n, np_cold = sum_i64(np, n) / n;
-        distance_context cw = {trees[k], pa.p, prox_default_distance_def(), {0}, true, d2, nb, np};
+        distance_context cw = {trees[k], pa.p, prox_default_distance_def(), {0}, true, d2, nb, np, 0};
         job jw = {distance_reset, distance_run, &cw};
         bench_time_job_once(&jw, n, 20, scratch, &warm);
         int bad = 0;
@@ -788,7 +802,16 @@ int main(int argc, char** argv) {
         ms->radius = bench_mesh_radius(&mesh);
         prox_bvh* trees[KIND_COUNT];
         bool ok = true;
-        for (int k = 0; k < KIND_COUNT; ++k) ok = ok && bench_build_tree("distance", &mesh, (prox_volume)k, &trees[k]);
+        for (int k = 0; k < PROX_VOLUME_COUNT; ++k)
+            ok = ok && bench_build_tree("distance", &mesh, (prox_volume)k, &trees[k]);
+        if (ok) {
+            prox_bvh_def def = prox_default_bvh_def();
+            def.volume = PROX_VOLUME_RSS;
+            def.convex_hull = true;
+            char message[256];
+            ok = prox_bvh_create(&def, &mesh, &trees[HULL_KIND], message, sizeof message) == PROX_OK;
+            if (!ok) fprintf(stderr, "distance: %s: %s\n", name, message);
+        }
         if (!ok) return 1;
         void* peer_models[MAX_PEERS];
         for (int q = 0; q < peer_count; ++q) {

@@ -78,6 +78,31 @@ typedef struct prox_kdop_lanes {
     float hi[PROX_KDOP_MAX_SLABS][PROX_LANES];
 } prox_kdop_lanes;
 
+/* The model's convex hull, kept when def.convex_hull asks for it
+ * (src/bvh_hull.c): the distance and tolerance queries between two such
+ * models try their hulls first (src/hull_distance.c). */
+typedef struct prox_bvh_hull {
+    int count;                /* corners; 0 when there is no hull (not asked, or dropped by a refit) */
+    prox_vec3* points;        /* the corners in the model's frame: copies of mesh vertices */
+    /* the hull's edges, for supports by hill climbing: corner i's neighbours
+     * are neighbours[neighbour_first[i] .. neighbour_first[i + 1]) */
+    int32_t* neighbour_first;
+    int32_t* neighbours;
+    /* the mesh triangles (original indices) that have corner i as a vertex:
+     * triangles[triangle_first[i] .. triangle_first[i + 1]) */
+    int32_t* triangle_first;
+    int32_t* triangles;
+    void* block; /* the one allocation holding the arrays */
+    size_t bytes;
+    double max_abs; /* largest |coordinate| of a corner */
+    /* the supports along the 14 directions of prox_hull_start_directions
+     * (the 6 axes, then the 8 diagonals): where a climb starts */
+    int32_t start[14];
+} prox_bvh_hull;
+
+/* The 14 directions of prox_bvh_hull.start, unnormalised (src/bvh_hull.c). */
+extern const prox_vec3 prox_hull_start_directions[14];
+
 struct prox_bvh {
     prox_bvh_def def; /* def.split is resolved: never PROX_SPLIT_DEFAULT */
     prox_node* nodes; /* nodes[0] holds the root's children */
@@ -115,6 +140,7 @@ struct prox_bvh {
     /* Bumped by every refit and rebuild: what a world measured of the
      * vertices before (its bounding ball) is stale when it differs. */
     uint64_t generation;
+    prox_bvh_hull hull;
 };
 
 /* A float at or below x, without a branch or a rounding-mode change (the
@@ -178,6 +204,11 @@ void prox_bvh_free_tree(prox_bvh* bvh);
  * the convex hull of each lane's vertices, after the boxes are fitted; the
  * new arrays replace the old only on success. Refit: after a deformation,
  * keeping each oriented box's axes. */
+/* The hull (src/bvh_hull.c): made from the current vertices, replacing any
+ * before (PROX_ERROR_OUT_OF_MEMORY leaves none); dropped when they move. */
+prox_result prox_bvh_make_hull(prox_bvh* bvh);
+void prox_bvh_drop_hull(prox_bvh* bvh);
+
 prox_result prox_bvh_fit_volumes(prox_bvh* bvh);
 void prox_bvh_refit_volumes(prox_bvh* bvh);
 /* Frees the volume arrays. */

@@ -343,8 +343,45 @@ static inline prox_vec3 to_shape_frame(const prox_mat3* m, prox_vec3 d) {
                           m->m[0][2] * d.x + m->m[1][2] * d.y + m->m[2][2] * d.z);
 }
 
+/* Support by hill climbing over a polytope's edges: on a convex polytope a
+ * corner that no neighbour beats along d is a support. The climb starts from
+ * the best of the last support and the seeds, and each move strictly
+ * increases the value, so no corner repeats and the climb ends. Rounding can
+ * stop it early on corners whose values differ in the last bits, a support
+ * off by that much; GJK's bounds are computed from the points it returns,
+ * so they stay consistent (src/hull_distance.c allows for it). */
+static int support_climb(const cvx_shape* shape, prox_vec3 d) {
+    const prox_vec3* p = shape->points;
+    int32_t at = *shape->climb_at;
+    double best = p[at].x * d.x + p[at].y * d.y + p[at].z * d.z;
+    for (int k = 0; k < shape->climb_seed_count; ++k) {
+        const int32_t u = shape->climb_seeds[k];
+        const double x = p[u].x * d.x + p[u].y * d.y + p[u].z * d.z;
+        if (x > best) {
+            best = x;
+            at = u;
+        }
+    }
+    for (;;) {
+        int32_t next = -1;
+        for (int32_t e = shape->climb_first[at]; e < shape->climb_first[at + 1]; ++e) {
+            const int32_t u = shape->climb_next[e];
+            const double x = p[u].x * d.x + p[u].y * d.y + p[u].z * d.z;
+            if (x > best) {
+                best = x;
+                next = u;
+            }
+        }
+        if (next < 0) break;
+        at = next;
+    }
+    *shape->climb_at = at;
+    return at;
+}
+
 int cvx_support_index(const cvx_shape* shape, double dx, double dy, double dz) {
     const prox_vec3 local = to_shape_frame(&shape->basis, prox_vec3_make(dx, dy, dz));
+    if (shape->climb_first) return support_climb(shape, local);
 #if defined(CVX_SCAN_WIDE)
     if (shape->count >= SCAN_WIDE_MIN) return support_scan_wide(shape->points, shape->count, local);
 #endif
@@ -361,7 +398,7 @@ int prox_convex_support_index(const prox_convex* shape, const prox_transform* pl
     if (placement && !prox_transform_is_finite(placement)) return -1;
     if (!prox_vec3_is_finite(direction)) return 0;
     cvx_shape s = {shape->points, shape->count, placement ? placement->basis : prox_mat3_identity(),
-                   prox_vec3_make(0, 0, 0), 0.0};
+                   prox_vec3_make(0, 0, 0), 0.0, NULL, NULL, NULL, NULL, 0};
     return cvx_support_index(&s, direction.x, direction.y, direction.z);
 }
 
@@ -445,23 +482,14 @@ static bool start_usable(const start_direction* dir, double bound, int e, int sh
            internal_product < 900;
 }
 
-bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* xa, const prox_convex* b,
-                   const prox_transform* xb) {
-    if (!shape_ok(a) || !shape_ok(b)) return false;
-    const prox_transform* ta = xa ? xa : &identity_transform;
-    const prox_transform* tb = xb ? xb : &identity_transform;
-    if (!prox_transform_is_finite(ta) || !prox_transform_is_finite(tb)) return false;
+/* The placement shared by cvx_pair_init and cvx_pair_init_known: `ma`, `mb`
+ * bound the shapes' |coordinates|; ia, ib are the supports along the first
+ * directions da, db when `found` (else GJK finds them itself). False when
+ * the scene's size overflows. */
+static bool pair_place(cvx_pair* pair, const prox_convex* a, const prox_transform* ta, const prox_convex* b,
+                       const prox_transform* tb, bool apart, const start_direction* da, const start_direction* db,
+                       double ma, double mb, bool found, int ia, int ib) {
     const prox_vec3 offset = prox_vec3_sub(tb->origin, ta->origin);
-    /* the validation pass over the points also finds GJK's first supports */
-    const bool apart = offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0;
-    const prox_vec3 first = apart ? offset : prox_vec3_make(-1, 0, 0);
-    const start_direction da = start_direction_make(&ta->basis, first);
-    const start_direction db = start_direction_make(&tb->basis, prox_vec3_scale(first, -1.0));
-    double ma, mb;
-    int bad, ia, ib;
-    if (!points_bound_support(a->points, a->count, da.d, &ma, &bad, &ia) ||
-        !points_bound_support(b->points, b->count, db.d, &mb, &bad, &ib))
-        return false;
     const double off = prox_max_abs3(offset);
     /* S bounds every internal coordinate of either core, plus the radii */
     const double norm_a = prox_max_row_sum(&ta->basis), norm_b = prox_max_row_sum(&tb->basis);
@@ -497,15 +525,50 @@ bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* x
     pair->b.origin = prox_vec3_make(scale2(offset.x, -e, to_internal), scale2(offset.y, -e, to_internal),
                                     scale2(offset.z, -e, to_internal));
     pair->b.radius = scale2(b->radius, -e, to_internal);
+    pair->a.climb_first = pair->b.climb_first = NULL;
+    pair->a.climb_next = pair->b.climb_next = NULL;
+    pair->a.climb_at = pair->b.climb_at = NULL;
+    pair->a.climb_seeds = pair->b.climb_seeds = NULL;
+    pair->a.climb_seed_count = pair->b.climb_seed_count = 0;
     /* GJK starts along the internal offset when it is not 0 (cvx_gjk_run):
      * the same direction as `first` unless the scaling took it to 0 */
     const prox_vec3 o = pair->b.origin;
     const int shift = apart ? 2 * e : e; /* internal direction: B 2^-e times (offset 2^-e, or -x) */
     const bool same_first = apart == (prox_vec3_dot(o, o) > 0.0);
-    const bool usable = same_first && start_usable(&da, ma, e, shift) && start_usable(&db, mb, e, shift);
+    const bool usable = found && same_first && start_usable(da, ma, e, shift) && start_usable(db, mb, e, shift);
     pair->start_a = usable ? ia : -1;
     pair->start_b = usable ? ib : -1;
     return true;
+}
+
+bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* xa, const prox_convex* b,
+                   const prox_transform* xb) {
+    if (!shape_ok(a) || !shape_ok(b)) return false;
+    const prox_transform* ta = xa ? xa : &identity_transform;
+    const prox_transform* tb = xb ? xb : &identity_transform;
+    if (!prox_transform_is_finite(ta) || !prox_transform_is_finite(tb)) return false;
+    const prox_vec3 offset = prox_vec3_sub(tb->origin, ta->origin);
+    /* the validation pass over the points also finds GJK's first supports */
+    const bool apart = offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0;
+    const prox_vec3 first = apart ? offset : prox_vec3_make(-1, 0, 0);
+    const start_direction da = start_direction_make(&ta->basis, first);
+    const start_direction db = start_direction_make(&tb->basis, prox_vec3_scale(first, -1.0));
+    double ma, mb;
+    int bad, ia, ib;
+    if (!points_bound_support(a->points, a->count, da.d, &ma, &bad, &ia) ||
+        !points_bound_support(b->points, b->count, db.d, &mb, &bad, &ib))
+        return false;
+    return pair_place(pair, a, ta, b, tb, apart, &da, &db, ma, mb, true, ia, ib);
+}
+
+bool cvx_pair_init_known(cvx_pair* pair, const prox_convex* a, const prox_transform* xa, double max_abs_a,
+                         const prox_convex* b, const prox_transform* xb, double max_abs_b) {
+    const prox_transform* ta = xa ? xa : &identity_transform;
+    const prox_transform* tb = xb ? xb : &identity_transform;
+    if (!prox_transform_is_finite(ta) || !prox_transform_is_finite(tb)) return false;
+    const prox_vec3 offset = prox_vec3_sub(tb->origin, ta->origin);
+    const bool apart = offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0;
+    return pair_place(pair, a, ta, b, tb, apart, NULL, NULL, max_abs_a, max_abs_b, false, -1, -1);
 }
 
 prox_convex_def prox_default_convex_def(void) {

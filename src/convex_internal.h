@@ -34,6 +34,20 @@ typedef struct cvx_shape {
     prox_mat3 basis;  /* caller's basis times 2^-k */
     prox_vec3 origin; /* (caller's origin - a's origin) times 2^-k */
     double radius;    /* times 2^-k */
+    /* Optional (zero for the queries of convex.h): the points are the
+     * corners of a convex polytope with these edges (corner i's neighbours
+     * are climb_next[climb_first[i] .. climb_first[i + 1])), and a support
+     * climbs along them from corner *climb_at, which it updates (the
+     * query's own variable: each support starts where the last one ended). */
+    const int32_t* climb_first;
+    const int32_t* climb_next;
+    int32_t* climb_at;
+    /* optional with the above: corners spread around the polytope (the
+     * supports along fixed directions); a climb starts from the best of
+     * them and *climb_at, so a direction far from the last one does not
+     * walk across the polytope */
+    const int32_t* climb_seeds;
+    int climb_seed_count;
 } cvx_shape;
 
 /// A query's two shapes and its scale.
@@ -68,6 +82,12 @@ typedef struct cvx_simplex {
 /// Checks and places both shapes (convex.c). False for invalid input.
 bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* xa, const prox_convex* b,
                    const prox_transform* xb);
+
+/// cvx_pair_init for shapes known valid (finite points, radius >= 0) whose
+/// largest |coordinate| is known: no pass over the points (the hulls of
+/// src/hull_distance.c). GJK then finds its first supports itself.
+bool cvx_pair_init_known(cvx_pair* pair, const prox_convex* a, const prox_transform* xa, double max_abs_a,
+                         const prox_convex* b, const prox_transform* xb, double max_abs_b);
 
 /// Limits from a definition (NULL: defaults), clamped to what the code holds.
 void cvx_limits(const prox_convex_def* def, int* out_gjk, int* out_epa);

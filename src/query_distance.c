@@ -38,6 +38,7 @@
 #include "query_kdop.h"
 #include "query_traverse.h"
 #include "distance_bounds.h"
+#include "hull_distance.h"
 #include "lane_queue.h"
 
 prox_distance_def prox_default_distance_def(void) {
@@ -183,6 +184,10 @@ typedef struct distance_state {
     int32_t triangle_a, triangle_b;
     int64_t volume_tests, triangle_tests;
     bool done;
+    bool hulls_apart;    /* the models' hulls are apart: no contact, no containment */
+    bool settled_by_hulls;
+    bool hulls_after_root; /* tolerance queries: try the hulls only when the roots' bounds leave pairs open */
+    double lower;        /* a proven lower bound of the distance (0 when none is known) */
 } distance_state;
 
 /* A pair can improve the answer only if its bound b satisfies
@@ -217,6 +222,48 @@ static void test_leaves(distance_state* st, int first_a, int count_a, int first_
     for (int i = 0; i < count_a && !st->done; ++i)
         for (int j = 0; j < count_b && !st->done; ++j)
             consider_pair(st, ta[i], tb[j], st->a->slot_triangle[first_a + i], st->b->slot_triangle[first_b + j]);
+}
+
+/* The models' hulls first (hull_distance.c), when both keep one: GJK's
+ * proven lower bound, and the triangle pair at the hulls' closest points,
+ * measured; that pair is the answer when the slab test proves that nothing
+ * is nearer (to 2^-40 relative, the slab's rounding, or within the error
+ * bounds), and nothing is needed when the lower bound is beyond the upper
+ * bound or the tolerance. Otherwise the traversal runs, the pair found being
+ * its first upper bound. */
+static void try_hulls(distance_state* st) {
+    if (st->a->hull.count == 0 || st->b->hull.count == 0) return;
+    hull_guess g;
+    if (!prox_hull_guess(st->a, st->xa, st->b, st->xb, &g)) return;
+    st->hulls_apart = true;
+    double lower = g.lower;
+    if (g.triangle_a >= 0 && g.triangle_b >= 0) {
+        prox_vec3 ta[3], tb[3];
+        place_mesh_triangle(st->a, st->xa, g.triangle_a, ta);
+        place_mesh_triangle(st->b, st->xb, g.triangle_b, tb);
+        consider_pair(st, ta, tb, g.triangle_a, g.triangle_b);
+    }
+    if (st->done) return;
+    if (st->best < INFINITY) {
+        const double slab = prox_hull_slab_gap(st->a, st->xa, st->b, st->xb, st->point_a, st->point_b, &g);
+        if (slab > lower) lower = slab;
+    }
+    /* what is proven, whatever the rounding: for claims that the models
+     * are farther apart than a value */
+    st->lower = lower - g.rounding > 0 ? lower - g.rounding : 0;
+    /* Settled: nothing is within the upper bound (or the tolerance); or,
+     * for a distance, the pair's distance equals the bound to 2^-40, and
+     * the answer is exact to rounding (the pair's distance is itself
+     * rounded as much as the bound: a traversal would find it or one that
+     * differs in the last bits), as long as it lies within the upper
+     * bound (a pair just beyond it, with the bound just within, is the
+     * traversal's to decide); or it is within the error bounds. A
+     * tolerance query claims nothing from rounded equality: it settles on
+     * a pair within the tolerance (consider_pair) or on the bound. */
+    const bool beyond = !(st->lower < st->upper_limit);
+    const bool exact = st->best - lower <= 0x1p-40 * st->best && st->best < st->upper_limit;
+    const bool within_bounds = st->best <= (1 + st->relative_error) * st->lower + st->absolute_error;
+    if (beyond || (!st->tolerance_mode && (exact || within_bounds))) st->done = st->settled_by_hulls = true;
 }
 
 /* Bounds the lanes of the node to unfold for the pair (sa, sb) against the
@@ -305,6 +352,9 @@ static inline __attribute__((always_inline)) void traverse(distance_state* st, c
     queue_reset(queue);
     if (!(0 < st->limit)) return;
     visit(st, f, kind, kdop_inv_length, queue, ROOT_SLOT, ROOT_SLOT);
+    /* a tolerance far below the distance is answered by the roots' bounds
+     * alone, for less than GJK on the hulls costs */
+    if (st->hulls_after_root && !st->done && (queue->count > 0 || queue->touching_count > 0)) try_hulls(st);
     int32_t sa, sb;
     while (!st->done && queue_pop(queue, st->limit, &sa, &sb)) visit(st, f, kind, kdop_inv_length, queue, sa, sb);
 }
@@ -420,13 +470,14 @@ prox_distance_result prox_distance(const prox_bvh* a, const prox_transform* xa, 
         place_mesh_triangle(b, xb, cache->triangle_b, tb);
         consider_pair(&st, ta, tb, cache->triangle_a, cache->triangle_b);
     }
-    if (!st.done && !(d.contact_first && settle_by_contact(&st))) run(&st, &f);
+    if (!st.done) try_hulls(&st);
+    if (!st.done && !(d.contact_first && !st.hulls_apart && settle_by_contact(&st))) run(&st, &f);
     /* A limit of 0 or below (error bounds: a pair within absolute_error of
      * touching was found, maybe by the cache) ends the traversal before its
      * touching pairs: whether the models intersect is then still open, and
      * the answer must be 0 if they do (and no containment reported). With
      * contact_first the pass has already answered that. */
-    if (st.best > 0 && !(0 < st.limit) && !d.contact_first) settle_by_contact(&st);
+    if (st.best > 0 && !(0 < st.limit) && !d.contact_first && !st.hulls_apart) settle_by_contact(&st);
     result.distance = st.best;
     result.point_a = st.point_a;
     result.point_b = st.point_b;
@@ -439,8 +490,15 @@ prox_distance_result prox_distance(const prox_bvh* a, const prox_transform* xa, 
     double certain = st.best;
     if (st.relative_error > 0 || st.absolute_error > 0)
         certain = (1 - 0x1p-50) * (st.best - st.absolute_error) / (1 + st.relative_error);
+    /* the hulls' proven bound; when they settled the query it is all that
+     * is certain (their pair's distance is not the least of all pairs'
+     * computed distances, only equal to it to rounding) */
+    if (st.settled_by_hulls || st.lower > certain) certain = st.lower;
     result.beyond_upper_bound = !(st.best <= upper) && !(certain <= upper);
-    if (st.best > 0 && !result.beyond_upper_bound) result.containment = prox_find_containment(a, xa, b, xb);
+    /* models whose hulls are apart cannot hold one another */
+    if (st.best > 0 && !result.beyond_upper_bound && !st.hulls_apart)
+        result.containment = prox_find_containment(a, xa, b, xb);
+    result.settled_by_hulls = st.settled_by_hulls;
     result.volume_tests = st.volume_tests;
     result.triangle_tests = st.triangle_tests;
     if (cache && st.triangle_a >= 0) {
@@ -466,9 +524,10 @@ prox_tolerance_result prox_within_distance(const prox_bvh* a, const prox_transfo
     st.tolerance = tolerance;
     st.upper_limit = nextafter(tolerance, INFINITY);
     update_limit(&st);
+    st.hulls_after_root = true;
     /* tolerance 0 asks whether the models touch: the collision query's
      * question, which its box tests answer for less */
-    if (!(tolerance == 0 && settle_by_contact(&st))) run(&st, &f);
+    if (!st.done && !(tolerance == 0 && !st.hulls_apart && settle_by_contact(&st))) run(&st, &f);
     result.volume_tests = st.volume_tests;
     result.triangle_tests = st.triangle_tests;
     if (st.best <= tolerance) {

@@ -421,10 +421,12 @@ PROX_TEST(bvh, custom_allocator_balances) {
     prox_mesh_data data;
     REQUIRE(test_model("sphere", &data));
     prox_mesh mesh = prox_mesh_data_view(&data);
-    for (int volume = 0; volume < PROX_VOLUME_COUNT; ++volume) {
+    /* every kind, then an RSS tree that keeps the convex hull */
+    for (int volume = 0; volume <= PROX_VOLUME_COUNT; ++volume) {
         counting_allocator counter = {0, 0};
         prox_bvh_def def = prox_default_bvh_def();
-        def.volume = (prox_volume)volume;
+        def.volume = volume < PROX_VOLUME_COUNT ? (prox_volume)volume : PROX_VOLUME_RSS;
+        def.convex_hull = volume == PROX_VOLUME_COUNT;
         def.allocator.alloc = counting_alloc;
         def.allocator.free = counting_free;
         def.allocator.user = &counter;
@@ -433,6 +435,9 @@ PROX_TEST(bvh, custom_allocator_balances) {
         CHECK(counter.live_blocks > 0);
         CHECK(prox_bvh_rebuild(bvh, mesh.vertices, mesh.vertex_count) == PROX_OK);
         CHECK(prox_bvh_validate(bvh, NULL, 0));
+        CHECK((prox_bvh_get_stats(bvh).hull_corners > 0) == def.convex_hull);
+        CHECK(prox_bvh_refit(bvh, mesh.vertices, mesh.vertex_count) == PROX_OK);
+        CHECK(prox_bvh_get_stats(bvh).hull_corners == 0);
         prox_bvh_destroy(bvh);
         CHECK(counter.live_blocks == 0);
         CHECK(counter.live_bytes == 0);
@@ -464,12 +469,14 @@ PROX_TEST(bvh, out_of_memory_at_every_allocation) {
     prox_mesh_data data;
     REQUIRE(test_model("sphere", &data));
     prox_mesh mesh = prox_mesh_data_view(&data);
-    for (int volume = 0; volume < PROX_VOLUME_COUNT; ++volume) {
+    /* every kind, then an RSS tree that keeps the convex hull */
+    for (int volume = 0; volume <= PROX_VOLUME_COUNT; ++volume) {
         int successes = 0;
         for (int allowed = 0; allowed < 400 && successes < 3; ++allowed) {
             failing_allocator f = {{0, 0}, allowed};
             prox_bvh_def def = prox_default_bvh_def();
-            def.volume = (prox_volume)volume;
+            def.volume = volume < PROX_VOLUME_COUNT ? (prox_volume)volume : PROX_VOLUME_RSS;
+            def.convex_hull = volume == PROX_VOLUME_COUNT;
             def.allocator.alloc = failing_alloc;
             def.allocator.free = failing_free;
             def.allocator.user = &f;
@@ -485,12 +492,15 @@ PROX_TEST(bvh, out_of_memory_at_every_allocation) {
                 CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
                 f.allowed = 1 << 30;
                 check_valid(bvh, "after a rebuild under memory pressure");
+                /* a hull is kept exactly when asked for and the rebuild had the memory */
+                CHECK((prox_bvh_get_stats(bvh).hull_corners > 0) == (def.convex_hull && r == PROX_OK));
                 prox_bvh_destroy(bvh);
             } else {
                 CHECK(bvh == NULL);
             }
-            CHECK_MSG(f.counter.live_blocks == 0 && f.counter.live_bytes == 0, "%s allowed %d: %lld blocks leak",
-                      prox_volume_name((prox_volume)volume), allowed, (long long)f.counter.live_blocks);
+            CHECK_MSG(f.counter.live_blocks == 0 && f.counter.live_bytes == 0, "%s%s allowed %d: %lld blocks leak",
+                      prox_volume_name(def.volume), def.convex_hull ? " with hull" : "", allowed,
+                      (long long)f.counter.live_blocks);
         }
         CHECK(successes > 0);
     }

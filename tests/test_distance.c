@@ -19,12 +19,14 @@
 #include "test.h"
 
 static long total_placements;
+static long settled_by_hulls; /* answers the hulls gave (prox_bvh_def.convex_hull) */
 
 typedef struct model {
     const char* name;
     prox_mesh_data data;
     prox_mesh mesh;
     prox_bvh* bvh[PROX_VOLUME_COUNT];
+    prox_bvh* with_hull; /* an RSS tree that keeps the model's convex hull */
     double radius;
 } model;
 
@@ -43,6 +45,17 @@ static bool model_build(int leaf_size, model* m) {
             return false;
         }
     }
+    prox_bvh_def def = prox_default_bvh_def();
+    def.volume = PROX_VOLUME_RSS;
+    def.leaf_size = leaf_size;
+    def.convex_hull = true;
+    char message[256];
+    if (prox_bvh_create(&def, &m->mesh, &m->with_hull, message, sizeof message) != PROX_OK) {
+        prox_test_fail(__FILE__, __LINE__, message);
+        for (int k = 0; k < PROX_VOLUME_COUNT; ++k) prox_bvh_destroy(m->bvh[k]);
+        prox_mesh_data_free(&m->data);
+        return false;
+    }
     m->radius = test_model_radius(&m->mesh);
     return true;
 }
@@ -55,6 +68,7 @@ static bool model_open(const char* name, int leaf_size, model* m) {
 
 static void model_close(model* m) {
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) prox_bvh_destroy(m->bvh[kind]);
+    prox_bvh_destroy(m->with_hull);
     prox_mesh_data_free(&m->data);
 }
 
@@ -108,7 +122,13 @@ static void check_distance(const model* ma, const prox_bvh* a, const prox_transf
     /* zero exactly when the models touch */
     CHECK_MSG((r.distance == 0) == prox_overlap(a, xa, b, xb, PROX_SAT_FULL), "%s %s: distance %g, overlap %d", what,
               kind, r.distance, prox_overlap(a, xa, b, xb, PROX_SAT_FULL));
-    CHECK(r.volume_tests >= 1 && r.triangle_tests >= 1);
+    /* the hulls answer without a traversal, and only models whose hulls are
+     * apart (so neither holds the other) */
+    CHECK(r.triangle_tests >= 1 && (r.volume_tests >= 1 || r.settled_by_hulls));
+    if (r.settled_by_hulls) {
+        CHECK(prox_bvh_get_stats(a).hull_corners > 0 && prox_bvh_get_stats(b).hull_corners > 0 && r.distance > 0 && r.containment == PROX_NOT_CONTAINED);
+        settled_by_hulls++;
+    }
 
     /* tolerance on both sides of the distance */
     prox_tolerance_result t = prox_within_distance(a, xa, b, xb, expected * (1 + 1e-9) + 1e-300);
@@ -221,6 +241,7 @@ static void check_placement(const model* a, const prox_transform* xa, const mode
                        prox_volume_name((prox_volume)kind));
     check_distance(a, a->bvh[PROX_VOLUME_OBB], xa, b, b->bvh[PROX_VOLUME_SPHERE], xb, expected, options, what,
                    "obb with sphere");
+    check_distance(a, a->with_hull, xa, b, b->with_hull, xb, expected, options, what, "rss with hulls");
     total_placements++;
 }
 
@@ -277,6 +298,176 @@ static void touching_placements(const char* name, int count, bool scaled) {
         check_placement(&m, &xa, &m, &probe, "just apart");
     }
     model_close(&m);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The hulls first (prox_bvh_def.convex_hull) */
+
+/* The hulls' answer at random placements of B's origin between `near` and
+ * `far` model radii from A's: every answer against the oracle; returns how
+ * many of the separated placements the hulls settled, and their count. */
+static void hull_placements(const model* m, int count, bool scaled, double near, double far, uint64_t seed,
+                            int* out_settled, int* out_separated) {
+    prox_rng rng = prox_rng_seed(prox_test_seed(seed));
+    *out_settled = *out_separated = 0;
+    for (int i = 0; i < count; ++i) {
+        prox_transform xa = random_pose(&rng, scaled), xb = random_pose(&rng, scaled);
+        const double reach = near + (far - near) * prox_rng_uniform(&rng);
+        xb.origin = prox_vec3_scale(random_direction(&rng), reach * m->radius);
+        const double expected = oracle_distance(&m->mesh, &xa, &m->mesh, &xb, INFINITY, NULL, NULL);
+        const prox_distance_result r = prox_distance(m->with_hull, &xa, m->with_hull, &xb, NULL);
+        CHECK_MSG(fabs(r.distance - expected) <= 1e-9 * expected, "%s placement %d: %.17g, oracle %.17g", m->name, i,
+                  r.distance, expected);
+        if (expected > 0) ++*out_separated;
+        if (r.settled_by_hulls) {
+            ++*out_settled;
+            CHECK(r.volume_tests == 0 && r.triangle_tests == 1 && r.containment == PROX_NOT_CONTAINED);
+        }
+    }
+}
+
+/* On convex models the hulls are the models: every separated placement is
+ * settled by them, none by a traversal, at any scale or mirror. */
+PROX_TEST(distance, hulls_settle_every_separated_placement_of_convex_models) {
+    const char* names[] = {"sphere", "box"};
+    for (int n = 0; n < 2; ++n) {
+        model m;
+        REQUIRE(model_open(names[n], 1, &m));
+        const int count = (int)(400 * test_scale()) + 20;
+        int settled, separated;
+        hull_placements(&m, count, n == 1, 2.05, 4.0, 17 + (uint64_t)n, &settled, &separated);
+        CHECK_MSG(separated == count && settled == count, "%s: %d of %d placements settled by the hulls (%d apart)",
+                  names[n], settled, count, separated);
+        model_close(&m);
+    }
+}
+
+/* The torus's hulls bridge its hole: placements whose closest points lie
+ * on the outer side are settled by them, those facing the hole (or through
+ * it: the hulls then overlap) are not, and both answers equal the oracle's. */
+PROX_TEST(distance, hulls_settle_the_outer_side_of_a_torus) {
+    model m;
+    REQUIRE(model_open("torus", 1, &m));
+    const int count = (int)(300 * test_scale()) + 30;
+    int settled, separated;
+    hull_placements(&m, count, false, 0.5, 3.0, 23, &settled, &separated);
+    CHECK_MSG(settled >= separated / 3 && settled < separated, "torus: %d of %d separated placements settled",
+              settled, separated);
+    hull_placements(&m, count / 3 + 1, true, 0.5, 3.0, 29, &settled, &separated);
+    CHECK_MSG(settled > 0, "scaled torus: none of %d separated placements settled", separated);
+    model_close(&m);
+}
+
+/* A refit drops the hull (the queries stay exact without it), a rebuild
+ * makes it again from the new vertices. */
+PROX_TEST(distance, hulls_follow_refit_and_rebuild) {
+    model m;
+    REQUIRE(model_open("sphere", 1, &m));
+    prox_bvh* tree = m.with_hull;
+    REQUIRE(prox_bvh_get_stats(tree).hull_corners > 0);
+    const size_t bytes_with = prox_bvh_get_stats(tree).bytes;
+    prox_vec3* moved = malloc(sizeof *moved * (size_t)m.mesh.vertex_count);
+    REQUIRE(moved != NULL);
+    for (int v = 0; v < m.mesh.vertex_count; ++v)
+        moved[v] = prox_vec3_make(1.7 * m.mesh.vertices[v].x, 0.6 * m.mesh.vertices[v].y, m.mesh.vertices[v].z);
+    const prox_mesh moved_mesh = {moved, m.mesh.vertex_count, m.mesh.indices, m.mesh.triangle_count};
+    prox_transform xa = prox_transform_identity(), xb = prox_transform_identity();
+    xb.origin = prox_vec3_make(4 * m.radius, 0.3 * m.radius, 0.1 * m.radius);
+    for (int step = 0; step < 3; ++step) {
+        /* step 0: as built; 1: refitted (no hull); 2: rebuilt (hull again) */
+        if (step == 1) REQUIRE(prox_bvh_refit(tree, moved, m.mesh.vertex_count) == PROX_OK);
+        if (step == 2) REQUIRE(prox_bvh_rebuild(tree, moved, m.mesh.vertex_count) == PROX_OK);
+        const prox_mesh* now = step == 0 ? &m.mesh : &moved_mesh;
+        const double expected = oracle_distance(now, &xa, now, &xb, INFINITY, NULL, NULL);
+        const prox_distance_result r = prox_distance(tree, &xa, tree, &xb, NULL);
+        CHECK_MSG(fabs(r.distance - expected) <= 1e-9 * expected, "step %d: %.17g, oracle %.17g", step, r.distance,
+                  expected);
+        CHECK_MSG(r.settled_by_hulls == (step != 1), "step %d: settled by hulls %d", step, r.settled_by_hulls);
+        CHECK((prox_bvh_get_stats(tree).hull_corners > 0) == (step != 1));
+        if (step == 1) CHECK(prox_bvh_get_stats(tree).bytes < bytes_with);
+    }
+    free(moved);
+    model_close(&m);
+}
+
+/* The hulls' lower bound answers a tolerance below the distance and an
+ * upper bound below it without a traversal; their pair answers a
+ * tolerance above it. (A tolerance query bounds the roots' children first:
+ * at most 8 volume tests.) */
+PROX_TEST(distance, hulls_bound_tolerance_and_upper_bound) {
+    model m;
+    REQUIRE(model_open("sphere", 1, &m));
+    prox_rng rng = prox_rng_seed(prox_test_seed(31));
+    for (int i = 0; i < 50; ++i) {
+        prox_transform xa = random_pose(&rng, true), xb = random_pose(&rng, true);
+        xb.origin = prox_vec3_scale(random_direction(&rng), (3.3 + prox_rng_uniform(&rng)) * m.radius);
+        const double d = oracle_distance(&m.mesh, &xa, &m.mesh, &xb, INFINITY, NULL, NULL);
+        REQUIRE(d > 0);
+        prox_tolerance_result t = prox_within_distance(m.with_hull, &xa, m.with_hull, &xb, 0.999 * d);
+        CHECK(!t.within && t.volume_tests <= 8 && t.distance == INFINITY && t.triangle_a == -1);
+        t = prox_within_distance(m.with_hull, &xa, m.with_hull, &xb, 1.001 * d);
+        CHECK(t.within && t.volume_tests <= 8 && t.distance <= 1.001 * d && t.distance >= d * (1 - 1e-12));
+        prox_distance_def def = prox_default_distance_def();
+        def.upper_bound = 0.999 * d;
+        prox_distance_result r = prox_distance(m.with_hull, &xa, m.with_hull, &xb, &def);
+        CHECK(r.beyond_upper_bound && r.settled_by_hulls && r.volume_tests == 0 && r.distance > def.upper_bound);
+        def.upper_bound = 1.001 * d;
+        r = prox_distance(m.with_hull, &xa, m.with_hull, &xb, &def);
+        CHECK(!r.beyond_upper_bound && r.settled_by_hulls && fabs(r.distance - d) <= 1e-9 * d);
+    }
+    model_close(&m);
+}
+
+/* Hulls of every dimension (a point, a segment, a flat polygon, a solid),
+ * zero-area triangles, and a vertex no triangle uses (it must not widen the
+ * hull): every pair against the oracle, distances and tolerances, with and
+ * without the hulls. */
+PROX_TEST(distance, hulls_of_degenerate_meshes) {
+    static const prox_vec3 v[] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0.5, 0.5, 0.8}, {2, 0, 0},
+                                  {50, 50, 50}};
+    static const uint32_t point[] = {0, 0, 0};
+    static const uint32_t segment[] = {0, 5, 1, 1, 5, 5};
+    static const uint32_t square[] = {0, 1, 2, 2, 1, 3};
+    static const uint32_t pyramid[] = {0, 2, 1, 1, 2, 3, 0, 1, 4, 1, 3, 4, 3, 2, 4, 2, 0, 4};
+    static const uint32_t lone[] = {0, 1, 4}; /* vertex 6 far away, unused */
+    const prox_mesh meshes[] = {{v, 7, point, 1}, {v, 7, segment, 2}, {v, 7, square, 2}, {v, 7, pyramid, 6},
+                                {v, 7, lone, 1}};
+    const int count = (int)(sizeof meshes / sizeof meshes[0]);
+    prox_bvh *with[5], *without[5];
+    for (int k = 0; k < count; ++k) {
+        prox_bvh_def def = prox_default_bvh_def();
+        def.volume = PROX_VOLUME_RSS;
+        REQUIRE(prox_bvh_create(&def, &meshes[k], &without[k], NULL, 0) == PROX_OK);
+        def.convex_hull = true;
+        REQUIRE(prox_bvh_create(&def, &meshes[k], &with[k], NULL, 0) == PROX_OK);
+        /* the corners: of the used vertices only, none inside an edge or a face */
+        static const int corners[] = {1, 2, 4, 5, 3};
+        CHECK_MSG(prox_bvh_get_stats(with[k]).hull_corners == corners[k], "mesh %d: %d corners", k,
+                  prox_bvh_get_stats(with[k]).hull_corners);
+        CHECK(prox_bvh_get_stats(without[k]).hull_corners == 0);
+    }
+    prox_rng rng = prox_rng_seed(prox_test_seed(37));
+    int settled = 0;
+    for (int i = 0; i < 400; ++i) {
+        const int ka = i % count, kb = (i / count) % count;
+        prox_transform xa = random_pose(&rng, i % 3 == 0), xb = random_pose(&rng, i % 3 == 1);
+        xb.origin = prox_vec3_scale(random_direction(&rng), 3 * prox_rng_uniform(&rng));
+        const double expected = oracle_distance(&meshes[ka], &xa, &meshes[kb], &xb, INFINITY, NULL, NULL);
+        const prox_distance_result r = prox_distance(with[ka], &xa, with[kb], &xb, NULL);
+        const prox_distance_result plain = prox_distance(without[ka], &xa, without[kb], &xb, NULL);
+        CHECK_MSG(fabs(r.distance - expected) <= 1e-9 * expected && fabs(plain.distance - expected) <= 1e-9 * expected,
+                  "meshes %d, %d: %.17g (hulls), %.17g, oracle %.17g", ka, kb, r.distance, plain.distance, expected);
+        settled += r.settled_by_hulls;
+        if (expected > 0) {
+            CHECK(!prox_within_distance(with[ka], &xa, with[kb], &xb, 0.999 * expected).within);
+            CHECK(prox_within_distance(with[ka], &xa, with[kb], &xb, 1.001 * expected).within);
+        }
+    }
+    CHECK_MSG(settled > 100, "%d of 400 settled by the hulls", settled);
+    for (int k = 0; k < count; ++k) {
+        prox_bvh_destroy(with[k]);
+        prox_bvh_destroy(without[k]);
+    }
 }
 
 PROX_TEST(distance, oracle_agrees_with_quadratic_reference) {

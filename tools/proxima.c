@@ -5,7 +5,8 @@
  *   proxima collide A B [--bv KIND] [--sat full|lite] [--all] [--stats]
  *                       [--pose-a "12 numbers"] [--pose-b "12 numbers"] [--placements FILE]
  *   proxima distance A B [--bv KIND] [--points] [--rel-error X] [--abs-error X] [--upper-bound X]
- *                        [--contact-first] [--tolerance D] [--pose-a ...] [--pose-b ...] [--placements FILE]
+ *                        [--contact-first] [--hull] [--tolerance D] [--pose-a ...] [--pose-b ...]
+ *                        [--placements FILE]
  *   proxima contacts A B [--bv KIND] [--sat full|lite] [--pose-a ...] [--pose-b ...] [--placements FILE]
  *   proxima ray MODEL [--bv KIND] [--pose ...] [--max-t X] [--any-hit] [--cull-back-faces]
  *                     [--ray "OX OY OZ DX DY DZ"] [--rays FILE]
@@ -39,7 +40,7 @@ static void usage(FILE* f) {
           "                      [--pose-a \"R00 R01 R02 R10 R11 R12 R20 R21 R22 TX TY TZ\"] [--pose-b ...]\n"
           "                      [--placements FILE]\n"
           "  proxima distance A B [--bv KIND] [--points] [--rel-error X] [--abs-error X]\n"
-          "                       [--upper-bound X] [--contact-first] [--tolerance D]\n"
+          "                       [--upper-bound X] [--contact-first] [--hull] [--tolerance D]\n"
           "                       [--pose-a ...] [--pose-b ...] [--placements FILE]\n"
           "  proxima contacts A B [--bv KIND] [--sat full|lite] [--pose-a ...] [--pose-b ...]\n"
           "                       [--placements FILE]\n"
@@ -69,6 +70,10 @@ static void usage(FILE* f) {
           "before the distance search: faster when the models often intersect, slower\n"
           "when they are apart; the distance is the same (within the error bounds).\n"
           "It has no effect with --tolerance, whose test runs first at D = 0 only.\n"
+          "--hull keeps each model's convex hull and tries the hulls first: much faster\n"
+          "on convex-looking models apart (a torus, a teapot, machined parts), a few\n"
+          "microseconds slower where the hulls bridge hollows; the distance is the same\n"
+          "to rounding.\n"
           "contacts prints the number of contacting triangle pairs per placement, then one\n"
           "line per pair (triangle a, triangle b, contact point, normal) and a line\n"
           "'manifold N nx ny nz' with up to 4 points, then an empty line.\n"
@@ -186,6 +191,7 @@ static int parse_options(int argc, char** argv, int first, options* o) {
         else if (strcmp(a, "--stats") == 0) o->stats = true;
         else if (strcmp(a, "--points") == 0) o->points = true;
         else if (strcmp(a, "--contact-first") == 0) o->distance.contact_first = true;
+        else if (strcmp(a, "--hull") == 0) o->bvh.convex_hull = true;
         else if (strcmp(a, "--any-hit") == 0) o->ray.any_hit = true;
         else if (strcmp(a, "--cull-back-faces") == 0) o->ray.cull_back_faces = true;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

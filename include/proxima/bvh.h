@@ -103,6 +103,21 @@ typedef struct prox_bvh_def {
     prox_split split;
     prox_obb_fit obb_fit;     ///< oriented boxes and spheres only
     int leaf_size;            ///< most triangles per leaf, 1..16 (the paper uses 1)
+    /// Also compute and keep the model's exact convex hull (default false).
+    /// prox_distance and prox_within_distance between two models that both
+    /// keep one try the hulls first: GJK finds the hulls' closest points, and
+    /// when those lie on mesh triangles (the plane between them then
+    /// separates the models by exactly their distance) that pair is the
+    /// answer, without a traversal. On models apart by a tenth of their size
+    /// or more this settles most queries on convex-looking models (a torus,
+    /// the teapot) for a few microseconds; on models whose hulls bridge
+    /// hollows (the bunny, the Buddha) it rarely does, and the query then
+    /// costs a few microseconds more (BENCHMARKS.md, "Separation distance").
+    /// Costs a hull at build and at rebuild (a few milliseconds for tens of
+    /// thousands of vertices) and memory for its corners, edges and their
+    /// triangles. prox_bvh_refit drops the hull (its corners moved; the
+    /// queries then run without it); prox_bvh_rebuild makes it again.
+    bool convex_hull;
     prox_allocator allocator; ///< all-zero: malloc/free
     int internal_cookie;      ///< set by prox_default_bvh_def; do not touch
 } prox_bvh_def;
@@ -149,9 +164,10 @@ typedef struct prox_bvh_stats {
     int leaf_count;       ///< leaf volumes (each holds 1..leaf_size triangles)
     int depth;            ///< 8-wide nodes on the longest root-to-leaf path
     double mean_leaf_depth;
-    size_t bytes;         ///< heap bytes owned by the hierarchy (nodes + mesh copy)
+    size_t bytes;         ///< heap bytes owned by the hierarchy (nodes + mesh copy + hull)
     size_t node_bytes;    ///< of which the nodes: the boxes every kind has, plus the kind's own volumes
     prox_split split;     ///< the rule used (never PROX_SPLIT_DEFAULT)
+    int hull_corners;     ///< corners of the kept convex hull (prox_bvh_def.convex_hull); 0 when none is kept
 } prox_bvh_stats;
 
 PROX_API prox_bvh_stats prox_bvh_get_stats(const prox_bvh* bvh);

@@ -218,6 +218,11 @@ typedef struct prox_distance_result {
     prox_containment containment;
     int64_t volume_tests;    ///< Nb: volume pairs bounded
     int64_t triangle_tests;  ///< Np: triangle pairs measured
+    /// Both models keep their convex hulls (prox_bvh_def.convex_hull) and
+    /// those answered: the pair at the hulls' closest points, proven nearest
+    /// (to 2^-40 relative, or within the error bounds) or proven beyond the
+    /// upper bound; no traversal ran.
+    bool settled_by_hulls;
 } prox_distance_result;
 
 /// Separation distance between model `a` placed by `xa` and model `b` placed
@@ -229,6 +234,19 @@ typedef struct prox_distance_result {
 /// others' bounds are looser. The query never allocates (its queue lives on
 /// the stack, about 40 KB). When the models intersect the distance is 0 and
 /// both points are one common point. `def` may be NULL.
+///
+/// When both hierarchies keep their convex hulls (prox_bvh_def.convex_hull),
+/// the query tries the hulls first: GJK on the two hulls (Gilbert, Johnson,
+/// Keerthi 1988; supports climb along the hulls' edges) finds their closest
+/// points; the mesh triangles there are measured, and their pair is the
+/// answer when no corner of either hull lies between the two planes through
+/// the pair's closest points orthogonal to the segment joining them (then
+/// every point of a is at least that far from every point of b). That
+/// answer equals the traversal's to rounding (a pair whose distance differs
+/// in the last bits may be reported), and `settled_by_hulls` says so. When
+/// the hulls touch, or their closest point lies on a hull face bridging a
+/// hollow of the model, the traversal runs as without hulls, starting from
+/// that pair.
 PROX_API prox_distance_result prox_distance(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                             const prox_transform* xb, const prox_distance_def* def);
 
@@ -248,7 +266,10 @@ typedef struct prox_tolerance_result {
 /// other (touching counts: tolerance 0 asks for contact)? Stops at the first
 /// triangle pair that is, and prunes every pair of volumes whose lower bound
 /// exceeds the tolerance, so it is much cheaper than a distance query. A
-/// negative or NaN tolerance gives `within` false.
+/// negative or NaN tolerance gives `within` false. With both models' hulls
+/// kept (prox_bvh_def.convex_hull) the hulls answer first when they can:
+/// no when the hulls are farther apart than the tolerance, yes when the
+/// triangles at their closest points are within it.
 PROX_API prox_tolerance_result prox_within_distance(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                                     const prox_transform* xb, double tolerance);
 

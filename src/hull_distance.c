@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/* The models' convex hulls as the first step of the distance and tolerance
+ * queries (prox_bvh_def.convex_hull).
+ *
+ * Two models are never nearer than their convex hulls. GJK (src/gjk.c) on
+ * the two hulls, with supports that climb along the hulls' edges
+ * (src/bvh_hull.c), finds the hulls' closest points in a few microseconds
+ * and proves a lower bound. Where those points lie on the models' surfaces,
+ * the triangles holding them realise the hulls' distance, which is then the
+ * models' distance; src/query_distance.c measures that triangle pair and
+ * accepts it when the slab between the planes through its two closest
+ * points, orthogonal to the segment joining them, holds no corner of either
+ * hull (prox_hull_slab_gap: the plane through a's point has every corner of
+ * a on one side, the plane through b's point every corner of b on the
+ * other, so every point of a is at least as far from every point of b as
+ * the slab is wide). That test is the certificate: it needs nothing of GJK's
+ * accuracy, only the triangle pair GJK pointed at. When the hulls' closest
+ * point lies on a face bridging a hollow (the inside of a torus, between a
+ * bunny's ears), no triangle holds it, the slab test fails and the query
+ * runs its traversal as before, with the pair measured here as its first
+ * upper bound. */
+#include <proxima/geometry.h>
+
+#include "convex_internal.h"
+#include "core.h"
+#include "hull_distance.h"
+#include "query_traverse.h"
+
+/* The placed hull of one model as GJK's shape. */
+static prox_convex hull_shape(const prox_bvh* bvh) {
+    return prox_convex_make(bvh->hull.points, bvh->hull.count, 0.0);
+}
+
+static void set_climb(cvx_shape* shape, const prox_bvh* bvh, int32_t* at) {
+    shape->climb_first = bvh->hull.neighbour_first;
+    shape->climb_next = bvh->hull.neighbours;
+    shape->climb_at = at;
+    shape->climb_seeds = bvh->hull.start;
+    shape->climb_seed_count = 14;
+}
+
+/* Of the mesh triangles using the simplex's corners on one side, the one
+ * nearest to that side's closest point `p` (world). */
+static int32_t nearest_triangle(const prox_bvh* bvh, const prox_transform* x, const cvx_simplex* s, bool side_a,
+                                prox_vec3 p) {
+    int32_t best = -1;
+    double best_d2 = INFINITY;
+    for (int i = 0; i < s->count; ++i) {
+        const int32_t corner = side_a ? s->v[i].ia : s->v[i].ib;
+        bool seen = false; /* a corner can appear in several vertices of the simplex */
+        for (int j = 0; j < i; ++j) seen |= (side_a ? s->v[j].ia : s->v[j].ib) == corner;
+        if (seen) continue;
+        for (int32_t k = bvh->hull.triangle_first[corner]; k < bvh->hull.triangle_first[corner + 1]; ++k) {
+            prox_vec3 tri[3];
+            place_mesh_triangle(bvh, x, bvh->hull.triangles[k], tri);
+            const prox_vec3 q = prox_closest_point_triangle(p, tri);
+            const prox_vec3 e = prox_vec3_sub(q, p);
+            const double d2 = prox_vec3_dot(e, e);
+            if (d2 < best_d2) {
+                best_d2 = d2;
+                best = bvh->hull.triangles[k];
+            }
+        }
+    }
+    return best;
+}
+
+/* The stored support (prox_bvh_hull.start) whose direction is nearest to
+ * the world direction d. */
+static int32_t start_corner(const prox_bvh* bvh, const prox_transform* x, prox_vec3 d) {
+    const prox_mat3* m = &x->basis; /* the direction in the model's frame: B^T d */
+    const prox_vec3 local = prox_vec3_make(m->m[0][0] * d.x + m->m[1][0] * d.y + m->m[2][0] * d.z,
+                                           m->m[0][1] * d.x + m->m[1][1] * d.y + m->m[2][1] * d.z,
+                                           m->m[0][2] * d.x + m->m[1][2] * d.y + m->m[2][2] * d.z);
+    int best = 0;
+    double best_cos = -INFINITY;
+    for (int k = 0; k < 14; ++k) {
+        const prox_vec3 u = prox_hull_start_directions[k];
+        const double c = prox_vec3_dot(u, local) / (k < 6 ? 1.0 : 1.7320508075688772);
+        if (c > best_cos) {
+            best_cos = c;
+            best = k;
+        }
+    }
+    return bvh->hull.start[best];
+}
+
+bool prox_hull_guess(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
+                     hull_guess* out) {
+    const prox_convex ca = hull_shape(a), cb = hull_shape(b);
+    cvx_pair pair;
+    if (!cvx_pair_init_known(&pair, &ca, xa, a->hull.max_abs, &cb, xb, b->hull.max_abs)) return false;
+    /* GJK's first direction is along the line between the origins: each
+     * climb starts from the stored support nearest to it */
+    const prox_vec3 toward_b = prox_vec3_sub(xb->origin, xa->origin);
+    out->corner_a = start_corner(a, xa, toward_b);
+    out->corner_b = start_corner(b, xb, prox_vec3_scale(toward_b, -1.0));
+    set_climb(&pair.a, a, &out->corner_a);
+    set_climb(&pair.b, b, &out->corner_b);
+    int max_gjk, max_epa;
+    cvx_limits(NULL, &max_gjk, &max_epa);
+    /* hulls that overlap, the common case of intersecting models, are
+     * mostly told by the boolean search's few steps (a tetrahedron of
+     * supports around the origin), for less than GJK's run to contact */
+    if (cvx_gjk_boolean(&pair, 0.0, max_gjk, NULL, NULL) == 1) return false;
+    cvx_gjk_output g;
+    cvx_gjk_run(&pair, NULL, max_gjk, -1.0, &g);
+    if (g.state != CVX_GJK_SEPARATED) return false;
+    out->lower = cvx_length_to_world(&pair, g.lower);
+    /* the placed coordinates lie within `reach` (the scene size S bounds
+     * them from a's origin); a dot product with a unit vector, and a
+     * difference of two, round by a few ulps of it: 2^-46 is a wide margin */
+    const double reach = cvx_length_to_world(&pair, pair.size) + prox_max_abs3(xa->origin) + prox_max_abs3(xb->origin);
+    out->rounding = 0x1p-46 * reach;
+    prox_vec3 pa, pb;
+    cvx_simplex_points(&pair, &g.simplex, &pa, &pb);
+    out->triangle_a = nearest_triangle(a, xa, &g.simplex, true, cvx_to_world(&pair, pa));
+    out->triangle_b = nearest_triangle(b, xb, &g.simplex, false, cvx_to_world(&pair, pb));
+    return true;
+}
+
+/* n . x over the placed corner of a hull that is extreme along +-n. */
+static double extreme_along(const prox_bvh* bvh, const prox_transform* x, prox_vec3 n, double sign, int32_t* at) {
+    cvx_shape shape = {bvh->hull.points, bvh->hull.count, x->basis, prox_vec3_make(0, 0, 0), 0.0, NULL, NULL, NULL, NULL, 0};
+    set_climb(&shape, bvh, at);
+    const int32_t i = cvx_support_index(&shape, sign * n.x, sign * n.y, sign * n.z);
+    return prox_vec3_dot(n, prox_transform_point(x, bvh->hull.points[i]));
+}
+
+double prox_hull_slab_gap(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
+                          prox_vec3 point_a, prox_vec3 point_b, hull_guess* guess) {
+    prox_vec3 n = prox_vec3_sub(point_b, point_a);
+    const double length = prox_vec3_length(n);
+    if (!(length > 0)) return -INFINITY;
+    n = prox_vec3_scale(n, 1.0 / length);
+    const double top_a = extreme_along(a, xa, n, 1.0, &guess->corner_a);
+    const double bottom_b = extreme_along(b, xb, n, -1.0, &guess->corner_b);
+    return bottom_b - top_a;
+}
