@@ -96,7 +96,8 @@ prox_result prox_bvh_make_hull(prox_bvh* bvh) {
     }
     const size_t points_bytes = align8((size_t)count * sizeof(prox_vec3));
     const size_t first_bytes = align8(((size_t)count + 1) * sizeof(int32_t));
-    const size_t bytes = points_bytes + 2 * first_bytes + align8(edge_count * sizeof(int32_t)) +
+    const size_t vertex_bytes = align8((size_t)count * sizeof(int32_t));
+    const size_t bytes = points_bytes + vertex_bytes + 2 * first_bytes + align8(edge_count * sizeof(int32_t)) +
                          align8(use_count * sizeof(int32_t));
     char* block = prox_alloc(s.allocator, bytes);
     if (!block) {
@@ -108,11 +109,15 @@ prox_result prox_bvh_make_hull(prox_bvh* bvh) {
     out->bytes = bytes;
     out->count = count;
     out->points = (prox_vec3*)block;
-    out->neighbour_first = (int32_t*)(block + points_bytes);
-    out->triangle_first = (int32_t*)(block + points_bytes + first_bytes);
-    out->neighbours = (int32_t*)(block + points_bytes + 2 * first_bytes);
-    out->triangles = (int32_t*)(block + points_bytes + 2 * first_bytes + align8(edge_count * sizeof(int32_t)));
+    block += points_bytes;
+    out->vertex = (int32_t*)block;
+    block += vertex_bytes;
+    out->neighbour_first = (int32_t*)block;
+    out->triangle_first = (int32_t*)(block + first_bytes);
+    out->neighbours = (int32_t*)(block + 2 * first_bytes);
+    out->triangles = (int32_t*)(block + 2 * first_bytes + align8(edge_count * sizeof(int32_t)));
     memcpy(out->points, h->vertices, (size_t)count * sizeof(prox_vec3));
+    for (int c = 0; c < count; ++c) out->vertex[c] = s.source[h->vertex_source[c]];
 
     /* counts, then prefix sums, then the lists (each first[] entry runs
      * ahead as the list fills and is shifted back at the end) */

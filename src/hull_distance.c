@@ -39,29 +39,50 @@ static void set_climb(cvx_shape* shape, const prox_bvh* bvh, int32_t* at) {
     shape->climb_seed_count = 14;
 }
 
-/* Of the mesh triangles using the simplex's corners on one side, the one
- * nearest to that side's closest point `p` (world). */
+/* Does mesh triangle t use every one of the n corners' vertices? */
+static bool uses_corners(const prox_bvh* bvh, int32_t t, const int32_t* corner, int n) {
+    const uint32_t* idx = bvh->mesh_indices + 3 * (size_t)t;
+    for (int i = 0; i < n; ++i) {
+        const uint32_t v = (uint32_t)bvh->hull.vertex[corner[i]];
+        if (idx[0] != v && idx[1] != v && idx[2] != v) return false;
+    }
+    return true;
+}
+
+/* The mesh triangle holding one side's closest point `p` (world), found
+ * from the simplex's corners on that side: at one corner, any triangle
+ * using it holds p; on a hull edge or face, a triangle using all its
+ * corners does (the hull's edge or face is the mesh's); otherwise (a hull
+ * face across several coplanar triangles, or one bridging a hollow) the
+ * triangle using a corner that is nearest to p. The slab test decides
+ * whether the pair is the answer; this only picks it. */
 static int32_t nearest_triangle(const prox_bvh* bvh, const prox_transform* x, const cvx_simplex* s, bool side_a,
                                 prox_vec3 p) {
+    int32_t corner[4];
+    int n = 0;
+    for (int i = 0; i < s->count; ++i) { /* a corner can appear in several vertices of the simplex */
+        const int32_t c = side_a ? s->v[i].ia : s->v[i].ib;
+        bool seen = false;
+        for (int j = 0; j < n; ++j) seen |= corner[j] == c;
+        if (!seen) corner[n++] = c;
+    }
+    if (n == 0) return -1;
+    const int32_t first = bvh->hull.triangle_first[corner[0]], end = bvh->hull.triangle_first[corner[0] + 1];
+    for (int32_t k = first; k < end; ++k)
+        if (uses_corners(bvh, bvh->hull.triangles[k], corner, n)) return bvh->hull.triangles[k];
     int32_t best = -1;
     double best_d2 = INFINITY;
-    for (int i = 0; i < s->count; ++i) {
-        const int32_t corner = side_a ? s->v[i].ia : s->v[i].ib;
-        bool seen = false; /* a corner can appear in several vertices of the simplex */
-        for (int j = 0; j < i; ++j) seen |= (side_a ? s->v[j].ia : s->v[j].ib) == corner;
-        if (seen) continue;
-        for (int32_t k = bvh->hull.triangle_first[corner]; k < bvh->hull.triangle_first[corner + 1]; ++k) {
+    for (int i = 0; i < n; ++i)
+        for (int32_t k = bvh->hull.triangle_first[corner[i]]; k < bvh->hull.triangle_first[corner[i] + 1]; ++k) {
             prox_vec3 tri[3];
             place_mesh_triangle(bvh, x, bvh->hull.triangles[k], tri);
-            const prox_vec3 q = prox_closest_point_triangle(p, tri);
-            const prox_vec3 e = prox_vec3_sub(q, p);
+            const prox_vec3 e = prox_vec3_sub(prox_closest_point_triangle(p, tri), p);
             const double d2 = prox_vec3_dot(e, e);
             if (d2 < best_d2) {
                 best_d2 = d2;
                 best = bvh->hull.triangles[k];
             }
         }
-    }
     return best;
 }
 
