@@ -33,7 +33,7 @@
  *   - every other kind keeps the model's convex hull (prox_bvh_def.convex_hull),
  *     which the distance and tolerance queries try first: the same checks,
  *     except that a distance the hulls settle may exceed the least pair
- *     distance by rounding (2^-40 of it plus 2^-44 of the largest placed
+ *     distance by rounding (2^-31 of it plus 2^-44 of the largest placed
  *     coordinate), never fall below it. */
 #include <proxima/geometry.h>
 #include <proxima/hull.h>
@@ -163,7 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             reach = fmax(reach, fmax(fabs(p.x), fmax(fabs(p.y), fabs(p.z))));
         }
     /* what the hulls' answer may add to the least pair distance */
-    const double slack = 0x1p-40 * expected_distance + 0x1p-44 * reach;
+    const double slack = 0x1p-31 * expected_distance + 0x1p-44 * reach;
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
         prox_bvh_def def = prox_default_bvh_def();
         def.volume = (prox_volume)kind;

@@ -49,6 +49,52 @@ static void scratch_free(hull_scratch* s) {
 
 static size_t align8(size_t bytes) { return (bytes + 7) & ~(size_t)7; }
 
+/* A hash of a point's coordinates that equal points share (-0 and +0 too). */
+static uint64_t point_hash(prox_vec3 p) {
+    const double c[3] = {p.x + 0.0, p.y + 0.0, p.z + 0.0};
+    uint64_t h = 0x9e3779b97f4a7c15u;
+    for (int k = 0; k < 3; ++k) {
+        uint64_t bits;
+        memcpy(&bits, &c[k], sizeof bits);
+        h = (h ^ bits) * 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
+/* Vertices at a corner's position under another index (meshes that do not
+ * share vertices, as STL files do not) map to that corner too, so that
+ * their triangles are listed at it. Hulls take the first index of
+ * duplicates; the others are found through a hash of the corners'
+ * positions. False when out of memory. */
+static bool weld_corners(hull_scratch* s, int used) {
+    const prox_hull* h = s->hull;
+    size_t slots = 16;
+    while (slots < 2 * (size_t)h->vertex_count) slots *= 2;
+    int32_t* table = prox_alloc(s->allocator, slots * sizeof(int32_t));
+    if (!table) return false;
+    for (size_t i = 0; i < slots; ++i) table[i] = -1;
+    for (int c = 0; c < h->vertex_count; ++c) {
+        size_t i = (size_t)point_hash(h->vertices[c]) & (slots - 1);
+        while (table[i] >= 0) i = (i + 1) & (slots - 1);
+        table[i] = c;
+    }
+    for (int k = 0; k < used; ++k) {
+        const int32_t v = s->source[k];
+        if (s->corner_of[v] >= 0) continue;
+        const prox_vec3 p = s->points[k];
+        for (size_t i = (size_t)point_hash(p) & (slots - 1); table[i] >= 0; i = (i + 1) & (slots - 1)) {
+            const prox_vec3 q = h->vertices[table[i]];
+            if (p.x == q.x && p.y == q.y && p.z == q.z) {
+                s->corner_of[v] = table[i];
+                break;
+            }
+        }
+    }
+    prox_free(s->allocator, table, slots * sizeof(int32_t));
+    return true;
+}
+
 prox_result prox_bvh_make_hull(prox_bvh* bvh) {
     prox_bvh_drop_hull(bvh);
     const int vertex_count = bvh->vertex_count, triangle_count = bvh->triangle_count;
@@ -83,6 +129,10 @@ prox_result prox_bvh_make_hull(prox_bvh* bvh) {
     const int count = h->vertex_count;
     for (int v = 0; v < vertex_count; ++v) s.corner_of[v] = -1;
     for (int c = 0; c < count; ++c) s.corner_of[s.source[h->vertex_source[c]]] = c;
+    if (!weld_corners(&s, used)) {
+        scratch_free(&s);
+        return PROX_ERROR_OUT_OF_MEMORY;
+    }
 
     /* Sizes. Every face's edge (u -> w) gives u the neighbour w: each edge of
      * the closed surface (the flat hull's two-sided one too) is held by two
@@ -96,8 +146,7 @@ prox_result prox_bvh_make_hull(prox_bvh* bvh) {
     }
     const size_t points_bytes = align8((size_t)count * sizeof(prox_vec3));
     const size_t first_bytes = align8(((size_t)count + 1) * sizeof(int32_t));
-    const size_t vertex_bytes = align8((size_t)count * sizeof(int32_t));
-    const size_t bytes = points_bytes + vertex_bytes + 2 * first_bytes + align8(edge_count * sizeof(int32_t)) +
+    const size_t bytes = points_bytes + 2 * first_bytes + align8(edge_count * sizeof(int32_t)) +
                          align8(use_count * sizeof(int32_t));
     char* block = prox_alloc(s.allocator, bytes);
     if (!block) {
@@ -110,14 +159,11 @@ prox_result prox_bvh_make_hull(prox_bvh* bvh) {
     out->count = count;
     out->points = (prox_vec3*)block;
     block += points_bytes;
-    out->vertex = (int32_t*)block;
-    block += vertex_bytes;
     out->neighbour_first = (int32_t*)block;
     out->triangle_first = (int32_t*)(block + first_bytes);
     out->neighbours = (int32_t*)(block + 2 * first_bytes);
     out->triangles = (int32_t*)(block + 2 * first_bytes + align8(edge_count * sizeof(int32_t)));
     memcpy(out->points, h->vertices, (size_t)count * sizeof(prox_vec3));
-    for (int c = 0; c < count; ++c) out->vertex[c] = s.source[h->vertex_source[c]];
 
     /* counts, then prefix sums, then the lists (each first[] entry runs
      * ahead as the list fills and is shifted back at the end) */

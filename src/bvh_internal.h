@@ -84,7 +84,6 @@ typedef struct prox_kdop_lanes {
 typedef struct prox_bvh_hull {
     int count;                /* corners; 0 when there is no hull (not asked, or dropped by a refit) */
     prox_vec3* points;        /* the corners in the model's frame: copies of mesh vertices */
-    int32_t* vertex;          /* the mesh vertex each corner copies */
     /* the hull's edges, for supports by hill climbing: corner i's neighbours
      * are neighbours[neighbour_first[i] .. neighbour_first[i + 1]) */
     int32_t* neighbour_first;

@@ -347,9 +347,10 @@ static inline prox_vec3 to_shape_frame(const prox_mat3* m, prox_vec3 d) {
  * corner that no neighbour beats along d is a support. The climb starts from
  * the best of the last support and the seeds, and each move strictly
  * increases the value, so no corner repeats and the climb ends. Rounding can
- * stop it early on corners whose values differ in the last bits, a support
- * off by that much; GJK's bounds are computed from the points it returns,
- * so they stay consistent (src/hull_distance.c allows for it). */
+ * stop it short: a corner a few ulps from its neighbour may look as good
+ * while corners farther on are better by much more (a short edge after a
+ * long one). So these supports serve guesses only, never a proof
+ * (src/hull_distance.c scans every corner for its certificate). */
 static int support_climb(const cvx_shape* shape, prox_vec3 d) {
     const prox_vec3* p = shape->points;
     int32_t at = *shape->climb_at;

@@ -4,18 +4,18 @@
  *
  * Two models are never nearer than their convex hulls. GJK (src/gjk.c) on
  * the two hulls, with supports that climb along the hulls' edges
- * (src/bvh_hull.c), finds the hulls' closest points in a few microseconds
- * and proves a lower bound. Where those points lie on the models' surfaces,
- * the triangles holding them realise the hulls' distance, which is then the
- * models' distance; src/query_distance.c measures that triangle pair and
- * accepts it when the slab between the planes through its two closest
- * points, orthogonal to the segment joining them, holds no corner of either
- * hull (prox_hull_slab_gap: the plane through a's point has every corner of
- * a on one side, the plane through b's point every corner of b on the
- * other, so every point of a is at least as far from every point of b as
- * the slab is wide). That test is the certificate: it needs nothing of GJK's
- * accuracy, only the triangle pair GJK pointed at. When the hulls' closest
- * point lies on a face bridging a hollow (the inside of a torus, between a
+ * (src/bvh_hull.c), finds the hulls' closest points in a few microseconds.
+ * Where those points lie on the models' surfaces, the triangles holding
+ * them realise the hulls' distance, which is then the models' distance;
+ * src/query_distance.c measures that triangle pair and accepts it when the
+ * slab between the planes through its two closest points, orthogonal to the
+ * segment joining them, holds no corner of either hull (prox_hull_slab_gap:
+ * the plane through a's point has every corner of a on one side, the plane
+ * through b's point every corner of b on the other, so every point of a is
+ * at least as far from every point of b as the slab is wide). That test is
+ * the certificate, and it scans every corner: GJK, whose climbs rounding
+ * can stop short, only points at the pair. When the hulls' closest point
+ * lies on a face bridging a hollow (the inside of a torus, between a
  * bunny's ears), no triangle holds it, the slab test fails and the query
  * runs its traversal as before, with the pair measured here as its first
  * upper bound. */
@@ -39,12 +39,16 @@ static void set_climb(cvx_shape* shape, const prox_bvh* bvh, int32_t* at) {
     shape->climb_seed_count = 14;
 }
 
-/* Does mesh triangle t use every one of the n corners' vertices? */
+static bool same_point(prox_vec3 p, prox_vec3 q) { return p.x == q.x && p.y == q.y && p.z == q.z; }
+
+/* Does mesh triangle t have a vertex at each of the n corners? (By position:
+ * a mesh need not share its vertices, as STL files do not.) */
 static bool uses_corners(const prox_bvh* bvh, int32_t t, const int32_t* corner, int n) {
     const uint32_t* idx = bvh->mesh_indices + 3 * (size_t)t;
+    const prox_vec3* v = bvh->vertices;
     for (int i = 0; i < n; ++i) {
-        const uint32_t v = (uint32_t)bvh->hull.vertex[corner[i]];
-        if (idx[0] != v && idx[1] != v && idx[2] != v) return false;
+        const prox_vec3 c = bvh->hull.points[corner[i]];
+        if (!same_point(v[idx[0]], c) && !same_point(v[idx[1]], c) && !same_point(v[idx[2]], c)) return false;
     }
     return true;
 }
@@ -114,10 +118,9 @@ bool prox_hull_guess(const prox_bvh* a, const prox_transform* xa, const prox_bvh
     /* GJK's first direction is along the line between the origins: each
      * climb starts from the stored support nearest to it */
     const prox_vec3 toward_b = prox_vec3_sub(xb->origin, xa->origin);
-    out->corner_a = start_corner(a, xa, toward_b);
-    out->corner_b = start_corner(b, xb, prox_vec3_scale(toward_b, -1.0));
-    set_climb(&pair.a, a, &out->corner_a);
-    set_climb(&pair.b, b, &out->corner_b);
+    int32_t corner_a = start_corner(a, xa, toward_b), corner_b = start_corner(b, xb, prox_vec3_scale(toward_b, -1.0));
+    set_climb(&pair.a, a, &corner_a);
+    set_climb(&pair.b, b, &corner_b);
     int max_gjk, max_epa;
     cvx_limits(NULL, &max_gjk, &max_epa);
     /* hulls that overlap, the common case of intersecting models, are
@@ -127,10 +130,11 @@ bool prox_hull_guess(const prox_bvh* a, const prox_transform* xa, const prox_bvh
     cvx_gjk_output g;
     cvx_gjk_run(&pair, NULL, max_gjk, -1.0, &g);
     if (g.state != CVX_GJK_SEPARATED) return false;
-    out->lower = cvx_length_to_world(&pair, g.lower);
-    /* the placed coordinates lie within `reach` (the scene size S bounds
-     * them from a's origin); a dot product with a unit vector, and a
-     * difference of two, round by a few ulps of it: 2^-46 is a wide margin */
+    /* The placed coordinates lie within `reach` of the world origin (the
+     * scene size S bounds them from a's origin). Placing a point rounds each
+     * coordinate by about 2^-51 of it, a dot product with a unit vector by
+     * about 2^-50, and the slab is the difference of two: 2^-48 of the
+     * reach, and 2^-46 leaves a margin of four. */
     const double reach = cvx_length_to_world(&pair, pair.size) + prox_max_abs3(xa->origin) + prox_max_abs3(xb->origin);
     out->rounding = 0x1p-46 * reach;
     prox_vec3 pa, pb;
@@ -140,21 +144,26 @@ bool prox_hull_guess(const prox_bvh* a, const prox_transform* xa, const prox_bvh
     return true;
 }
 
-/* n . x over the placed corner of a hull that is extreme along +-n. */
-static double extreme_along(const prox_bvh* bvh, const prox_transform* x, prox_vec3 n, double sign, int32_t* at) {
-    cvx_shape shape = {bvh->hull.points, bvh->hull.count, x->basis, prox_vec3_make(0, 0, 0), 0.0, NULL, NULL, NULL, NULL, 0};
-    set_climb(&shape, bvh, at);
+/* n . x over the placed corner of a hull that is extreme along +-n: a scan
+ * of every corner, not a climb. A climb stops where no neighbour beats the
+ * corner it stands on, and rounding can make a corner a few ulps from its
+ * neighbour look as good when corners farther along are better by much
+ * more (a short edge at the end of a long one): the certificate must not
+ * rest on that. */
+static double extreme_along(const prox_bvh* bvh, const prox_transform* x, prox_vec3 n, double sign) {
+    const cvx_shape shape = {bvh->hull.points, bvh->hull.count, x->basis, prox_vec3_make(0, 0, 0), 0.0,
+                             NULL,               NULL,             NULL,     NULL,                    0};
     const int32_t i = cvx_support_index(&shape, sign * n.x, sign * n.y, sign * n.z);
     return prox_vec3_dot(n, prox_transform_point(x, bvh->hull.points[i]));
 }
 
 double prox_hull_slab_gap(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
-                          prox_vec3 point_a, prox_vec3 point_b, hull_guess* guess) {
+                          prox_vec3 point_a, prox_vec3 point_b) {
     prox_vec3 n = prox_vec3_sub(point_b, point_a);
     const double length = prox_vec3_length(n);
     if (!(length > 0)) return -INFINITY;
     n = prox_vec3_scale(n, 1.0 / length);
-    const double top_a = extreme_along(a, xa, n, 1.0, &guess->corner_a);
-    const double bottom_b = extreme_along(b, xb, n, -1.0, &guess->corner_b);
+    const double top_a = extreme_along(a, xa, n, 1.0);
+    const double bottom_b = extreme_along(b, xb, n, -1.0);
     return bottom_b - top_a;
 }

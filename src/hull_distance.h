@@ -9,25 +9,22 @@
 
 /// What GJK on the two placed hulls found.
 typedef struct hull_guess {
-    /// A lower bound of the models' distance (world units), to rounding
-    /// (see `rounding`): GJK's separation of the hulls, which no pair of
-    /// triangles can undercut.
-    double lower;
     /// The mesh triangles nearest to the hulls' closest points (original
     /// indices): the pair to measure first. -1 when a hull has no triangles
     /// at its closest point's corners.
     int32_t triangle_a, triangle_b;
-    /// Where the next support climbs start (corners of each hull).
-    int32_t corner_a, corner_b;
-    /// What rounding may add to `lower` and to a slab gap: 2^-46 times a
-    /// bound on the placed coordinates. Subtract it before calling either
-    /// a proof that the models are farther apart than some value.
+    /// What rounding may add to a slab gap (prox_hull_slab_gap) or take
+    /// from a triangle pair's measured distance: 2^-46 times a bound on the
+    /// placed coordinates. Subtract it before calling a gap a proof that the
+    /// models are farther apart than some value.
     double rounding;
 } hull_guess;
 
 /// GJK on the hulls of `a` and `b` (both must have one) under their
-/// placements. True when it proved them apart, with *out filled; false when
-/// they touch or overlap, or GJK could not settle (then nothing is known).
+/// placements, its supports climbing along the hulls' edges. True when it
+/// found them apart, with *out filled: a guess, proven by nothing (a climb
+/// can stop short where rounding hides a better corner); the slab test
+/// proves. False when they touch or overlap, or GJK could not settle.
 bool prox_hull_guess(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
                      hull_guess* out);
 
@@ -35,9 +32,10 @@ bool prox_hull_guess(const prox_bvh* a, const prox_transform* xa, const prox_bvh
 /// the models are at least along n = (point_b - point_a) / |point_b - point_a|,
 /// min over b's corners of n.x minus max over a's corners of n.x. When the
 /// two points are the hulls' closest points this is |point_b - point_a|, to
-/// rounding: the certificate that no pair of triangles is nearer. -INFINITY
-/// when the points coincide. Climbs from, and updates, guess's corners.
+/// rounding (hull_guess.rounding): the certificate that no pair of
+/// triangles is nearer. Found by a scan of every corner of both hulls.
+/// -INFINITY when the points coincide.
 double prox_hull_slab_gap(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
-                          prox_vec3 point_a, prox_vec3 point_b, hull_guess* guess);
+                          prox_vec3 point_a, prox_vec3 point_b);
 
 #endif

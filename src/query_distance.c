@@ -187,7 +187,7 @@ typedef struct distance_state {
     bool hulls_apart;    /* the models' hulls are apart: no contact, no containment */
     bool settled_by_hulls;
     bool hulls_after_root; /* tolerance queries: try the hulls only when the roots' bounds leave pairs open */
-    double lower;        /* a proven lower bound of the distance (0 when none is known) */
+    double lower;        /* a proven lower bound of the distance (0 when none is known): the hulls' slab */
 } distance_state;
 
 /* A pair can improve the answer only if its bound b satisfies
@@ -224,44 +224,35 @@ static void test_leaves(distance_state* st, int first_a, int count_a, int first_
             consider_pair(st, ta[i], tb[j], st->a->slot_triangle[first_a + i], st->b->slot_triangle[first_b + j]);
 }
 
-/* The models' hulls first (hull_distance.c), when both keep one: GJK's
- * proven lower bound, and the triangle pair at the hulls' closest points,
- * measured; that pair is the answer when the slab test proves that nothing
- * is nearer (to 2^-40 relative, the slab's rounding, or within the error
- * bounds), and nothing is needed when the lower bound is beyond the upper
- * bound or the tolerance. Otherwise the traversal runs, the pair found being
- * its first upper bound. */
+/* The models' hulls first (hull_distance.c), when both keep one: the
+ * triangle pair at the hulls' closest points (GJK's guess) is measured, and
+ * the slab test along it gives a proven lower bound (less its rounding).
+ * Settled: nothing is within the upper bound or the tolerance; or, for a
+ * distance, the pair's distance equals the slab's width to 2^-40 while the
+ * coordinates' rounding stays below 2^-32 of it (so the answer is the
+ * traversal's to 2^-32 relative: a pair whose distance differs in the last
+ * bits may be reported), the pair lying within the upper bound (one just
+ * beyond it, with the bound just within, is the traversal's to decide); or
+ * the pair is within the error bounds. A tolerance query claims nothing
+ * from near equality: it settles on a pair within the tolerance
+ * (consider_pair) or on the bound. Otherwise the traversal runs, the pair
+ * found being its first upper bound. */
 static void try_hulls(distance_state* st) {
     if (st->a->hull.count == 0 || st->b->hull.count == 0) return;
     hull_guess g;
-    if (!prox_hull_guess(st->a, st->xa, st->b, st->xb, &g)) return;
-    st->hulls_apart = true;
-    double lower = g.lower;
-    if (g.triangle_a >= 0 && g.triangle_b >= 0) {
-        prox_vec3 ta[3], tb[3];
-        place_mesh_triangle(st->a, st->xa, g.triangle_a, ta);
-        place_mesh_triangle(st->b, st->xb, g.triangle_b, tb);
-        consider_pair(st, ta, tb, g.triangle_a, g.triangle_b);
-    }
-    if (st->done) return;
-    if (st->best < INFINITY) {
-        const double slab = prox_hull_slab_gap(st->a, st->xa, st->b, st->xb, st->point_a, st->point_b, &g);
-        if (slab > lower) lower = slab;
-    }
-    /* what is proven, whatever the rounding: for claims that the models
-     * are farther apart than a value */
-    st->lower = lower - g.rounding > 0 ? lower - g.rounding : 0;
-    /* Settled: nothing is within the upper bound (or the tolerance); or,
-     * for a distance, the pair's distance equals the bound to 2^-40, and
-     * the answer is exact to rounding (the pair's distance is itself
-     * rounded as much as the bound: a traversal would find it or one that
-     * differs in the last bits), as long as it lies within the upper
-     * bound (a pair just beyond it, with the bound just within, is the
-     * traversal's to decide); or it is within the error bounds. A
-     * tolerance query claims nothing from rounded equality: it settles on
-     * a pair within the tolerance (consider_pair) or on the bound. */
+    if (!prox_hull_guess(st->a, st->xa, st->b, st->xb, &g) || g.triangle_a < 0 || g.triangle_b < 0) return;
+    prox_vec3 ta[3], tb[3];
+    place_mesh_triangle(st->a, st->xa, g.triangle_a, ta);
+    place_mesh_triangle(st->b, st->xb, g.triangle_b, tb);
+    consider_pair(st, ta, tb, g.triangle_a, g.triangle_b);
+    if (st->done || !(st->best < INFINITY)) return;
+    const double slab = prox_hull_slab_gap(st->a, st->xa, st->b, st->xb, st->point_a, st->point_b);
+    if (!(slab - g.rounding > 0)) return;
+    st->lower = slab - g.rounding;
+    st->hulls_apart = true; /* proven: the slab separates them */
     const bool beyond = !(st->lower < st->upper_limit);
-    const bool exact = st->best - lower <= 0x1p-40 * st->best && st->best < st->upper_limit;
+    const bool exact = st->best - slab <= 0x1p-40 * st->best && g.rounding <= 0x1p-32 * st->best &&
+                       st->best < st->upper_limit;
     const bool within_bounds = st->best <= (1 + st->relative_error) * st->lower + st->absolute_error;
     if (beyond || (!st->tolerance_mode && (exact || within_bounds))) st->done = st->settled_by_hulls = true;
 }

@@ -342,6 +342,46 @@ PROX_TEST(distance, hulls_settle_every_separated_placement_of_convex_models) {
     }
 }
 
+/* A mesh that does not share vertices (three of its own per triangle, as
+ * STL files give) settles as often as the same mesh shared: the hull's
+ * corners know every triangle at their position, whatever its indices. */
+PROX_TEST(distance, hulls_of_unwelded_meshes) {
+    model m;
+    REQUIRE(model_open("sphere", 1, &m));
+    const int n = m.mesh.triangle_count;
+    prox_vec3* vertices = malloc(sizeof *vertices * 3 * (size_t)n);
+    uint32_t* indices = malloc(sizeof *indices * 3 * (size_t)n);
+    REQUIRE(vertices && indices);
+    for (int i = 0; i < 3 * n; ++i) {
+        vertices[i] = m.mesh.vertices[m.mesh.indices[i]];
+        indices[i] = (uint32_t)i;
+    }
+    const prox_mesh loose = {vertices, 3 * n, indices, n};
+    prox_bvh_def def = prox_default_bvh_def();
+    def.volume = PROX_VOLUME_RSS;
+    def.convex_hull = true;
+    prox_bvh* tree;
+    REQUIRE(prox_bvh_create(&def, &loose, &tree, NULL, 0) == PROX_OK);
+    CHECK(prox_bvh_get_stats(tree).hull_corners == prox_bvh_get_stats(m.with_hull).hull_corners);
+    prox_rng rng = prox_rng_seed(prox_test_seed(43));
+    int settled = 0;
+    const int count = 200;
+    for (int i = 0; i < count; ++i) {
+        prox_transform xa = random_pose(&rng, false), xb = random_pose(&rng, false);
+        xb.origin = prox_vec3_scale(random_direction(&rng), (2.1 + prox_rng_uniform(&rng)) * m.radius);
+        const prox_distance_result r = prox_distance(tree, &xa, tree, &xb, NULL);
+        const prox_distance_result shared = prox_distance(m.with_hull, &xa, m.with_hull, &xb, NULL);
+        CHECK_MSG(fabs(r.distance - shared.distance) <= 1e-12 * shared.distance, "%.17g, shared %.17g", r.distance,
+                  shared.distance);
+        settled += r.settled_by_hulls;
+    }
+    CHECK_MSG(settled == count, "%d of %d settled", settled, count);
+    prox_bvh_destroy(tree);
+    free(vertices);
+    free(indices);
+    model_close(&m);
+}
+
 /* The torus's hulls bridge its hole: placements whose closest points lie
  * on the outer side are settled by them, those facing the hole (or through
  * it: the hulls then overlap) are not, and both answers equal the oracle's. */
@@ -468,6 +508,90 @@ PROX_TEST(distance, hulls_of_degenerate_meshes) {
         prox_bvh_destroy(with[k]);
         prox_bvh_destroy(without[k]);
     }
+}
+
+/* Found by review (both answered wrongly before the fixes):
+ * 1. A hull corner 6.5e-15 from its neighbour: along the closest direction
+ *    their values round equal, a climb stopped there while the support lay
+ *    two short edges on, and the slab built on it accepted a pair 2e-3 too
+ *    far (distance 10 for 9.979; within 9.99 false; beyond an upper bound of
+ *    9.99). The slab now scans every corner.
+ * 2. Distances far below the coordinates: the slab rounds by ulps of the
+ *    coordinates, so a pair off by that much passed as exact (2.5e-8
+ *    relative at a gap of 1e-9 between unit boxes, 1e-5 at a gap of 1e-3
+ *    1e8 from the origin). The hulls now settle only when that rounding is
+ *    below 2^-32 of the distance. */
+PROX_TEST(distance, hulls_reviewed_cases) {
+    static const prox_vec3 v[10] = {
+        {0x1.6p+3, 0, 0}, {0x1.5fffffffffffep+3, 0x1.d672540d6c9a2p-48, 0}, {0x1.4e680b1b51db8p+3, 1, 0},
+        {5, 2, 0},        {5, -1, 0},                                         {10, 0, 100},
+        {10, 0, -100},    {0x1.22e9f990f6532p+4, 0x1.e4f440d342a5cp+2, 0},
+        {0x1.46bbee43c8f88p+4, 0x1.d63fe722ae938p+1, 0x1.4c8b439581062p+1},
+        {0x1.46bbee43c8f88p+4, 0x1.d63fe722ae938p+1, -0x1.4c8b439581062p+1}};
+    uint32_t bipyramid[30];
+    for (int i = 0; i < 5; ++i) { /* the pentagon V0..V4 with apexes V5 and V6 */
+        const uint32_t j = (uint32_t)(i + 1) % 5;
+        const uint32_t up[3] = {(uint32_t)i, j, 5}, down[3] = {j, (uint32_t)i, 6};
+        memcpy(bipyramid + 6 * i, up, sizeof up);
+        memcpy(bipyramid + 6 * i + 3, down, sizeof down);
+    }
+    static const uint32_t one[3] = {7, 8, 9};
+    const prox_mesh ma = {v, 7, bipyramid, 10}, mb = {v, 10, one, 1};
+    prox_bvh_def def = prox_default_bvh_def();
+    def.convex_hull = true;
+    prox_bvh *a, *b;
+    REQUIRE(prox_bvh_create(&def, &ma, &a, NULL, 0) == PROX_OK);
+    REQUIRE(prox_bvh_create(&def, &mb, &b, NULL, 0) == PROX_OK);
+    const double expected = oracle_distance_quadratic(&ma, NULL, &mb, NULL);
+    CHECK_MSG(fabs(expected - 9.9794286076461347) < 1e-12, "oracle %.17g", expected);
+    const prox_distance_result r = prox_distance(a, NULL, b, NULL, NULL);
+    CHECK_MSG(fabs(r.distance - expected) <= 1e-12 * expected, "%.17g, oracle %.17g", r.distance, expected);
+    CHECK(prox_within_distance(a, NULL, b, NULL, 9.99).within);
+    prox_distance_def bounded = prox_default_distance_def();
+    bounded.upper_bound = 9.99;
+    CHECK(!prox_distance(a, NULL, b, NULL, &bounded).beyond_upper_bound);
+    prox_bvh_destroy(a);
+    prox_bvh_destroy(b);
+
+    prox_mesh_data cube_data;
+    REQUIRE(prox_mesh_box(prox_vec3_make(0.5, 0.5, 0.5), &cube_data) == PROX_OK);
+    const prox_mesh cube = prox_mesh_data_view(&cube_data);
+    def.volume = PROX_VOLUME_RSS;
+    prox_bvh* with_hull;
+    REQUIRE(prox_bvh_create(&def, &cube, &with_hull, NULL, 0) == PROX_OK);
+    int settled = 0;
+    for (int k = 1; k < 200; ++k) { /* unit boxes 1e-9 apart, turned about z */
+        const double angle = 0.01 * k;
+        const prox_mat3 turn = {{{cos(angle), -sin(angle), 0}, {sin(angle), cos(angle), 0}, {0, 0, 1}}};
+        prox_transform xa = {turn, {0, 0, 0}}, xb = xa;
+        xb.origin = prox_mat3_apply(&turn, prox_vec3_make(1 + 1e-9, 0.25, 0.125));
+        const double gap = oracle_distance_quadratic(&cube, &xa, &cube, &xb);
+        const prox_distance_result near = prox_distance(with_hull, &xa, with_hull, &xb, NULL);
+        CHECK_MSG(fabs(near.distance - gap) <= 1e-9 * gap, "angle %.2f: %.17g, oracle %.17g", angle, near.distance,
+                  gap);
+        settled += near.settled_by_hulls;
+    }
+    CHECK(settled == 0); /* rounding of 2^-46 is 2^-16 of such a gap */
+    prox_rng rng = prox_rng_seed(prox_test_seed(41));
+    for (int i = 0; i < 100; ++i) { /* gaps of 1e-3 between unit boxes 1e8 from the origin */
+        prox_transform xa = random_pose(&rng, false), xb = random_pose(&rng, false);
+        xa.origin = prox_vec3_make(1e8, -1e8, 1e8);
+        const prox_vec3 u = random_direction(&rng);
+        double lo = 0, hi = 4;
+        for (int step = 0; step < 80; ++step) { /* B slides along u until the gap is near 1e-3 */
+            const double mid = 0.5 * (lo + hi);
+            xb.origin = prox_vec3_add(xa.origin, prox_vec3_scale(u, mid));
+            if (oracle_distance_quadratic(&cube, &xa, &cube, &xb) < 1e-3) lo = mid;
+            else hi = mid;
+        }
+        xb.origin = prox_vec3_add(xa.origin, prox_vec3_scale(u, hi));
+        const double gap = oracle_distance_quadratic(&cube, &xa, &cube, &xb);
+        const prox_distance_result far_out = prox_distance(with_hull, &xa, with_hull, &xb, NULL);
+        CHECK_MSG(fabs(far_out.distance - gap) <= 1e-9 * gap, "placement %d: %.17g, oracle %.17g", i,
+                  far_out.distance, gap);
+    }
+    prox_bvh_destroy(with_hull);
+    prox_mesh_data_free(&cube_data);
 }
 
 PROX_TEST(distance, oracle_agrees_with_quadratic_reference) {

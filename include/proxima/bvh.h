@@ -144,7 +144,10 @@ PROX_API void prox_bvh_destroy(prox_bvh* bvh);
 /// are rejected and leave the hierarchy unchanged.
 PROX_API prox_result prox_bvh_refit(prox_bvh* bvh, const prox_vec3* vertices, int vertex_count);
 
-/// Like prox_bvh_refit but rebuilds the tree from scratch (tight fit, slower).
+/// Like prox_bvh_refit but rebuilds the tree from scratch (tight fit, slower),
+/// and makes the convex hull again when the definition asks for one: should
+/// only that run out of memory, the tree is rebuilt, without a hull, and the
+/// result is PROX_ERROR_OUT_OF_MEMORY.
 PROX_API prox_result prox_bvh_rebuild(prox_bvh* bvh, const prox_vec3* vertices, int vertex_count);
 
 /// Checks every invariant: each volume contains its children and its

@@ -220,7 +220,7 @@ typedef struct prox_distance_result {
     int64_t triangle_tests;  ///< Np: triangle pairs measured
     /// Both models keep their convex hulls (prox_bvh_def.convex_hull) and
     /// those answered: the pair at the hulls' closest points, proven nearest
-    /// (to 2^-40 relative, or within the error bounds) or proven beyond the
+    /// (to 2^-32 relative, or within the error bounds) or proven beyond the
     /// upper bound; no traversal ran.
     bool settled_by_hulls;
 } prox_distance_result;
@@ -242,8 +242,10 @@ typedef struct prox_distance_result {
 /// answer when no corner of either hull lies between the two planes through
 /// the pair's closest points orthogonal to the segment joining them (then
 /// every point of a is at least that far from every point of b). That
-/// answer equals the traversal's to rounding (a pair whose distance differs
-/// in the last bits may be reported), and `settled_by_hulls` says so. When
+/// answer equals the traversal's to 2^-32 relative (a pair whose distance
+/// differs in the last bits may be reported), and `settled_by_hulls` says
+/// so; the hulls settle only distances above about 2^-14 of the placed
+/// coordinates' magnitude, where the slab's rounding is that small. When
 /// the hulls touch, or their closest point lies on a hull face bridging a
 /// hollow of the model, the traversal runs as without hulls, starting from
 /// that pair.
