@@ -19,6 +19,7 @@
  * bunny's ears), no triangle holds it, the slab test fails and the query
  * runs its traversal as before, with the pair measured here as its first
  * upper bound. */
+#include <float.h>
 #include <proxima/geometry.h>
 
 #include "convex_internal.h"
@@ -160,9 +161,12 @@ static double extreme_along(const prox_bvh* bvh, const prox_transform* x, prox_v
 double prox_hull_slab_gap(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
                           prox_vec3 point_a, prox_vec3 point_b) {
     prox_vec3 n = prox_vec3_sub(point_b, point_a);
-    const double length = prox_vec3_length(n);
-    if (!(length > 0)) return -INFINITY;
-    n = prox_vec3_scale(n, 1.0 / length);
+    /* scaled to its largest component first: squares of tiny or huge
+     * components would underflow or overflow */
+    const double largest = prox_max_abs3(n);
+    if (!(largest > 0 && largest <= DBL_MAX)) return -INFINITY;
+    n = prox_vec3_scale(n, 1.0 / largest);
+    n = prox_vec3_scale(n, 1.0 / prox_vec3_length(n));
     const double top_a = extreme_along(a, xa, n, 1.0);
     const double bottom_b = extreme_along(b, xb, n, -1.0);
     return bottom_b - top_a;

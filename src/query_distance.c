@@ -229,7 +229,7 @@ static void test_leaves(distance_state* st, int first_a, int count_a, int first_
  * the slab test along it gives a proven lower bound (less its rounding).
  * Settled: nothing is within the upper bound or the tolerance; or, for a
  * distance, the pair's distance equals the slab's width to 2^-40 while the
- * coordinates' rounding stays below 2^-32 of it (so the answer is the
+ * coordinates' rounding stays below 2^-33 of it (so the answer is the
  * traversal's to 2^-32 relative: a pair whose distance differs in the last
  * bits may be reported), the pair lying within the upper bound (one just
  * beyond it, with the bound just within, is the traversal's to decide); or
@@ -251,7 +251,7 @@ static void try_hulls(distance_state* st) {
     st->lower = slab - g.rounding;
     st->hulls_apart = true; /* proven: the slab separates them */
     const bool beyond = !(st->lower < st->upper_limit);
-    const bool exact = st->best - slab <= 0x1p-40 * st->best && g.rounding <= 0x1p-32 * st->best &&
+    const bool exact = st->best - slab <= 0x1p-40 * st->best && g.rounding <= 0x1p-33 * st->best &&
                        st->best < st->upper_limit;
     const bool within_bounds = st->best <= (1 + st->relative_error) * st->lower + st->absolute_error;
     if (beyond || (!st->tolerance_mode && (exact || within_bounds))) st->done = st->settled_by_hulls = true;
