@@ -518,7 +518,7 @@ prox_tolerance_result prox_within_distance(const prox_bvh* a, const prox_transfo
     st.hulls_after_root = true;
     /* tolerance 0 asks whether the models touch: the collision query's
      * question, which its box tests answer for less */
-    if (!st.done && !(tolerance == 0 && !st.hulls_apart && settle_by_contact(&st))) run(&st, &f);
+    if (!(tolerance == 0 && settle_by_contact(&st))) run(&st, &f);
     result.volume_tests = st.volume_tests;
     result.triangle_tests = st.triangle_tests;
     if (st.best <= tolerance) {

@@ -108,11 +108,12 @@ typedef struct prox_bvh_def {
     /// keep one try the hulls first: GJK finds the hulls' closest points, and
     /// when those lie on mesh triangles (the plane between them then
     /// separates the models by exactly their distance) that pair is the
-    /// answer, without a traversal. On models apart by a tenth of their size
-    /// or more this settles most queries on convex-looking models (a torus,
-    /// the teapot) for a few microseconds; on models whose hulls bridge
-    /// hollows (the bunny, the Buddha) it rarely does, and the query then
-    /// costs a few microseconds more (BENCHMARKS.md, "Separation distance").
+    /// answer, without a traversal. On convex-looking models apart (a torus,
+    /// the teapot) this settles a quarter to three quarters of the queries
+    /// in 2-3 microseconds each; on models whose hulls bridge hollows near
+    /// almost every closest point (the bunny, the Buddha, the X-wing) it
+    /// rarely does, and the query then costs 1-4 microseconds more
+    /// (BENCHMARKS.md, "The hulls first").
     /// Costs a hull at build and at rebuild (a few milliseconds for tens of
     /// thousands of vertices) and memory for its corners, edges and their
     /// triangles. prox_bvh_refit drops the hull (its corners moved; the
