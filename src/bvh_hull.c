@@ -19,7 +19,7 @@
 
 #include "bvh_internal.h"
 
-const prox_vec3 prox_hull_start_directions[14] = {
+const prox_vec3 prox_hull_start_directions[PROX_HULL_SEEDS] = {
     {1, 0, 0},  {-1, 0, 0},  {0, 1, 0},  {0, -1, 0},  {0, 0, 1},   {0, 0, -1},  {1, 1, 1},
     {1, 1, -1}, {1, -1, 1}, {1, -1, -1}, {-1, 1, 1}, {-1, 1, -1}, {-1, -1, 1}, {-1, -1, -1},
 };
@@ -48,6 +48,14 @@ static void scratch_free(hull_scratch* s) {
 }
 
 static size_t align8(size_t bytes) { return (bytes + 7) & ~(size_t)7; }
+
+/* The corner at vertex k of a triangle (its indices `tri`), or -1 when that
+ * vertex is no corner or repeats an earlier vertex's index (a triangle is
+ * listed once at a corner). */
+static int32_t corner_at(const hull_scratch* s, const uint32_t* tri, int k) {
+    const bool repeated = (k > 0 && tri[k] == tri[0]) || (k == 2 && tri[2] == tri[1]);
+    return repeated ? -1 : s->corner_of[tri[k]];
+}
 
 /* A hash of a point's coordinates that equal points share (-0 and +0 too). */
 static uint64_t point_hash(prox_vec3 p) {
@@ -85,7 +93,7 @@ static bool weld_corners(hull_scratch* s, int used) {
         const prox_vec3 p = s->points[k];
         for (size_t i = (size_t)point_hash(p) & (slots - 1); table[i] >= 0; i = (i + 1) & (slots - 1)) {
             const prox_vec3 q = h->vertices[table[i]];
-            if (p.x == q.x && p.y == q.y && p.z == q.z) {
+            if (prox_same_point(p, q)) {
                 s->corner_of[v] = table[i];
                 break;
             }
@@ -141,8 +149,7 @@ prox_result prox_bvh_make_hull(prox_bvh* bvh) {
     size_t use_count = 0;
     for (int t = 0; t < triangle_count; ++t) {
         const uint32_t* tri = indices + 3 * (size_t)t;
-        for (int k = 0; k < 3; ++k)
-            if (s.corner_of[tri[k]] >= 0 && (k == 0 || tri[k] != tri[0]) && (k < 2 || tri[2] != tri[1])) ++use_count;
+        for (int k = 0; k < 3; ++k) use_count += corner_at(&s, tri, k) >= 0;
     }
     const size_t points_bytes = align8((size_t)count * sizeof(prox_vec3));
     const size_t first_bytes = align8(((size_t)count + 1) * sizeof(int32_t));
@@ -175,8 +182,8 @@ prox_result prox_bvh_make_hull(prox_bvh* bvh) {
     for (int t = 0; t < triangle_count; ++t) {
         const uint32_t* tri = indices + 3 * (size_t)t;
         for (int k = 0; k < 3; ++k) {
-            const int32_t c = s.corner_of[tri[k]];
-            if (c >= 0 && (k == 0 || tri[k] != tri[0]) && (k < 2 || tri[2] != tri[1])) out->triangle_first[c + 1]++;
+            const int32_t c = corner_at(&s, tri, k);
+            if (c >= 0) out->triangle_first[c + 1]++;
         }
     }
     for (int c = 0; c < count; ++c) {
@@ -196,9 +203,8 @@ prox_result prox_bvh_make_hull(prox_bvh* bvh) {
     for (int t = 0; t < triangle_count; ++t) {
         const uint32_t* tri = indices + 3 * (size_t)t;
         for (int k = 0; k < 3; ++k) {
-            const int32_t c = s.corner_of[tri[k]];
-            if (c >= 0 && (k == 0 || tri[k] != tri[0]) && (k < 2 || tri[2] != tri[1]))
-                out->triangles[out->triangle_first[c]++] = t;
+            const int32_t c = corner_at(&s, tri, k);
+            if (c >= 0) out->triangles[out->triangle_first[c]++] = t;
         }
     }
     for (int c = count; c > 0; --c) {
@@ -208,7 +214,7 @@ prox_result prox_bvh_make_hull(prox_bvh* bvh) {
     out->neighbour_first[0] = out->triangle_first[0] = 0;
     out->max_abs = 0;
     for (int c = 0; c < count; ++c) out->max_abs = prox_fmax(out->max_abs, prox_max_abs3(out->points[c]));
-    for (int k = 0; k < 14; ++k) {
+    for (int k = 0; k < PROX_HULL_SEEDS; ++k) {
         const prox_vec3 d = prox_hull_start_directions[k];
         int best = 0;
         for (int c = 1; c < count; ++c)

@@ -81,6 +81,8 @@ typedef struct prox_kdop_lanes {
 /* The model's convex hull, kept when def.convex_hull asks for it
  * (src/bvh_hull.c): the distance and tolerance queries between two such
  * models try their hulls first (src/hull_distance.c). */
+enum { PROX_HULL_SEEDS = 14 };
+
 typedef struct prox_bvh_hull {
     int count;                /* corners; 0 when there is no hull (not asked, or dropped by a refit) */
     prox_vec3* points;        /* the corners in the model's frame: copies of mesh vertices */
@@ -95,13 +97,13 @@ typedef struct prox_bvh_hull {
     void* block; /* the one allocation holding the arrays */
     size_t bytes;
     double max_abs; /* largest |coordinate| of a corner */
-    /* the supports along the 14 directions of prox_hull_start_directions
+    /* the supports along the directions of prox_hull_start_directions
      * (the 6 axes, then the 8 diagonals): where a climb starts */
-    int32_t start[14];
+    int32_t start[PROX_HULL_SEEDS];
 } prox_bvh_hull;
 
-/* The 14 directions of prox_bvh_hull.start, unnormalised (src/bvh_hull.c). */
-extern const prox_vec3 prox_hull_start_directions[14];
+/* The directions of prox_bvh_hull.start, unnormalised (src/bvh_hull.c). */
+extern const prox_vec3 prox_hull_start_directions[PROX_HULL_SEEDS];
 
 struct prox_bvh {
     prox_bvh_def def; /* def.split is resolved: never PROX_SPLIT_DEFAULT */

@@ -336,12 +336,6 @@ static bool points_bound_support(const prox_vec3* p, int n, prox_vec3 d, double*
     return true;
 }
 
-/* B^T d: a direction taken to a shape's own frame. */
-static inline prox_vec3 to_shape_frame(const prox_mat3* m, prox_vec3 d) {
-    return prox_vec3_make(m->m[0][0] * d.x + m->m[1][0] * d.y + m->m[2][0] * d.z,
-                          m->m[0][1] * d.x + m->m[1][1] * d.y + m->m[2][1] * d.z,
-                          m->m[0][2] * d.x + m->m[1][2] * d.y + m->m[2][2] * d.z);
-}
 
 /* Support by hill climbing over a polytope's edges: on a convex polytope a
  * corner that no neighbour beats along d is a support. The climb starts from
@@ -381,7 +375,7 @@ static int support_climb(const cvx_shape* shape, prox_vec3 d) {
 }
 
 int cvx_support_index(const cvx_shape* shape, double dx, double dy, double dz) {
-    const prox_vec3 local = to_shape_frame(&shape->basis, prox_vec3_make(dx, dy, dz));
+    const prox_vec3 local = cvx_to_shape_frame(&shape->basis, prox_vec3_make(dx, dy, dz));
     if (shape->climb_first) return support_climb(shape, local);
 #if defined(CVX_SCAN_WIDE)
     if (shape->count >= SCAN_WIDE_MIN) return support_scan_wide(shape->points, shape->count, local);
@@ -460,7 +454,7 @@ typedef struct start_direction {
 } start_direction;
 
 static start_direction start_direction_make(const prox_mat3* basis, prox_vec3 world) {
-    start_direction r = {to_shape_frame(basis, world), 0, false};
+    start_direction r = {cvx_to_shape_frame(basis, world), 0, false};
     const double m = prox_max_abs3(r.d); /* drops a NaN component: the sum keeps it */
     if (!(m > 0.0 && m <= DBL_MAX) || isnan(r.d.x + r.d.y + r.d.z)) return r;
     r.k = exponent_of(m);

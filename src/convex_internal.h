@@ -101,6 +101,14 @@ int cvx_support_index(const cvx_shape* shape, double dx, double dy, double dz);
 static inline double cvx_length(prox_vec3 a) { return sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
 
 
+/// B^T d: a direction taken to a shape's own frame (the support of B p + c
+/// along d is the point maximising (B^T d) . p).
+static inline prox_vec3 cvx_to_shape_frame(const prox_mat3* m, prox_vec3 d) {
+    return prox_vec3_make(m->m[0][0] * d.x + m->m[1][0] * d.y + m->m[2][0] * d.z,
+                          m->m[0][1] * d.x + m->m[1][1] * d.y + m->m[2][1] * d.z,
+                          m->m[0][2] * d.x + m->m[1][2] * d.y + m->m[2][2] * d.z);
+}
+
 /// Point i of a placed core, internal frame.
 static inline prox_vec3 cvx_place(const cvx_shape* shape, int i) {
     const prox_vec3 p = shape->points[i];

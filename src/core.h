@@ -61,6 +61,9 @@ static inline double prox_power_of_two(int e) {
 static inline double prox_fmax(double a, double b) { return a > b ? a : b == b ? b : a; }
 static inline double prox_fmin(double a, double b) { return a < b ? a : b == b ? b : a; }
 
+/// Are the points equal, coordinate by coordinate (-0 equals +0)?
+static inline bool prox_same_point(prox_vec3 a, prox_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
 /// max_i |v_i|: the max norm (with compares, not fmax, which is a call into
 /// libm unless -ffinite-math-only). Infinities count; a NaN component may be
 /// dropped, so callers that can see one test for it apart.

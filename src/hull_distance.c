@@ -37,10 +37,8 @@ static void set_climb(cvx_shape* shape, const prox_bvh* bvh, int32_t* at) {
     shape->climb_next = bvh->hull.neighbours;
     shape->climb_at = at;
     shape->climb_seeds = bvh->hull.start;
-    shape->climb_seed_count = 14;
+    shape->climb_seed_count = PROX_HULL_SEEDS;
 }
-
-static bool same_point(prox_vec3 p, prox_vec3 q) { return p.x == q.x && p.y == q.y && p.z == q.z; }
 
 /* Does mesh triangle t have a vertex at each of the n corners? (By position:
  * a mesh need not share its vertices, as STL files do not.) */
@@ -49,7 +47,7 @@ static bool uses_corners(const prox_bvh* bvh, int32_t t, const int32_t* corner, 
     const prox_vec3* v = bvh->vertices;
     for (int i = 0; i < n; ++i) {
         const prox_vec3 c = bvh->hull.points[corner[i]];
-        if (!same_point(v[idx[0]], c) && !same_point(v[idx[1]], c) && !same_point(v[idx[2]], c)) return false;
+        if (!prox_same_point(v[idx[0]], c) && !prox_same_point(v[idx[1]], c) && !prox_same_point(v[idx[2]], c)) return false;
     }
     return true;
 }
@@ -94,13 +92,10 @@ static int32_t nearest_triangle(const prox_bvh* bvh, const prox_transform* x, co
 /* The stored support (prox_bvh_hull.start) whose direction is nearest to
  * the world direction d. */
 static int32_t start_corner(const prox_bvh* bvh, const prox_transform* x, prox_vec3 d) {
-    const prox_mat3* m = &x->basis; /* the direction in the model's frame: B^T d */
-    const prox_vec3 local = prox_vec3_make(m->m[0][0] * d.x + m->m[1][0] * d.y + m->m[2][0] * d.z,
-                                           m->m[0][1] * d.x + m->m[1][1] * d.y + m->m[2][1] * d.z,
-                                           m->m[0][2] * d.x + m->m[1][2] * d.y + m->m[2][2] * d.z);
+    const prox_vec3 local = cvx_to_shape_frame(&x->basis, d);
     int best = 0;
     double best_cos = -INFINITY;
-    for (int k = 0; k < 14; ++k) {
+    for (int k = 0; k < PROX_HULL_SEEDS; ++k) {
         const prox_vec3 u = prox_hull_start_directions[k];
         const double c = prox_vec3_dot(u, local) / (k < 6 ? 1.0 : 1.7320508075688772);
         if (c > best_cos) {

@@ -397,14 +397,12 @@ static int orient3d_scaled(prox_vec3 a, prox_vec3 b, prox_vec3 c, prox_vec3 d) {
     return s != PROX_SIGN_UNKNOWN ? s : prox_orient3d_exact_expansion(q[0], q[1], q[2], q[3]);
 }
 
-static bool same_point(prox_vec3 a, prox_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
-
 int prox_orient3d_exact(prox_vec3 a, prox_vec3 b, prox_vec3 c, prox_vec3 d) {
     /* Two equal points (shared corners of mesh triangles, the most common
      * exact zero) give a zero determinant; the filter cannot see it when the
      * other differences are large. */
-    if (same_point(a, b) || same_point(a, c) || same_point(a, d) || same_point(b, c) || same_point(b, d) ||
-        same_point(c, d)) {
+    if (prox_same_point(a, b) || prox_same_point(a, c) || prox_same_point(a, d) || prox_same_point(b, c) || prox_same_point(b, d) ||
+        prox_same_point(c, d)) {
         return 0;
     }
     int s = prox_orient3d_exact_expansion(a, b, c, d);

@@ -54,12 +54,11 @@ static inline prox_vec3 add(prox_vec3 a, prox_vec3 b) { return prox_vec3_add(a, 
 static inline prox_vec3 mul(prox_vec3 a, double s) { return prox_vec3_scale(a, s); }
 static inline double dot(prox_vec3 a, prox_vec3 b) { return prox_vec3_dot(a, b); }
 static inline prox_vec3 cross(prox_vec3 a, prox_vec3 b) { return prox_vec3_cross(a, b); }
-static inline bool same_point(prox_vec3 a, prox_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 static inline int next3(int i) { return i == 2 ? 0 : i + 1; }
 
 static void add_candidate(candidates* c, prox_vec3 p) {
     for (int i = 0; i < c->n; ++i) {
-        if (same_point(c->p[i], p)) return;
+        if (prox_same_point(c->p[i], p)) return;
     }
     if (c->n < MAX_CANDIDATES) c->p[c->n++] = p;
 }
@@ -79,14 +78,14 @@ static prox_vec3 vec_ldexp(prox_vec3 v, int e) {
  * floating-point filter cannot settle those signs, so they would otherwise
  * go to exact arithmetic. */
 static int orient3d(prox_vec3 a, prox_vec3 b, prox_vec3 c, prox_vec3 d) {
-    if (same_point(a, b) || same_point(a, c) || same_point(a, d) || same_point(b, c) || same_point(b, d) ||
-        same_point(c, d))
+    if (prox_same_point(a, b) || prox_same_point(a, c) || prox_same_point(a, d) || prox_same_point(b, c) || prox_same_point(b, d) ||
+        prox_same_point(c, d))
         return 0;
     return prox_orient3d_sign(a, b, c, d);
 }
 
 static int orient2d(prox_vec3 a, prox_vec3 b, prox_vec3 c, int k) {
-    if (same_point(a, b) || same_point(a, c) || same_point(b, c)) return 0;
+    if (prox_same_point(a, b) || prox_same_point(a, c) || prox_same_point(b, c)) return 0;
     return prox_orient2d_sign(a, b, c, k);
 }
 

@@ -43,9 +43,8 @@
  * projections all meet, since at least one projection is one-to-one). */
 #include <proxima/geometry.h>
 
+#include "core.h"
 #include "predicates.h"
-
-static inline bool same_point(prox_vec3 a, prox_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
 /* Signs of orient3d(p0, p1, p2, q[i]), i = 0..2: one filtered plane for all
  * three (the filter of predicates.h with the maxima taken over all five
@@ -79,7 +78,7 @@ static void plane_signs(const prox_vec3 p[3], const prox_vec3 q[3], int out[3]) 
         int s = out[i];
         if (s == PROX_SIGN_UNKNOWN) {
             /* A shared corner (neighbouring mesh faces) is exactly on the plane. */
-            s = same_point(q[i], p[0]) || same_point(q[i], p[1]) || same_point(q[i], p[2])
+            s = prox_same_point(q[i], p[0]) || prox_same_point(q[i], p[1]) || prox_same_point(q[i], p[2])
                     ? 0
                     : prox_orient3d_sign(p[0], p[1], p[2], q[i]);
         }
