@@ -7,8 +7,9 @@
  *      coincident points are frequent), scaled by a power of two taken from
  *      the second byte;
  *   2: small integers plus a few units in the 40th bit (nearly degenerate).
- * Each shape has 1 to 16 points; each placement is a basis (may scale,
- * shear, mirror or flatten) and a translation.
+ * Each shape has 1 to 40 points (with 48 or more in all the boolean
+ * query's probes run: src/gjk_boolean.c); each placement is a basis (may
+ * scale, shear, mirror or flatten) and a translation.
  * Checked, abort() on failure:
  *   - every result is finite (no NaN, no infinity), every status a known one;
  *     the three queries agree on invalid input, which leaves the cache alone;
@@ -49,7 +50,7 @@ static bool status_known(prox_convex_status s) {
     return s >= PROX_CONVEX_SEPARATED && s <= PROX_CONVEX_INVALID_INPUT;
 }
 
-enum { MAX_POINTS = 16 };
+enum { MAX_POINTS = 40 };
 
 typedef struct placed {
     prox_vec3 world[MAX_POINTS];

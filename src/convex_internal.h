@@ -50,6 +50,21 @@ typedef struct cvx_shape {
     int climb_seed_count;
 } cvx_shape;
 
+/// Directions besides the first that the boolean query's validation pass
+/// scans (cvx_pair_init_probed).
+#define CVX_PROBES 3
+
+/// Whether cvx_pair_init_probed finds probes in this build: only where the
+/// support scan is vector code (convex.c), which scans the probes' four
+/// directions in the pass over the points the first one takes anyway (the
+/// scalar scan would take a pass per direction, and the probes then cost
+/// more than the steps they save).
+#if !defined(PROX_NO_SIMD) && (defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__)))
+#define CVX_PROBING 1
+#else
+#define CVX_PROBING 0
+#endif
+
 /// A query's two shapes and its scale.
 typedef struct cvx_pair {
     cvx_shape a, b;
@@ -62,6 +77,14 @@ typedef struct cvx_pair {
      * to b's, or -x), found by the validation pass over the points; -1 when
      * that pass could not stand in for the internal scan */
     int32_t start_a, start_b;
+    /* cvx_pair_init_probed (else `probes` is 0; set only with start_a):
+     * the points of the cores' difference at the maximum along three more
+     * directions, which make a regular tetrahedron with the first, found by
+     * the same pass. The boolean fast path tries the tetrahedron of these
+     * and the start when the start does not prove the shapes apart
+     * (gjk_boolean.c). */
+    int32_t probe_a[CVX_PROBES], probe_b[CVX_PROBES];
+    int probes;
 } cvx_pair;
 
 /// A vertex of the Minkowski difference a - b: w = (point ia of a) - (point
@@ -82,6 +105,11 @@ typedef struct cvx_simplex {
 /// Checks and places both shapes (convex.c). False for invalid input.
 bool cvx_pair_init(cvx_pair* pair, const prox_convex* a, const prox_transform* xa, const prox_convex* b,
                    const prox_transform* xb);
+
+/// cvx_pair_init, and the probes (cvx_pair.probe_a) from the same pass when
+/// the shapes have points enough for them to pay.
+bool cvx_pair_init_probed(cvx_pair* pair, const prox_convex* a, const prox_transform* xa, const prox_convex* b,
+                          const prox_transform* xb);
 
 /// cvx_pair_init for shapes known valid (finite points, radius >= 0) whose
 /// largest |coordinate| is known: no pass over the points (the hulls of

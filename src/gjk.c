@@ -750,7 +750,8 @@ void cvx_simplex_points(const cvx_pair* pair, const cvx_simplex* simplex, prox_v
 bool prox_convex_overlap(const prox_convex* a, const prox_transform* xa, const prox_convex* b,
                          const prox_transform* xb, const prox_convex_def* def, prox_gjk_cache* cache) {
     cvx_pair pair;
-    if (!cvx_pair_init(&pair, a, xa, b, xb)) return false;
+    /* without a cache the fast path runs first, with its probes */
+    if (!(cache ? cvx_pair_init(&pair, a, xa, b, xb) : cvx_pair_init_probed(&pair, a, xa, b, xb))) return false;
     int max_gjk, max_epa;
     cvx_limits(def, &max_gjk, &max_epa);
     if (!cache) { /* (with a cache the full GJK starts from it, usually one step) */

@@ -52,7 +52,7 @@ static inline bool same_pair(const cvx_vertex* a, const cvx_vertex* b) {
  * newest point and points d from it toward the origin. Returns 1 when a
  * tetrahedron holds the origin clearly inside, -1 when the case cannot be
  * decided cleanly, 0 to go on. */
-static int simplex_step(cvx_vertex* s, int* count, prox_vec3* d) {
+static inline __attribute__((always_inline)) int simplex_step(cvx_vertex* s, int* count, prox_vec3* d) {
     for (;;) {
         const int n = *count;
         const prox_vec3 a = s[n - 1].w, ao = prox_vec3_scale(a, -1.0);
@@ -162,6 +162,26 @@ static int certificate(prox_vec3 d, const cvx_vertex* w, double r2, prox_vec3* o
     return 0;
 }
 
+/* The probes' tetrahedron (cvx_pair.probe_a): the start s[0] as its apex,
+ * the three probe supports as its base. 1 when it holds the origin clearly
+ * inside; 0 when the origin lies beyond a face through the apex, with s,
+ * *count and *d set to go on from there (simplex_step's reduction, as if
+ * the apex had just been added); -1 when neither (beyond the base, or flat
+ * to rounding), and s, *count and *d are left for the plain start. */
+static __attribute__((noinline)) int probe_tetrahedron(const cvx_pair* pair, cvx_vertex* s, int* count, prox_vec3* d) {
+    cvx_vertex t[4];
+    for (int j = 0; j < CVX_PROBES; ++j) t[j] = cvx_vertex_make(pair, pair->probe_a[j], pair->probe_b[j]);
+    t[3] = s[0]; /* newest last (after the first step the simplex is the start alone) */
+    int n = 4;
+    prox_vec3 dt;
+    const int step = simplex_step(t, &n, &dt);
+    if (step != 0) return step;
+    for (int x = 0; x < n; ++x) s[x] = t[x];
+    *count = n;
+    *d = dt;
+    return 0;
+}
+
 int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations, prox_vec3* out_v, double* out_vw) {
     const double r2 = radius * radius;
     const prox_vec3 o = pair->b.origin;
@@ -172,10 +192,19 @@ int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations, pro
     int count = 1;
     const int cap = PROX_MIN(max_iterations, FAST_STEPS);
     cvx_vertex w = s[0]; /* the newest support, kept out of the simplex array's reloads */
+    /* with the probes (the start is their apex), after the first step: an
+     * overlap proven before any support, or steps saved, when their
+     * tetrahedron holds the origin or the origin lies beyond a face of it
+     * through the start */
+    bool probe = pair->probes == CVX_PROBES;
     for (int steps = 0;; ++steps) {
         if (prox_vec3_dot(d, w.w) < 0.0) return certificate(d, &w, r2, out_v, out_vw); /* apart, or within r */
         const int step = simplex_step(s, &count, &d);
         if (step != 0) return step;
+        if (probe) {
+            probe = false;
+            if (probe_tetrahedron(pair, s, &count, &d) == 1) return 1;
+        }
         const double dd = prox_vec3_dot(d, d);
         if (!(dd > 0.0 && dd <= DBL_MAX) || steps >= cap) return -1;
         w = cvx_support(pair, d);

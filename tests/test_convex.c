@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "convex_internal.h"
 #include "models.h"
 #include "test.h"
 
@@ -1299,6 +1300,86 @@ PROX_TEST(convex, boolean_fast_path_agrees) {
            "against the distance\n",
            checked, differ, clear);
     total_cases += checked;
+}
+
+/* Whether the tetrahedron p[0..3] holds the origin strictly inside (exact
+ * orientation signs: the origin on each face's side of the opposite corner). */
+static bool tetrahedron_holds_origin(const prox_vec3 p[4]) {
+    static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+    const prox_vec3 o = {0, 0, 0};
+    for (int k = 0; k < 4; ++k) {
+        const prox_vec3 a = p[face[k][0]], b = p[face[k][1]], c = p[face[k][2]];
+        const int corner = prox_orient3d_sign(a, b, c, p[k]);
+        if (corner == 0 || prox_orient3d_sign(a, b, c, o) != corner) return false;
+    }
+    return true;
+}
+
+/* The boolean query's probes (src/gjk_boolean.c): on shapes with enough
+ * points, the validation pass also finds the points of the cores'
+ * difference along three more directions, and the query tries their
+ * tetrahedron with the start before any GJK step. Random scenes of 24 to
+ * 60 points a shape (degenerate kinds, scaled, mirrored, nested, rounded):
+ * the probes are points of the shapes; every answer clear of the touching
+ * tolerance matches the exact oracle, and every answer the full GJK's
+ * (check_fast_boolean); and on overlapping scenes the probes' tetrahedron
+ * alone holds the origin often (exact signs here), or the probes would be a
+ * cost for nothing. */
+PROX_TEST(convex, boolean_probes) {
+    prox_rng rng = prox_rng_seed(prox_test_seed(117));
+    const int cases = scaled(3000);
+    int probed = 0, overlapping = 0, held = 0, apart = 0, checked = 0, differ = 0;
+    for (int k = 0; k < cases; ++k) {
+        scene s;
+        scene_random(&rng, 24, 60, 1.0, 0.3, &s);
+        cvx_pair pair;
+        REQUIRE(cvx_pair_init_probed(&pair, &s.a, &s.xa, &s.b, &s.xb));
+        const bool with_probes = pair.probes == CVX_PROBES;
+        probed += with_probes;
+        prox_vec3 w[4];
+        if (with_probes) {
+            for (int j = 0; j < CVX_PROBES; ++j) {
+                CHECK_MSG(pair.probe_a[j] >= 0 && pair.probe_a[j] < s.a.count && pair.probe_b[j] >= 0 &&
+                              pair.probe_b[j] < s.b.count,
+                          "scene %d: probe %d indices %d, %d", k, j, pair.probe_a[j], pair.probe_b[j]);
+                w[j] = prox_vec3_sub(s.wa[pair.probe_a[j]], s.wb[pair.probe_b[j]]);
+            }
+            w[3] = prox_vec3_sub(s.wa[pair.start_a], s.wb[pair.start_b]);
+        }
+        features fa, fb;
+        scene_features(&s, &fa, &fb);
+        const ld core = oracle_distance(&fa, &fb);
+        const ld gap = core - s.a.radius - s.b.radius;
+        const double tol = 1e-12 * s.size;
+        const bool ov = prox_convex_overlap(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
+        if (gap > 2 * tol) {
+            CHECK_MSG(!ov, "scene %d: overlap reported %Lg tolerances apart", k, gap / tol);
+            ++apart;
+        } else if (gap < 0.5 * tol) {
+            CHECK_MSG(ov, "scene %d: no overlap reported %Lg tolerances deep", k, -gap / tol);
+        }
+        if (core == 0 && with_probes) {
+            ++overlapping;
+            held += tetrahedron_holds_origin(w);
+        }
+        check_fast_boolean(&s, "probed scene", k, &differ);
+        ++checked;
+        features_free(&fa);
+        features_free(&fb);
+    }
+    CHECK_MSG(apart > cases / 5, "%d apart", apart);
+    if (CVX_PROBING) {
+        CHECK_MSG(probed > cases * 9 / 10, "%d of %d scenes probed", probed, cases);
+        CHECK_MSG(overlapping > cases / 5, "%d overlapping", overlapping);
+        CHECK_MSG(held * 4 > overlapping, "the probes held the origin in %d of %d overlapping scenes", held,
+                  overlapping);
+    } else {
+        CHECK_MSG(probed == 0, "%d scenes probed in a build without probes", probed);
+    }
+    CHECK_MSG(differ * 100 < checked, "%d of %d differ", differ, checked);
+    printf("  boolean probes: %d of %d scenes probed; their tetrahedron held the origin in %d of %d overlapping\n",
+           probed, cases, held, overlapping);
+    total_cases += cases;
 }
 
 /* ---------------------------------------------------------------------------
