@@ -68,13 +68,15 @@ static size_t bvh_bytes(const prox_bvh* bvh) {
                   sizeof(uint32_t) * (size_t)(bvh->leaf_lane_count + bvh->internal_lane_count);
     size_t mesh = (size_t)bvh->vertex_count * sizeof(prox_vec3) +
                   n * (3 * sizeof(uint32_t) + sizeof(int32_t) + 3 * sizeof(uint32_t));
-    return sizeof(prox_bvh) + tree + mesh + bvh->hull.bytes;
+    const size_t weld = bvh->weld ? (size_t)bvh->vertex_count * sizeof(int32_t) : 0;
+    return sizeof(prox_bvh) + tree + mesh + bvh->hull.bytes + weld;
 }
 
 static void bvh_free_arrays(prox_bvh* bvh) {
     const prox_allocator* a = &bvh->def.allocator;
     size_t n = (size_t)bvh->triangle_count;
     prox_bvh_drop_hull(bvh);
+    prox_bvh_drop_closed(bvh);
     prox_bvh_free_tree(bvh);
     prox_free(a, bvh->vertices, (size_t)bvh->vertex_count * sizeof(prox_vec3));
     prox_free(a, bvh->slot_indices, 3 * n * sizeof(uint32_t));
@@ -146,6 +148,7 @@ prox_result prox_bvh_create(const prox_bvh_def* def, const prox_mesh* mesh, prox
     memcpy(bvh->vertices, mesh->vertices, (size_t)mesh->vertex_count * sizeof(prox_vec3));
     memcpy(bvh->mesh_indices, mesh->indices, 3 * n * sizeof(uint32_t));
     r = prox_bvh_build_tree(bvh);
+    if (r == PROX_OK) r = prox_bvh_find_closed(bvh);
     if (r == PROX_OK && def->convex_hull) r = prox_bvh_make_hull(bvh);
     if (r != PROX_OK) {
         bvh_free_arrays(bvh);
@@ -196,6 +199,7 @@ prox_result prox_bvh_refit(prox_bvh* bvh, const prox_vec3* vertices, int vertex_
     memcpy(bvh->vertices, vertices, (size_t)vertex_count * sizeof(prox_vec3));
     bvh->generation++;
     prox_bvh_drop_hull(bvh); /* the corners moved; a rebuild makes it again */
+    prox_bvh_refit_closed(bvh);
     prox_bvh_refit_boxes(bvh);
     prox_bvh_refit_volumes(bvh);
     return PROX_OK;
@@ -209,10 +213,13 @@ prox_result prox_bvh_rebuild(prox_bvh* bvh, const prox_vec3* vertices, int verte
     prox_bvh_drop_hull(bvh);
     r = prox_bvh_build_tree(bvh);
     if (r != PROX_OK) { /* keep the old tree, fitted to the new vertices */
+        prox_bvh_refit_closed(bvh);
         prox_bvh_refit_boxes(bvh);
         prox_bvh_refit_volumes(bvh);
         return r;
     }
+    r = prox_bvh_find_closed(bvh); /* out of memory: counted as open, the tree is whole */
+    if (r != PROX_OK) return r;
     return bvh->def.convex_hull ? prox_bvh_make_hull(bvh) : PROX_OK;
 }
 
@@ -350,6 +357,7 @@ prox_bvh_stats prox_bvh_get_stats(const prox_bvh* bvh) {
     s.node_count = bvh->node_count;
     s.bytes = bvh_bytes(bvh);
     s.hull_corners = bvh->hull.count;
+    s.closed = bvh->closed;
     s.node_bytes = (size_t)bvh->node_count * sizeof(prox_node) + prox_bvh_volume_bytes(bvh);
     s.split = bvh->def.split;
     /* depths by one forward sweep: child nodes come after their parents */

@@ -57,19 +57,6 @@ static int32_t corner_at(const hull_scratch* s, const uint32_t* tri, int k) {
     return repeated ? -1 : s->corner_of[tri[k]];
 }
 
-/* A hash of a point's coordinates that equal points share (-0 and +0 too). */
-static uint64_t point_hash(prox_vec3 p) {
-    const double c[3] = {p.x + 0.0, p.y + 0.0, p.z + 0.0};
-    uint64_t h = 0x9e3779b97f4a7c15u;
-    for (int k = 0; k < 3; ++k) {
-        uint64_t bits;
-        memcpy(&bits, &c[k], sizeof bits);
-        h = (h ^ bits) * 0xff51afd7ed558ccdu;
-        h ^= h >> 32;
-    }
-    return h;
-}
-
 /* Vertices at a corner's position under another index (meshes that do not
  * share vertices, as STL files do not) map to that corner too, so that
  * their triangles are listed at it. Hulls take the first index of
@@ -83,7 +70,7 @@ static bool weld_corners(hull_scratch* s, int used) {
     if (!table) return false;
     for (size_t i = 0; i < slots; ++i) table[i] = -1;
     for (int c = 0; c < h->vertex_count; ++c) {
-        size_t i = (size_t)point_hash(h->vertices[c]) & (slots - 1);
+        size_t i = (size_t)prox_point_hash(h->vertices[c]) & (slots - 1);
         while (table[i] >= 0) i = (i + 1) & (slots - 1);
         table[i] = c;
     }
@@ -91,7 +78,7 @@ static bool weld_corners(hull_scratch* s, int used) {
         const int32_t v = s->source[k];
         if (s->corner_of[v] >= 0) continue;
         const prox_vec3 p = s->points[k];
-        for (size_t i = (size_t)point_hash(p) & (slots - 1); table[i] >= 0; i = (i + 1) & (slots - 1)) {
+        for (size_t i = (size_t)prox_point_hash(p) & (slots - 1); table[i] >= 0; i = (i + 1) & (slots - 1)) {
             const prox_vec3 q = h->vertices[table[i]];
             if (prox_same_point(p, q)) {
                 s->corner_of[v] = table[i];

@@ -143,6 +143,13 @@ struct prox_bvh {
      * vertices before (its bounding ball) is stale when it differs. */
     uint64_t generation;
     prox_bvh_hull hull;
+    /* Closedness (bvh_closed.c): every edge, between vertex positions, on an
+     * even number of triangles; decided at build and rebuild. `weld` (the
+     * lowest index at each vertex's position) is kept only for a closed mesh
+     * in which some vertices share a position under different indices: a
+     * refit that moves them apart opens it. */
+    bool closed;
+    int32_t* weld;
 };
 
 /* A float at or below x, without a branch or a rounding-mode change (the
@@ -210,6 +217,14 @@ void prox_bvh_free_tree(prox_bvh* bvh);
  * before (PROX_ERROR_OUT_OF_MEMORY leaves none); dropped when they move. */
 prox_result prox_bvh_make_hull(prox_bvh* bvh);
 void prox_bvh_drop_hull(prox_bvh* bvh);
+
+/* Closedness (src/bvh_closed.c): decided from the current vertices
+ * (PROX_ERROR_OUT_OF_MEMORY leaves the mesh counted as open); after a refit,
+ * kept unless vertices that shared a position came apart; dropped (counted
+ * as open, the weld freed). */
+prox_result prox_bvh_find_closed(prox_bvh* bvh);
+void prox_bvh_refit_closed(prox_bvh* bvh);
+void prox_bvh_drop_closed(prox_bvh* bvh);
 
 prox_result prox_bvh_fit_volumes(prox_bvh* bvh);
 void prox_bvh_refit_volumes(prox_bvh* bvh);

@@ -64,6 +64,20 @@ static inline double prox_fmin(double a, double b) { return a < b ? a : b == b ?
 /// Are the points equal, coordinate by coordinate (-0 equals +0)?
 static inline bool prox_same_point(prox_vec3 a, prox_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
+/// A hash of a point's coordinates that points prox_same_point calls equal
+/// share (-0 and +0 too): for welding vertices by position.
+static inline uint64_t prox_point_hash(prox_vec3 p) {
+    const double c[3] = {p.x + 0.0, p.y + 0.0, p.z + 0.0};
+    uint64_t h = 0x9e3779b97f4a7c15u;
+    for (int k = 0; k < 3; ++k) {
+        uint64_t bits;
+        memcpy(&bits, &c[k], sizeof bits);
+        h = (h ^ bits) * 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
 /// max_i |v_i|: the max norm (with compares, not fmax, which is a call into
 /// libm unless -ffinite-math-only). Infinities count; a NaN component may be
 /// dropped, so callers that can see one test for it apart.

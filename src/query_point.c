@@ -205,7 +205,8 @@ prox_inside prox_point_inside(const prox_bvh* bvh, const prox_transform* x, prox
         prox_vec3 q = prox_vec3_add(point, prox_vec3_scale(dir, 2 * (span + reach) / len));
         int c = count_crossings(bvh, x, &inverse, point, q, &tests, grow);
         if (c == -2) return PROX_ON_SURFACE;
-        if (c >= 0) return c ? PROX_INSIDE : PROX_OUTSIDE;
+        /* an open mesh has no inside: the parity is the ray's, not the point's */
+        if (c >= 0) return !bvh->closed ? PROX_INSIDE_UNKNOWN : c ? PROX_INSIDE : PROX_OUTSIDE;
     }
     return PROX_INSIDE_UNKNOWN;
 }
@@ -219,8 +220,9 @@ static prox_vec3 some_vertex(const prox_bvh* bvh, const prox_transform* x) {
 
 prox_containment prox_find_containment(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                        const prox_transform* xb) {
-    if (prox_point_inside(a, xa, some_vertex(b, xb)) == PROX_INSIDE) return PROX_B_INSIDE_A;
-    if (prox_point_inside(b, xb, some_vertex(a, xa)) == PROX_INSIDE) return PROX_A_INSIDE_B;
+    /* only a closed mesh has an inside (the test would say so too, after a ray cast) */
+    if (a->closed && prox_point_inside(a, xa, some_vertex(b, xb)) == PROX_INSIDE) return PROX_B_INSIDE_A;
+    if (b->closed && prox_point_inside(b, xb, some_vertex(a, xa)) == PROX_INSIDE) return PROX_A_INSIDE_B;
     return PROX_NOT_CONTAINED;
 }
 
@@ -229,6 +231,7 @@ prox_containment prox_find_containment(const prox_bvh* a, const prox_transform* 
 /* The deepest vertex of `inner` inside `outer`. */
 static void deepest_vertex(const prox_bvh* outer, const prox_transform* xo, const prox_bvh* inner,
                            const prox_transform* xi, bool inner_is_a, prox_penetration_result* best) {
+    if (!outer->closed) return; /* no inside */
     double lo[3], hi[3];
     placed_box(outer, xo, lo, hi);
     for (int v = 0; v < inner->vertex_count; ++v) {

@@ -485,6 +485,7 @@ PROX_TEST(bvh, out_of_memory_at_every_allocation) {
             CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
             if (r == PROX_OK) {
                 successes++;
+                CHECK(prox_bvh_get_stats(bvh).closed); /* a create that succeeds has decided it */
                 f.allowed = 1 << 30; /* validation allocates too */
                 check_valid(bvh, "built under memory pressure");
                 f.allowed = allowed % 7; /* the rebuild gets a few allocations */
@@ -494,6 +495,7 @@ PROX_TEST(bvh, out_of_memory_at_every_allocation) {
                 check_valid(bvh, "after a rebuild under memory pressure");
                 /* a hull is kept exactly when asked for and the rebuild had the memory */
                 CHECK((prox_bvh_get_stats(bvh).hull_corners > 0) == (def.convex_hull && r == PROX_OK));
+                if (r == PROX_OK) CHECK(prox_bvh_get_stats(bvh).closed);
                 prox_bvh_destroy(bvh);
             } else {
                 CHECK(bvh == NULL);
@@ -504,6 +506,46 @@ PROX_TEST(bvh, out_of_memory_at_every_allocation) {
         }
         CHECK(successes > 0);
     }
+    /* the same sphere with every triangle's own vertices (closed by
+     * position: the weld is kept for refits), out of memory at every step */
+    const int corners = 3 * mesh.triangle_count;
+    prox_vec3* soup = malloc(sizeof(prox_vec3) * (size_t)corners);
+    uint32_t* soup_indices = malloc(sizeof(uint32_t) * (size_t)corners);
+    REQUIRE(soup && soup_indices);
+    for (int k = 0; k < corners; ++k) {
+        soup[k] = mesh.vertices[mesh.indices[k]];
+        soup_indices[k] = (uint32_t)k;
+    }
+    const prox_mesh soup_mesh = {soup, corners, soup_indices, mesh.triangle_count};
+    int successes = 0;
+    for (int allowed = 0; allowed < 400 && successes < 3; ++allowed) {
+        failing_allocator f = {{0, 0}, allowed};
+        prox_bvh_def def = prox_default_bvh_def();
+        def.allocator.alloc = failing_alloc;
+        def.allocator.free = failing_free;
+        def.allocator.user = &f;
+        prox_bvh* bvh = NULL;
+        prox_result r = prox_bvh_create(&def, &soup_mesh, &bvh, NULL, 0);
+        CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
+        if (r == PROX_OK) {
+            successes++;
+            const prox_bvh_stats st = prox_bvh_get_stats(bvh);
+            CHECK(st.closed);
+            /* the weld the hierarchy keeps is counted in its bytes */
+            CHECK_MSG(st.bytes == (size_t)f.counter.live_bytes, "bytes %zu, allocated %lld", st.bytes,
+                      (long long)f.counter.live_bytes);
+            f.allowed = allowed % 5;
+            r = prox_bvh_rebuild(bvh, soup, corners);
+            CHECK(r == PROX_OK || r == PROX_ERROR_OUT_OF_MEMORY);
+            if (r == PROX_OK) CHECK(prox_bvh_get_stats(bvh).closed);
+            prox_bvh_destroy(bvh);
+        }
+        CHECK_MSG(f.counter.live_blocks == 0 && f.counter.live_bytes == 0, "unwelded sphere, allowed %d: %lld blocks leak",
+                  allowed, (long long)f.counter.live_blocks);
+    }
+    CHECK(successes > 0);
+    free(soup);
+    free(soup_indices);
     prox_mesh_data_free(&data);
 }
 

@@ -130,6 +130,7 @@ PROX_TEST(cli, single_pose_all_pairs_and_info) {
     snprintf(command, sizeof command, "%s info builtin:teapot", cli());
     REQUIRE(run(command, out, sizeof out) == 0);
     CHECK(strstr(out, "triangles   4032") != NULL);
+    CHECK_MSG(strstr(out, "\nsurface     open") != NULL, "%.400s", out);
     /* one valid tree of every kind */
     const char* kinds[] = {"aabb", "obb", "obb-sphere", "sphere", "kdop14", "kdop18", "kdop26"};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
@@ -153,6 +154,9 @@ PROX_TEST(cli, single_pose_all_pairs_and_info) {
     snprintf(command, sizeof command, "%s collide builtin:box builtin:box --bv kdop7", cli());
     CHECK(run(command, out, sizeof out) == 1);
     CHECK(strstr(out, "unknown volume 'kdop7'") != NULL);
+    snprintf(command, sizeof command, "%s info builtin:torus --bv rss", cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK_MSG(strstr(out, "\nsurface     closed") != NULL, "%.400s", out);
 }
 
 /* The main job runs and shows every volume kind. */

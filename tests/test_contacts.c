@@ -405,6 +405,230 @@ PROX_TEST(contacts, containment) {
     prox_mesh_data_free(&small_data);
 }
 
+/* ---- closed and open meshes ---- */
+
+static prox_bvh* tree_of(const prox_vec3* vertices, int vertex_count, const uint32_t* indices, int triangle_count) {
+    const prox_mesh mesh = {vertices, vertex_count, indices, triangle_count};
+    return test_tree(&mesh, PROX_VOLUME_RSS);
+}
+
+static bool is_closed(const prox_bvh* bvh) { return prox_bvh_get_stats(bvh).closed; }
+
+/* Only a closed mesh has an inside (prox_bvh_stats.closed: every edge,
+ * between positions, on an even number of triangles). The generators' closed
+ * models and the open teapot; a box without one triangle; a box whose every
+ * triangle has its own vertices (as STL) and the same box refitted with one
+ * copy of a corner moved (open) or all moved together (closed), and rebuilt;
+ * two tetrahedra sharing an edge (four triangles there: even, closed); a
+ * triangle with a repeated corner in a closed box. Points in an open mesh
+ * are UNKNOWN (on it: ON_SURFACE, beyond its box: OUTSIDE), and the
+ * containment and penetration reports see nothing inside an open mesh where
+ * the same queries on the closed one do. */
+PROX_TEST(contacts, closed_and_open_meshes) {
+    const char* closed_models[] = {"torus", "sphere", "box"};
+    for (int m = 0; m < 3; ++m) {
+        prox_mesh_data data;
+        REQUIRE(test_model(closed_models[m], &data));
+        prox_mesh mesh = prox_mesh_data_view(&data);
+        prox_bvh* bvh = test_tree(&mesh, PROX_VOLUME_AABB);
+        REQUIRE(bvh != NULL);
+        CHECK_MSG(is_closed(bvh), "%s: not closed", closed_models[m]);
+        prox_bvh_destroy(bvh);
+        prox_mesh_data_free(&data);
+    }
+    prox_mesh_data teapot_data;
+    REQUIRE(test_model("teapot", &teapot_data));
+    prox_mesh teapot = prox_mesh_data_view(&teapot_data);
+    prox_bvh* pot = test_tree(&teapot, PROX_VOLUME_AABB);
+    REQUIRE(pot != NULL);
+    CHECK(!is_closed(pot));
+    /* the middle of the pot's body: parity 1 or 0 by the ray, so unknown */
+    CHECK(prox_point_inside(pot, NULL, prox_vec3_make(0, 0, 1.2)) == PROX_INSIDE_UNKNOWN);
+    prox_vec3 t[3];
+    test_placed_triangle(&teapot, NULL, 0, t);
+    CHECK(prox_point_inside(pot, NULL, t[0]) == PROX_ON_SURFACE);
+    CHECK(prox_point_inside(pot, NULL, prox_vec3_make(0, 0, 50)) == PROX_OUTSIDE);
+
+    prox_mesh_data box_data;
+    REQUIRE(prox_mesh_box(prox_vec3_make(1, 1, 1), &box_data) == PROX_OK);
+    const prox_mesh box = prox_mesh_data_view(&box_data);
+    const prox_vec3 centre = {0, 0, 0};
+    /* a face with one triangle missing */
+    prox_bvh* open_box = tree_of(box.vertices, box.vertex_count, box.indices, box.triangle_count - 1);
+    CHECK(!is_closed(open_box));
+    CHECK(prox_point_inside(open_box, NULL, centre) == PROX_INSIDE_UNKNOWN);
+    /* every triangle with its own three vertices */
+    prox_vec3 soup[36];
+    uint32_t soup_indices[36];
+    for (int k = 0; k < 36; ++k) {
+        soup[k] = box.vertices[box.indices[k]];
+        soup_indices[k] = (uint32_t)k;
+    }
+    prox_bvh* soup_box = tree_of(soup, 36, soup_indices, 12);
+    CHECK(is_closed(soup_box));
+    CHECK(prox_point_inside(soup_box, NULL, centre) == PROX_INSIDE);
+    /* a refit that moves one copy of a corner opens it; moving them all keeps it closed */
+    prox_vec3 moved[36];
+    memcpy(moved, soup, sizeof moved);
+    moved[0].x += 0.25;
+    REQUIRE(prox_bvh_refit(soup_box, moved, 36) == PROX_OK);
+    CHECK(!is_closed(soup_box));
+    CHECK(prox_point_inside(soup_box, NULL, centre) == PROX_INSIDE_UNKNOWN);
+    REQUIRE(prox_bvh_rebuild(soup_box, moved, 36) == PROX_OK);
+    CHECK(!is_closed(soup_box)); /* still apart */
+    for (int k = 0; k < 36; ++k)
+        if (soup[k].x == soup[0].x && soup[k].y == soup[0].y && soup[k].z == soup[0].z) moved[k] = moved[0];
+    REQUIRE(prox_bvh_refit(soup_box, moved, 36) == PROX_OK);
+    CHECK(!is_closed(soup_box)); /* a refit does not find a surface closed again */
+    REQUIRE(prox_bvh_rebuild(soup_box, moved, 36) == PROX_OK);
+    CHECK(is_closed(soup_box));
+    CHECK(prox_point_inside(soup_box, NULL, prox_vec3_make(-0.5, -0.5, -0.5)) == PROX_INSIDE);
+    moved[5].y += 0.5; /* a vertex of the first triangle's neighbour moves alone: open again */
+    REQUIRE(prox_bvh_refit(soup_box, moved, 36) == PROX_OK);
+    CHECK(!is_closed(soup_box));
+    /* shared indices: a refit cannot open it */
+    prox_bvh* shared_box = tree_of(box.vertices, box.vertex_count, box.indices, box.triangle_count);
+    CHECK(is_closed(shared_box));
+    prox_vec3 stretched[8];
+    for (int v = 0; v < 8; ++v) stretched[v] = prox_vec3_scale(box.vertices[v], v == 3 ? 1.5 : 1.0);
+    REQUIRE(prox_bvh_refit(shared_box, stretched, 8) == PROX_OK);
+    CHECK(is_closed(shared_box));
+    /* two tetrahedra sharing the edge 0-1: four triangles there */
+    const prox_vec3 bow[6] = {{0, 0, -1}, {0, 0, 1}, {1, 0, 0}, {2, 1, 0}, {-1, 0, 0}, {-2, -1, 0}};
+    const uint32_t bow_indices[24] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3, 0, 4, 1, 0, 1, 5, 0, 5, 4, 1, 4, 5};
+    prox_bvh* bow_tie = tree_of(bow, 6, bow_indices, 8);
+    CHECK(is_closed(bow_tie));
+    CHECK(prox_point_inside(bow_tie, NULL, prox_vec3_make(1, 0.2, 0)) == PROX_INSIDE);
+    CHECK(prox_point_inside(bow_tie, NULL, prox_vec3_make(-1, -0.2, 0)) == PROX_INSIDE);
+    CHECK(prox_point_inside(bow_tie, NULL, prox_vec3_make(0, 1, 0)) == PROX_OUTSIDE);
+    /* a triangle with a repeated corner (no area, edges of no length skipped or paired) */
+    uint32_t with_sliver[39];
+    memcpy(with_sliver, box.indices, 36 * sizeof(uint32_t));
+    with_sliver[36] = 0, with_sliver[37] = 0, with_sliver[38] = 1;
+    prox_bvh* sliver_box = tree_of(box.vertices, box.vertex_count, with_sliver, 13);
+    CHECK(is_closed(sliver_box));
+
+    /* a small closed box in the middle: contained by the closed box, not by the open one */
+    prox_mesh_data small_data;
+    REQUIRE(prox_mesh_box(prox_vec3_make(0.1, 0.1, 0.1), &small_data) == PROX_OK);
+    const prox_mesh small_mesh = prox_mesh_data_view(&small_data);
+    prox_bvh* small = test_tree(&small_mesh, PROX_VOLUME_RSS);
+    prox_bvh* closed_box = tree_of(box.vertices, box.vertex_count, box.indices, box.triangle_count);
+    prox_collide_def def = prox_default_collide_def();
+    def.containment = true;
+    CHECK(prox_distance(closed_box, NULL, small, NULL, NULL).containment == PROX_B_INSIDE_A);
+    CHECK(prox_collide(closed_box, NULL, small, NULL, &def).containment == PROX_B_INSIDE_A);
+    CHECK(prox_distance(open_box, NULL, small, NULL, NULL).containment == PROX_NOT_CONTAINED);
+    CHECK(prox_collide(open_box, NULL, small, NULL, &def).containment == PROX_NOT_CONTAINED);
+    CHECK(prox_distance(small, NULL, open_box, NULL, NULL).containment == PROX_NOT_CONTAINED);
+    /* penetration: a corner of the small box pushed through the +x face */
+    prox_transform through = prox_transform_identity();
+    through.origin = prox_vec3_make(1.05, 0, 0);
+    CHECK(prox_penetration(closed_box, NULL, small, &through).depth > 0);
+    CHECK(prox_penetration(open_box, NULL, small, &through).depth == 0);
+
+    prox_bvh_destroy(small);
+    prox_bvh_destroy(closed_box);
+    prox_mesh_data_free(&small_data);
+    prox_bvh_destroy(sliver_box);
+    prox_bvh_destroy(bow_tie);
+    prox_bvh_destroy(shared_box);
+    prox_bvh_destroy(soup_box);
+    prox_bvh_destroy(open_box);
+    prox_mesh_data_free(&box_data);
+    prox_bvh_destroy(pot);
+    prox_mesh_data_free(&teapot_data);
+}
+
+/* Closedness against brute force: every pair of triangles' edges compared
+ * by their end points' positions. Meshes made from a closed sphere by
+ * random edits: triangles dropped or repeated, triangles split off onto
+ * their own copies of their vertices (as STL), a triangle with a repeated
+ * corner added, vertices moved (a copy alone, or with every vertex at its
+ * position), unused vertices; then refit to moved vertices, as the refit's
+ * answer must be the brute force's whenever it says closed. */
+static bool brute_closed(const prox_vec3* v, const uint32_t* t, int triangles) {
+    for (int i = 0; i < triangles; ++i)
+        for (int e = 0; e < 3; ++e) {
+            const prox_vec3 p = v[t[3 * i + e]], q = v[t[3 * i + (e + 1) % 3]];
+            if (p.x == q.x && p.y == q.y && p.z == q.z) continue;
+            int count = 0;
+            for (int j = 0; j < triangles; ++j)
+                for (int f = 0; f < 3; ++f) {
+                    const prox_vec3 a = v[t[3 * j + f]], b = v[t[3 * j + (f + 1) % 3]];
+                    const bool same = (a.x == p.x && a.y == p.y && a.z == p.z && b.x == q.x && b.y == q.y && b.z == q.z) ||
+                                      (a.x == q.x && a.y == q.y && a.z == q.z && b.x == p.x && b.y == p.y && b.z == p.z);
+                    count += same;
+                }
+            if (count & 1) return false;
+        }
+    return true;
+}
+
+PROX_TEST(contacts, closedness_against_brute_force) {
+    prox_mesh_data data;
+    REQUIRE(prox_mesh_sphere(1, 4, 6, &data) == PROX_OK);
+    const prox_mesh sphere = prox_mesh_data_view(&data);
+    enum { MAX_T = 96, MAX_V = 256 };
+    REQUIRE(sphere.triangle_count <= MAX_T / 2 && sphere.vertex_count <= MAX_V / 2);
+    prox_rng rng = prox_rng_seed(prox_test_seed(41));
+    int closed_seen = 0, open_seen = 0, refits_closed = 0;
+    for (int k = 0; k < 600; ++k) {
+        prox_vec3 v[MAX_V];
+        uint32_t t[3 * MAX_T];
+        int nv = sphere.vertex_count, nt = 0;
+        memcpy(v, sphere.vertices, sizeof(prox_vec3) * (size_t)nv);
+        for (int i = 0; i < sphere.triangle_count; ++i) {
+            const double u = prox_rng_uniform(&rng);
+            if (u < 0.03) continue; /* dropped */
+            const int copies = u < 0.06 ? 2 : 1;
+            for (int c = 0; c < copies && nt < MAX_T; ++c, ++nt)
+                for (int e = 0; e < 3; ++e) t[3 * nt + e] = sphere.indices[3 * i + e];
+            if (prox_rng_uniform(&rng) < 0.2 && nv + 3 <= MAX_V) /* its own vertices */
+                for (int e = 0; e < 3; ++e) {
+                    v[nv] = v[t[3 * (nt - 1) + e]];
+                    t[3 * (nt - 1) + e] = (uint32_t)nv++;
+                }
+        }
+        if (prox_rng_uniform(&rng) < 0.2 && nt < MAX_T) { /* a triangle with a repeated corner */
+            t[3 * nt] = t[3 * nt + 1] = 0, t[3 * nt + 2] = 1;
+            ++nt;
+        }
+        if (prox_rng_uniform(&rng) < 0.1 && nv < MAX_V) v[nv++] = prox_vec3_make(5, 5, 5); /* unused */
+        if (prox_rng_uniform(&rng) < 0.1) v[prox_rng_next(&rng) % (uint64_t)nv].z += 0.25; /* one copy moves */
+        prox_bvh* bvh = tree_of(v, nv, t, nt);
+        REQUIRE(bvh != NULL);
+        const bool want = brute_closed(v, t, nt);
+        CHECK_MSG(is_closed(bvh) == want, "mesh %d: closed %d, brute force %d", k, is_closed(bvh), want);
+        closed_seen += want;
+        open_seen += !want;
+        /* a refit moving one vertex's copies together, or one copy alone */
+        prox_vec3 moved[MAX_V];
+        memcpy(moved, v, sizeof(prox_vec3) * (size_t)nv);
+        const int which = (int)(prox_rng_next(&rng) % (uint64_t)nv);
+        const bool alone = prox_rng_uniform(&rng) < 0.5;
+        const prox_vec3 was = v[which];
+        for (int i = 0; i < nv; ++i)
+            if (i == which || (!alone && v[i].x == was.x && v[i].y == was.y && v[i].z == was.z))
+                moved[i] = prox_vec3_add(v[i], prox_vec3_make(0.125, -0.0625, 0.25));
+        REQUIRE(prox_bvh_refit(bvh, moved, nv) == PROX_OK);
+        /* the refit keeps "closed" only when it still is (it may miss a surface that closed) */
+        if (is_closed(bvh)) {
+            CHECK_MSG(brute_closed(moved, t, nt), "mesh %d: closed after a refit that opened it", k);
+            ++refits_closed;
+        }
+        REQUIRE(prox_bvh_rebuild(bvh, moved, nv) == PROX_OK);
+        CHECK_MSG(is_closed(bvh) == brute_closed(moved, t, nt), "mesh %d: closed %d after rebuild", k,
+                  is_closed(bvh));
+        prox_bvh_destroy(bvh);
+    }
+    CHECK_MSG(closed_seen > 50 && open_seen > 50 && refits_closed > 20, "closed %d, open %d, closed after refit %d",
+              closed_seen, open_seen, refits_closed);
+    printf("  closedness: %d closed, %d open meshes; %d still closed after their refit\n", closed_seen, open_seen,
+           refits_closed);
+    prox_mesh_data_free(&data);
+}
+
 /* ---- penetration at the vertices ---- */
 
 /* Brute force: every vertex of each placed mesh, inside the other by the

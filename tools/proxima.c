@@ -305,6 +305,7 @@ static int command_info(const options* o) {
     printf("\n");
     if (r == PROX_OK) {
         printf("trees       leaf size %d, 8-wide nodes\n", o->bvh.leaf_size);
+        int closed = -1; /* from the first tree: the mesh's, whatever the kind */
         printf("  %-11s %-7s %8s %9s %9s %6s %10s %12s %9s %10s  %s\n", "volume", "split", "nodes", "volumes",
                "leaves", "depth", "leaf depth", "bytes", "per tri", "build ms", "valid");
         for (int kind = 0; kind < PROX_VOLUME_COUNT && r == PROX_OK; ++kind) {
@@ -320,12 +321,17 @@ static int command_info(const options* o) {
                 break;
             }
             prox_bvh_stats s = prox_bvh_get_stats(bvh);
+            if (closed < 0) closed = s.closed;
             bool valid = prox_bvh_validate(bvh, message, sizeof message);
             printf("  %-11s %-7s %8d %9d %9d %6d %10.1f %12zu %9.1f %10.3f  %s\n", prox_volume_name(s.volume),
                    prox_split_name(s.split), s.node_count, s.box_count, s.leaf_count, s.depth, s.mean_leaf_depth,
                    s.bytes, (double)s.bytes / s.triangle_count, 1e3 * seconds, valid ? "yes" : message);
             prox_bvh_destroy(bvh);
         }
+        if (closed >= 0)
+            printf("surface     %s\n", closed ? "closed (every edge on an even number of triangles)"
+                                               : "open (some edge on an odd number of triangles: no inside, so no "
+                                                 "inside tests, containment or penetration)");
     }
     prox_mesh_data_free(&data);
     return r == PROX_OK ? 0 : 1;

@@ -172,6 +172,14 @@ typedef struct prox_bvh_stats {
     size_t node_bytes;    ///< of which the nodes: the boxes every kind has, plus the kind's own volumes
     prox_split split;     ///< the rule used (never PROX_SPLIT_DEFAULT)
     int hull_corners;     ///< corners of the kept convex hull (prox_bvh_def.convex_hull); 0 when none is kept
+    /// The mesh is closed: every edge, between vertex positions (vertices
+    /// repeated per triangle, as in STL files, count as one), lies on an
+    /// even number of triangles (two on a watertight surface). Only a closed
+    /// mesh has an inside: prox_point_inside, the containment reports and
+    /// prox_penetration need one. Decided at create and rebuild; a refit
+    /// keeps it unless vertices that shared a position move apart (then the
+    /// mesh counts as open until the next rebuild).
+    bool closed;
 } prox_bvh_stats;
 
 PROX_API prox_bvh_stats prox_bvh_get_stats(const prox_bvh* bvh);

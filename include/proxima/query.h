@@ -36,9 +36,10 @@ typedef struct prox_tri_pair {
 typedef bool prox_pair_fcn(prox_tri_pair pair, void* context);
 
 /// Whether one model lies entirely inside the other while their surfaces do
-/// not touch (meaningful for closed meshes: see prox_point_inside). A
-/// collision query reports no contact then; a user who treats the models as
-/// solids wants to know.
+/// not touch: a vertex of one inside the other by prox_point_inside, which
+/// only a closed mesh has (prox_bvh_stats.closed; an open mesh contains
+/// nothing). A collision query reports no contact then; a user who treats
+/// the models as solids wants to know.
 typedef enum prox_containment {
     PROX_NOT_CONTAINED = 0,
     PROX_A_INSIDE_B, ///< a vertex of model a is inside model b, and no triangles meet
@@ -387,15 +388,20 @@ typedef enum prox_inside {
     PROX_OUTSIDE = 0,
     PROX_INSIDE,
     PROX_ON_SURFACE,     ///< the point lies on a triangle
-    PROX_INSIDE_UNKNOWN, ///< invalid input, or every ray tried grazed an edge (not seen in practice)
+    /// Invalid input; or the mesh is not closed (prox_bvh_stats.closed) and
+    /// the point is not on it; or every ray tried grazed an edge (not seen
+    /// in practice).
+    PROX_INSIDE_UNKNOWN,
 } prox_inside;
 
-/// Is a world point inside the placed mesh? Meaningful for closed meshes
-/// (every edge shared by two triangles: a watertight surface): the parity of
-/// the crossings of a ray from the point, each decided with exact
-/// orientation predicates on the placed triangles; a ray that grazes an edge
-/// or a corner is replaced by another. For a mesh that is not closed the
-/// answer is that parity, which may mean little.
+/// Is a world point inside the placed mesh? For a closed mesh
+/// (prox_bvh_stats.closed: every edge on an even number of triangles, two
+/// on a watertight surface): the parity of the crossings of a ray from the
+/// point, each decided with exact orientation predicates on the placed
+/// triangles; a ray that grazes an edge or a corner is replaced by another.
+/// A mesh that is not closed has no inside: PROX_OUTSIDE beyond its world
+/// box, PROX_ON_SURFACE on a triangle, PROX_INSIDE_UNKNOWN elsewhere (the
+/// parity of one ray would depend on the ray).
 PROX_API prox_inside prox_point_inside(const prox_bvh* bvh, const prox_transform* x, prox_vec3 point);
 
 /* ---------------------------------------------------------------------------
@@ -467,9 +473,10 @@ PROX_API prox_ray_result prox_ray_cast(const prox_bvh* bvh, const prox_transform
 
 typedef struct prox_penetration_result {
     /// The deepest-vertex penetration: the largest distance from a vertex of
-    /// one model lying inside the other (closed meshes, prox_point_inside) to
-    /// the other's surface; 0 when no vertex of either lies inside the other
-    /// (models that only cross edge through edge, or do not touch).
+    /// one model lying inside the other (prox_point_inside: only a closed
+    /// mesh has an inside) to the other's surface; 0 when no vertex of either
+    /// lies inside the other (models that only cross edge through edge, or
+    /// do not touch, or both open).
     double depth;
     /// Unit direction to move model b by `depth` so that the deepest vertex
     /// reaches the surface: from that vertex to its closest surface point when
