@@ -341,6 +341,12 @@ static inline __attribute__((always_inline)) void traverse(distance_state* st, c
                                                            test_kind kind, const double kdop_inv_length[],
                                                            lane_queue* queue) {
     queue_reset(queue);
+    /* A tolerance query's limit stays the tolerance (the first pair within
+     * it ends the query): any order explores the same pairs when none is
+     * within it, and when one is, depth first (each unfolded node's nearest
+     * lane first) goes down to it where best first would take every pair
+     * whose bound is less, level after level, on the way */
+    queue->depth_first = st->tolerance_mode;
     if (!(0 < st->limit)) return;
     visit(st, f, kind, kdop_inv_length, queue, ROOT_SLOT, ROOT_SLOT);
     /* a tolerance far below the distance is answered by the roots' bounds
