@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* A best-first queue for the distance and tolerance queries between two
- * hierarchies (query_distance.c): the pairs of volumes still to explore,
- * nearest bound first. (A convex shape against one hierarchy keeps its
- * depth-first stack: there a node costs less to bound, and the heap's
- * upkeep cost about what the better order saved; query_convex_mesh.c.)
+/* A best-first queue for the distance query between two hierarchies
+ * (query_distance.c): the pairs of volumes still to explore, nearest bound
+ * first. (The tolerance query runs it depth first from the start, where any
+ * pair within the tolerance ends it; a convex shape against one hierarchy
+ * keeps its own depth-first stack: there a node costs less to bound, and
+ * the heap's upkeep cost about what the better order saved;
+ * query_convex_mesh.c.)
  *
  * Best first: Larsen et al. 1999 use a depth-first order; a priority queue
  * ordered by the bound explores only the pairs whose bound is below the
