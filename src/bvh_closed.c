@@ -16,10 +16,11 @@
  * Cost at build: the edges listed at their lower corner by a counting sort
  * (two passes over the triangles, arrays of the mesh's size), then the
  * parity of each corner's edges; where that finds the mesh open by index, the
- * positions are welded through a hash and the edges listed again. A refit
- * keeps the answer unless vertices that shared a position no longer do (an
- * O(n) check, no allocation): the surface then has new boundary edges and
- * counts as open until the next rebuild. */
+ * positions of the vertices the triangles use are welded through a hash
+ * and the edges listed again. A refit keeps the answer unless the mesh was
+ * closed only through such shared positions and corners that shared one no
+ * longer do (an O(n) check, no allocation): the surface then has new
+ * boundary edges and counts as open until the next rebuild. */
 #include <string.h>
 
 #include "bvh_internal.h"
@@ -31,18 +32,28 @@ static size_t table_size(size_t entries) {
     return slots;
 }
 
-/* weld[v]: the lowest index at v's position. False when out of memory.
- * *out_shared tells whether any vertex shares its position with another. */
+/* For every vertex a triangle uses, weld[v]: the lowest such index at v's
+ * position; -1 for the others (unused vertices take no part: moving one
+ * changes no surface, and a mesh of many of them is not slowed down by
+ * hashing them). False when out of memory. *out_shared tells whether any
+ * used vertex shares its position with another. */
 static bool weld_positions(const prox_bvh* bvh, const prox_allocator* a, int32_t* weld, bool* out_shared) {
-    const size_t slots = table_size((size_t)bvh->vertex_count);
+    int used = 0;
+    for (int v = 0; v < bvh->vertex_count; ++v) weld[v] = -1;
+    for (size_t k = 0; k < 3 * (size_t)bvh->triangle_count; ++k) {
+        const uint32_t v = bvh->mesh_indices[k];
+        used += weld[v] < 0;
+        weld[v] = (int32_t)v;
+    }
+    const size_t slots = table_size((size_t)used);
     int32_t* table = prox_alloc(a, slots * sizeof(int32_t));
     if (!table) return false;
     for (size_t i = 0; i < slots; ++i) table[i] = -1;
     bool shared = false;
     for (int v = 0; v < bvh->vertex_count; ++v) {
+        if (weld[v] < 0) continue;
         const prox_vec3 p = bvh->vertices[v];
         size_t i = (size_t)prox_point_hash(p) & (slots - 1);
-        weld[v] = v;
         for (; table[i] >= 0; i = (i + 1) & (slots - 1)) {
             if (prox_same_point(p, bvh->vertices[table[i]])) {
                 weld[v] = table[i];
@@ -159,7 +170,7 @@ prox_result prox_bvh_find_closed(prox_bvh* bvh) {
 void prox_bvh_refit_closed(prox_bvh* bvh) {
     if (!bvh->weld) return; /* open, or closed through shared indices alone: a refit changes neither */
     for (int v = 0; v < bvh->vertex_count; ++v) {
-        if (!prox_same_point(bvh->vertices[v], bvh->vertices[bvh->weld[v]])) {
+        if (bvh->weld[v] >= 0 && !prox_same_point(bvh->vertices[v], bvh->vertices[bvh->weld[v]])) {
             prox_bvh_drop_closed(bvh); /* an edge came apart */
             return;
         }

@@ -144,10 +144,11 @@ struct prox_bvh {
     uint64_t generation;
     prox_bvh_hull hull;
     /* Closedness (bvh_closed.c): every edge, between vertex positions, on an
-     * even number of triangles; decided at build and rebuild. `weld` (the
-     * lowest index at each vertex's position) is kept only for a closed mesh
-     * in which some vertices share a position under different indices: a
-     * refit that moves them apart opens it. */
+     * even number of triangles; decided at build and rebuild. `weld` (for
+     * each vertex a triangle uses, the lowest such index at its position;
+     * -1 for the others) is kept only for a mesh closed through vertices
+     * that share a position under different indices: a refit that moves
+     * them apart opens it. */
     bool closed;
     int32_t* weld;
 };

@@ -679,7 +679,8 @@ bool cvx_pair_init_probed(cvx_pair* pair, const prox_convex* a, const prox_trans
     /* with fewer points the probes' pass costs about what the steps it
      * saves do (bench/convex: no gain at 20 + 20 random hull vertices, 15%
      * at 50 + 50, 25% at 100 + 100 with AVX-512; 5% and 14% with AVX2) */
-    if (!CVX_PROBING || (a && b && a->count + b->count < PROBE_MIN_POINTS)) return pair_init(pair, a, xa, b, xb, false);
+    if (!CVX_PROBING || (a && b && (int64_t)a->count + b->count < PROBE_MIN_POINTS))
+        return pair_init(pair, a, xa, b, xb, false);
     /* (written the other way round, the probed pass compiled to code that
      * lost the whole gain: GCC 12, measured) */
     return pair_init(pair, a, xa, b, xb, true);

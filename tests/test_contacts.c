@@ -486,6 +486,20 @@ PROX_TEST(contacts, closed_and_open_meshes) {
     moved[5].y += 0.5; /* a vertex of the first triangle's neighbour moves alone: open again */
     REQUIRE(prox_bvh_refit(soup_box, moved, 36) == PROX_OK);
     CHECK(!is_closed(soup_box));
+    /* vertices no triangle uses take no part: one at a corner's position,
+     * one elsewhere, moved by a refit */
+    prox_vec3 extra[38];
+    memcpy(extra, soup, sizeof soup);
+    extra[36] = soup[0];
+    extra[37] = prox_vec3_make(0.1, 0.2, 0.3);
+    prox_bvh* soup_extra = tree_of(extra, 38, soup_indices, 12);
+    CHECK(is_closed(soup_extra));
+    extra[36].x += 1;
+    extra[37].y += 1;
+    REQUIRE(prox_bvh_refit(soup_extra, extra, 38) == PROX_OK);
+    CHECK(is_closed(soup_extra));
+    CHECK(prox_point_inside(soup_extra, NULL, centre) == PROX_INSIDE);
+    prox_bvh_destroy(soup_extra);
     /* shared indices: a refit cannot open it */
     prox_bvh* shared_box = tree_of(box.vertices, box.vertex_count, box.indices, box.triangle_count);
     CHECK(is_closed(shared_box));

@@ -146,9 +146,12 @@ PROX_API void prox_bvh_destroy(prox_bvh* bvh);
 PROX_API prox_result prox_bvh_refit(prox_bvh* bvh, const prox_vec3* vertices, int vertex_count);
 
 /// Like prox_bvh_refit but rebuilds the tree from scratch (tight fit, slower),
-/// and makes the convex hull again when the definition asks for one: should
-/// only that run out of memory, the tree is rebuilt, without a hull, and the
-/// result is PROX_ERROR_OUT_OF_MEMORY.
+/// decides again whether the mesh is closed (prox_bvh_stats.closed), and
+/// makes the convex hull again when the definition asks for one. Should the
+/// tree run out of memory, the old one is kept, fitted to the new vertices;
+/// should only the closedness check or the hull, the tree is rebuilt, the
+/// mesh counts as open (and the hull is not attempted) or has no hull, and
+/// the result is PROX_ERROR_OUT_OF_MEMORY in every case.
 PROX_API prox_result prox_bvh_rebuild(prox_bvh* bvh, const prox_vec3* vertices, int vertex_count);
 
 /// Checks every invariant: each volume contains its children and its
@@ -177,8 +180,10 @@ typedef struct prox_bvh_stats {
     /// even number of triangles (two on a watertight surface). Only a closed
     /// mesh has an inside: prox_point_inside, the containment reports and
     /// prox_penetration need one. Decided at create and rebuild; a refit
-    /// keeps it unless vertices that shared a position move apart (then the
-    /// mesh counts as open until the next rebuild).
+    /// keeps it, except that a mesh closed only through vertices sharing a
+    /// position under different indices (a soup) counts as open once a
+    /// refit moves such triangle corners apart, until the next rebuild. (A
+    /// mesh closed by its indices stays closed whatever the positions.)
     bool closed;
 } prox_bvh_stats;
 
