@@ -13,7 +13,7 @@ static bool is_orthogonal(const prox_mat3* m) {
 }
 
 void prox_distance_frame_make(const prox_transform* rel, const prox_mat3* rel_inv, const prox_mat3* x_basis_inv,
-                              double radius_x, double radius_y, distance_frame* f) {
+                              double radius_x, double radius_y, double world_reach, distance_frame* f) {
     prox_mat3 cof = prox_mat3_cofactor(&rel->basis);
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
@@ -50,6 +50,15 @@ void prox_distance_frame_make(const prox_transform* rel, const prox_mat3* rel_in
                      fabs(len[0] - len[2]) <= 0x1p-40 * len[0];
     double g = prox_max_abs3(rel->origin) + f->stretch_max * radius_y + radius_x;
     f->slack = 0x1p-40 * g;
+    /* The triangles are measured where the query places them: models far
+     * from the world's origin against their size and gap (1e103 out, 1e89
+     * apart: a fuzzed scene) round there by more than the slack above, and
+     * a bound, exact for the unrounded placement, exceeded the distance the
+     * query measured by that much (an upper bound equal to the distance was
+     * called exceeded). A placed corner is within a few ulps of world_reach
+     * of the exact one, the distance of two triangles within a few more:
+     * 2^-44 world_reach covers both, in X's units through the least stretch. */
+    if (world_reach > 0) f->slack += 0x1p-44 * world_reach / f->to_world;
     /* X's basis is the inverse of x_basis_inv; its stretch bound, grown for
      * the inversion's rounding (far below the slack's 2^-40 margin) */
     prox_mat3 x_basis;

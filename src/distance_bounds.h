@@ -42,9 +42,12 @@ static const double BOUND_FACTOR = 1.0 - 0x1p-18;
 /* The frame of Y in X (x_X = m x_Y + t is `rel`; `rel_inv` its inverse's
  * basis), with `x_basis_inv` the inverse basis of X's placement in the
  * world and radius_x, radius_y bounds on |coordinate| over each side's
- * volumes (they scale the slack). */
+ * volumes (they scale the slack). `world_reach` bounds |coordinate| of the
+ * points where the query measures its triangles (0 when it measures them
+ * elsewhere): the triangles placed there carry that position's rounding,
+ * which the bounds, made in X's frame, do not, so it comes off them too. */
 void prox_distance_frame_make(const prox_transform* rel, const prox_mat3* rel_inv, const prox_mat3* x_basis_inv,
-                              double radius_x, double radius_y, distance_frame* f);
+                              double radius_x, double radius_y, double world_reach, distance_frame* f);
 
 /* sqrt(sum of squares), or, where the squares could overflow, the largest
  * term: both are lower bounds of the distance when the terms are gaps along

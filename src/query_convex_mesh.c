@@ -356,7 +356,9 @@ static void place_shape_box(shape_query* q, const prox_transform* mesh_inverse, 
         extent[k] = 0.5 * (hi[k] - lo[k]);
         reach = prox_fmax(reach, prox_fmax(fabs(lo[k]), fabs(hi[k])));
     }
-    prox_distance_frame_make(&rel, &rel_inverse.basis, &mesh_inverse->basis, prox_bvh_reach(q->mesh), reach,
+    /* (the triangles are measured from the shape's origin, not placed in
+     * the world: see prox_convex_mesh_result.distance) */
+    prox_distance_frame_make(&rel, &rel_inverse.basis, &mesh_inverse->basis, prox_bvh_reach(q->mesh), reach, 0,
                              &q->frame);
     prox_fixed_volume_make(&q->frame, center, axis, extent, 0, &q->fixed);
     q->oriented = true;

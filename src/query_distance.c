@@ -61,8 +61,11 @@ static bool make_distance_frames(const prox_bvh* a, const prox_transform* xa, co
     prox_transform ab = prox_transform_mul(&xa_inv, xb); /* B -> A */
     if (!prox_transform_inverse(&ab, &ba)) return false;
     double ra = prox_bvh_reach(a), rb = prox_bvh_reach(b);
-    prox_distance_frame_make(&ab, &ba.basis, &xa_inv.basis, ra, rb, &f->ab);
-    prox_distance_frame_make(&ba, &ab.basis, &xb_inv.basis, rb, ra, &f->ba);
+    /* where the triangles are measured: placed in the world */
+    const double world = prox_fmax(prox_max_abs3(xa->origin) + prox_max_row_sum(&xa->basis) * ra,
+                                   prox_max_abs3(xb->origin) + prox_max_row_sum(&xb->basis) * rb);
+    prox_distance_frame_make(&ab, &ba.basis, &xa_inv.basis, ra, rb, world, &f->ab);
+    prox_distance_frame_make(&ba, &ab.basis, &xb_inv.basis, rb, ra, world, &f->ba);
     return true;
 }
 

@@ -674,6 +674,46 @@ PROX_TEST(distance, exact_boxes) {
     model_close(&m);
 }
 
+/* Models far from the world's origin against their size and gap (a fuzzed
+ * scene had them 1e103 out and 1e89 apart): the triangles are measured where
+ * they are placed, which rounds by far more than the gap's precision, and
+ * the bounds, made in a model's own frame, must allow for it. With the upper
+ * bound at the distance the query measures without one, no kind may call
+ * the models beyond it, and the distance must be the oracle's (which places
+ * the triangles the same way). Random rotations and gaps, origins from 1e4
+ * to 1e100 times the model's size, every volume kind. */
+PROX_TEST(distance, far_from_the_origin_upper_bound_at_the_distance) {
+    model m;
+    REQUIRE(model_open("sphere", 2, &m));
+    prox_rng rng = prox_rng_seed(prox_test_seed(77));
+    int beyond = 0, checked = 0;
+    for (int k = 0; k < 60; ++k) {
+        const double out = pow(10.0, 4 + 96 * prox_rng_uniform(&rng)), gap = pow(10.0, -3 * prox_rng_uniform(&rng));
+        const prox_quat qa = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        const prox_quat qb = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        const prox_vec3 where = prox_vec3_make(out * (prox_rng_uniform(&rng) - 0.5), out, -out);
+        prox_transform xa = prox_transform_make(qa, prox_vec3_make(1, 1, 1), where);
+        prox_transform xb = prox_transform_make(qb, prox_vec3_make(1, 1, 1), prox_vec3_add(where, prox_vec3_make(2 + gap, 0, 0)));
+        const double expected = oracle_distance_quadratic(&m.mesh, &xa, &m.mesh, &xb);
+        for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+            const prox_distance_result plain = prox_distance(m.bvh[kind], &xa, m.bvh[kind], &xb, NULL);
+            CHECK_MSG(plain.distance == expected, "%s, %g out: %.17g, oracle %.17g", prox_volume_name((prox_volume)kind),
+                      out, plain.distance, expected);
+            prox_distance_def def = prox_default_distance_def();
+            def.upper_bound = expected;
+            const prox_distance_result bounded = prox_distance(m.bvh[kind], &xa, m.bvh[kind], &xb, &def);
+            CHECK_MSG(!bounded.beyond_upper_bound && bounded.distance == expected,
+                      "%s, %g out, gap %g: upper bound at the distance %.17g: beyond %d, distance %.17g",
+                      prox_volume_name((prox_volume)kind), out, gap, expected, bounded.beyond_upper_bound,
+                      bounded.distance);
+            beyond += bounded.beyond_upper_bound;
+            ++checked;
+        }
+    }
+    CHECK_MSG(beyond == 0, "%d of %d called beyond", beyond, checked);
+    model_close(&m);
+}
+
 PROX_TEST(distance, invalid_input) {
     model m;
     REQUIRE(model_open("sphere", 1, &m));
@@ -804,7 +844,7 @@ static void check_oriented_bounds(int seed, int cases, double size, double offse
         REQUIRE(prox_transform_inverse(&rel, &inverse));
         const prox_mat3 identity = prox_mat3_identity();
         distance_frame frame;
-        prox_distance_frame_make(&rel, &inverse.basis, &identity, 400 * size + 2 * offset, 400 * size, &frame);
+        prox_distance_frame_make(&rel, &inverse.basis, &identity, 400 * size + 2 * offset, 400 * size, 0, &frame);
         double fc[3], fa[3][3], fe[3];
         for (int j = 0; j < 3; ++j) {
             fc[j] = size * (prox_rng_uniform(&rng) - 0.5);
