@@ -507,7 +507,8 @@ typedef struct start_direction {
     bool ok;
 } start_direction;
 
-static inline __attribute__((always_inline)) start_direction start_direction_make(const prox_mat3* basis, prox_vec3 world) {
+static inline __attribute__((always_inline)) start_direction start_direction_make(const prox_mat3* basis,
+                                                                                  prox_vec3 world) {
     start_direction r = {cvx_to_shape_frame(basis, world), 0, false};
     const double m = prox_max_abs3(r.d); /* drops a NaN component: the sum keeps it */
     if (!(m > 0.0 && m <= DBL_MAX) || isnan(r.d.x + r.d.y + r.d.z)) return r;

@@ -540,8 +540,8 @@ PROX_TEST(bvh, out_of_memory_at_every_allocation) {
             if (r == PROX_OK) CHECK(prox_bvh_get_stats(bvh).closed);
             prox_bvh_destroy(bvh);
         }
-        CHECK_MSG(f.counter.live_blocks == 0 && f.counter.live_bytes == 0, "unwelded sphere, allowed %d: %lld blocks leak",
-                  allowed, (long long)f.counter.live_blocks);
+        CHECK_MSG(f.counter.live_blocks == 0 && f.counter.live_bytes == 0,
+                  "unwelded sphere, allowed %d: %lld blocks leak", allowed, (long long)f.counter.live_blocks);
     }
     CHECK(successes > 0);
     free(soup);

@@ -570,8 +570,9 @@ static bool brute_closed(const prox_vec3* v, const uint32_t* t, int triangles) {
             for (int j = 0; j < triangles; ++j)
                 for (int f = 0; f < 3; ++f) {
                     const prox_vec3 a = v[t[3 * j + f]], b = v[t[3 * j + (f + 1) % 3]];
-                    const bool same = (a.x == p.x && a.y == p.y && a.z == p.z && b.x == q.x && b.y == q.y && b.z == q.z) ||
-                                      (a.x == q.x && a.y == q.y && a.z == q.z && b.x == p.x && b.y == p.y && b.z == p.z);
+                    const bool ap = a.x == p.x && a.y == p.y && a.z == p.z, bq = b.x == q.x && b.y == q.y && b.z == q.z;
+                    const bool aq = a.x == q.x && a.y == q.y && a.z == q.z, bp = b.x == p.x && b.y == p.y && b.z == p.z;
+                    const bool same = (ap && bq) || (aq && bp);
                     count += same;
                 }
             if (count & 1) return false;

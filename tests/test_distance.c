@@ -693,12 +693,13 @@ PROX_TEST(distance, far_from_the_origin_upper_bound_at_the_distance) {
         const prox_quat qb = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
         const prox_vec3 where = prox_vec3_make(out * (prox_rng_uniform(&rng) - 0.5), out, -out);
         prox_transform xa = prox_transform_make(qa, prox_vec3_make(1, 1, 1), where);
-        prox_transform xb = prox_transform_make(qb, prox_vec3_make(1, 1, 1), prox_vec3_add(where, prox_vec3_make(2 + gap, 0, 0)));
+        prox_transform xb =
+            prox_transform_make(qb, prox_vec3_make(1, 1, 1), prox_vec3_add(where, prox_vec3_make(2 + gap, 0, 0)));
         const double expected = oracle_distance_quadratic(&m.mesh, &xa, &m.mesh, &xb);
         for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
             const prox_distance_result plain = prox_distance(m.bvh[kind], &xa, m.bvh[kind], &xb, NULL);
-            CHECK_MSG(plain.distance == expected, "%s, %g out: %.17g, oracle %.17g", prox_volume_name((prox_volume)kind),
-                      out, plain.distance, expected);
+            CHECK_MSG(plain.distance == expected, "%s, %g out: %.17g, oracle %.17g",
+                      prox_volume_name((prox_volume)kind), out, plain.distance, expected);
             prox_distance_def def = prox_default_distance_def();
             def.upper_bound = expected;
             const prox_distance_result bounded = prox_distance(m.bvh[kind], &xa, m.bvh[kind], &xb, &def);
