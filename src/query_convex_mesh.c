@@ -356,8 +356,11 @@ static void place_shape_box(shape_query* q, const prox_transform* mesh_inverse, 
         extent[k] = 0.5 * (hi[k] - lo[k]);
         reach = prox_fmax(reach, prox_fmax(fabs(lo[k]), fabs(hi[k])));
     }
-    /* (the triangles are measured from the shape's origin, not placed in
-     * the world: see prox_convex_mesh_result.distance) */
+    /* Known gap (a review, 2026-11-30): the triangles are placed in the
+     * world and then measured from the shape's origin, so their world
+     * rounding should come off these bounds too (and off shape_ball's
+     * radius); passing 0 here, an upper bound equal to the distance is
+     * called exceeded for models 1e9 and more times their size out. */
     prox_distance_frame_make(&rel, &rel_inverse.basis, &mesh_inverse->basis, prox_bvh_reach(q->mesh), reach, 0,
                              &q->frame);
     prox_fixed_volume_make(&q->frame, center, axis, extent, 0, &q->fixed);
