@@ -26,12 +26,6 @@
 #include "bvh_internal.h"
 #include "core.h"
 
-static size_t table_size(size_t entries) {
-    size_t slots = 16;
-    while (slots < 2 * entries) slots *= 2;
-    return slots;
-}
-
 /* For every vertex a triangle uses, weld[v]: the lowest such index at v's
  * position; -1 for the others (unused vertices take no part: moving one
  * changes no surface, and a mesh of many of them is not slowed down by
@@ -45,7 +39,7 @@ static bool weld_positions(const prox_bvh* bvh, const prox_allocator* a, int32_t
         used += weld[v] < 0;
         weld[v] = (int32_t)v;
     }
-    const size_t slots = table_size((size_t)used);
+    const size_t slots = prox_hash_slots((size_t)used);
     int32_t* table = prox_alloc(a, slots * sizeof(int32_t));
     if (!table) return false;
     for (size_t i = 0; i < slots; ++i) table[i] = -1;
@@ -82,11 +76,9 @@ static inline bool edges_even(const prox_bvh* bvh, const prox_allocator* a, cons
     const size_t vertices = (size_t)bvh->vertex_count, triangles = (size_t)bvh->triangle_count;
     uint32_t* first = prox_alloc(a, (vertices + 1) * sizeof(uint32_t));
     uint32_t* other = prox_alloc(a, 3 * triangles * sizeof(uint32_t));
-    if (!first || !other) {
-        prox_free(a, first, (vertices + 1) * sizeof(uint32_t));
-        prox_free(a, other, 3 * triangles * sizeof(uint32_t));
-        return false;
-    }
+    uint8_t* odd = prox_alloc(a, vertices);
+    const bool ok = first && other && odd;
+    if (!ok) goto done;
     memset(first, 0, (vertices + 1) * sizeof(uint32_t));
     const uint32_t* t = bvh->mesh_indices;
     for (size_t i = 0; i < triangles; ++i) {
@@ -114,12 +106,6 @@ static inline bool edges_even(const prox_bvh* bvh, const prox_allocator* a, cons
     /* now v's list is [first[v + 1], first[v + 2]), the last one's up to
      * the total: each other end's parity toggled in a byte per vertex, then
      * read (no sorting, no branch on the data) */
-    uint8_t* odd = prox_alloc(a, vertices);
-    if (!odd) {
-        prox_free(a, first, (vertices + 1) * sizeof(uint32_t));
-        prox_free(a, other, 3 * triangles * sizeof(uint32_t));
-        return false;
-    }
     memset(odd, 0, vertices);
     unsigned any_odd = 0;
     for (size_t v = 0; v < vertices && !any_odd; ++v) {
@@ -127,11 +113,12 @@ static inline bool edges_even(const prox_bvh* bvh, const prox_allocator* a, cons
         for (uint32_t i = begin; i < end; ++i) odd[other[i]] ^= 1;
         for (uint32_t i = begin; i < end; ++i) any_odd |= odd[other[i]]; /* all 0 again when all even */
     }
+    *out_even = !any_odd;
+done:
     prox_free(a, odd, vertices);
     prox_free(a, first, (vertices + 1) * sizeof(uint32_t));
     prox_free(a, other, 3 * triangles * sizeof(uint32_t));
-    *out_even = !any_odd;
-    return true;
+    return ok;
 }
 
 void prox_bvh_drop_closed(prox_bvh* bvh) {

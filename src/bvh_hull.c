@@ -64,8 +64,7 @@ static int32_t corner_at(const hull_scratch* s, const uint32_t* tri, int k) {
  * positions. False when out of memory. */
 static bool weld_corners(hull_scratch* s, int used) {
     const prox_hull* h = s->hull;
-    size_t slots = 16;
-    while (slots < 2 * (size_t)h->vertex_count) slots *= 2;
+    const size_t slots = prox_hash_slots((size_t)h->vertex_count);
     int32_t* table = prox_alloc(s->allocator, slots * sizeof(int32_t));
     if (!table) return false;
     for (size_t i = 0; i < slots; ++i) table[i] = -1;

@@ -356,6 +356,11 @@ static double wide_bound_max(const wide_bound* b) { return b->max_abs; }
 #define CVX_SCAN_WIDE 1
 #endif
 
+/* convex_internal.h's CVX_PROBING restates the conditions above */
+#if CVX_PROBING != defined(CVX_SCAN_WIDE)
+#error "CVX_PROBING must be set exactly where the support scan is vector code"
+#endif
+
 #if defined(CVX_SCAN_WIDE)
 static int support_scan_wide(const prox_vec3* p, int n, prox_vec3 d) {
     int index;

@@ -64,6 +64,14 @@ static inline double prox_fmin(double a, double b) { return a < b ? a : b == b ?
 /// Are the points equal, coordinate by coordinate (-0 equals +0)?
 static inline bool prox_same_point(prox_vec3 a, prox_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
+/// Slots for an open-addressing table of `entries` keys: a power of two, at
+/// least twice as many (probes stay short), 16 at least.
+static inline size_t prox_hash_slots(size_t entries) {
+    size_t slots = 16;
+    while (slots < 2 * entries) slots *= 2;
+    return slots;
+}
+
 /// A hash of a point's coordinates that points prox_same_point calls equal
 /// share (-0 and +0 too): for welding vertices by position.
 static inline uint64_t prox_point_hash(prox_vec3 p) {
