@@ -214,14 +214,20 @@ static void shape_ball(shape_query* q, const prox_transform* mesh_inverse, const
     for (int i = 0; i < q->shape->count; ++i)
         r = prox_fmax(r, prox_vec3_length(prox_vec3_sub(q->shape->points[i], centre)));
     const prox_vec3 world = prox_transform_point(q->xs, centre);
-    const prox_vec3 local = prox_transform_point(mesh_inverse, world);
+    const prox_vec3 local = prox_mat3_apply(&mesh_inverse->basis, prox_vec3_sub(world, q->xm->origin));
     const double world_radius = prox_stretch_bound(&q->xs->basis) * r + q->shape->radius;
-    double radius = prox_stretch_bound(&mesh_inverse->basis) * world_radius, size = q->mesh->volume_radius + radius;
+    const double inverse_stretch = prox_stretch_bound(&mesh_inverse->basis);
+    double radius = inverse_stretch * world_radius, size = q->mesh->volume_radius + radius;
     for (int k = 0; k < 3; ++k) {
         q->ball_center[k] = prox_vec3_get(local, k);
         size = prox_fmax(size, fabs(q->ball_center[k]) + radius);
     }
-    q->ball_radius = radius + 0x1p-40 * size;
+    /* the centre is placed in the world, and the triangles measured there
+     * round with the world's magnitudes: both in the mesh's units */
+    const double world_reach =
+        prox_max_abs3(world) + world_radius + prox_max_abs3(q->xm->origin) +
+        prox_max_row_sum(&q->xm->basis) * prox_bvh_reach(q->mesh);
+    q->ball_radius = radius + 0x1p-40 * (size + inverse_stretch * world_reach);
 }
 
 /* The shape's points placed in the mesh's frame, for support_bounds: for
@@ -346,23 +352,23 @@ static void lane_bounds(const shape_query* q, const prox_node* node, double out[
 /* The box of the shape's points in its own frame, placed in the mesh's:
  * the fixed volume of the oriented bounds. The radius is in world units
  * (convex.h), so it is subtracted from the world bound, not swept here. */
-static void place_shape_box(shape_query* q, const prox_transform* mesh_inverse, const double lo[3],
-                            const double hi[3]) {
-    prox_transform rel = prox_transform_mul(mesh_inverse, q->xs), rel_inverse;
-    if (!prox_transform_inverse(&rel, &rel_inverse)) return;
+static void place_shape_box(shape_query* q, const double lo[3], const double hi[3]) {
+    prox_transform mesh_inverse, shape_inverse, rel, rel_inverse;
+    if (!prox_relative_placements(q->xm, q->xs, &mesh_inverse, &shape_inverse, &rel, &rel_inverse)) return;
     double center[3], extent[3], axis[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, reach = 0;
     for (int k = 0; k < 3; ++k) {
         center[k] = 0.5 * (lo[k] + hi[k]);
         extent[k] = 0.5 * (hi[k] - lo[k]);
         reach = prox_fmax(reach, prox_fmax(fabs(lo[k]), fabs(hi[k])));
     }
-    /* Known gap (a review, 2026-11-30): the triangles are placed in the
-     * world and then measured from the shape's origin, so their world
-     * rounding should come off these bounds too (and off shape_ball's
-     * radius); passing 0 here, an upper bound equal to the distance is
-     * called exceeded for models 1e9 and more times their size out. */
-    prox_distance_frame_make(&rel, &rel_inverse.basis, &mesh_inverse->basis, prox_bvh_reach(q->mesh), reach, 0,
-                             &q->frame);
+    /* The triangles are placed in the world and then measured from the
+     * shape's origin: their world rounding comes off these bounds too (with
+     * none, an upper bound equal to the distance was called exceeded for a
+     * cube 1e9 out). */
+    const double mesh_reach = prox_bvh_reach(q->mesh);
+    const double world = prox_fmax(prox_max_abs3(q->xm->origin) + prox_max_row_sum(&q->xm->basis) * mesh_reach,
+                                   prox_max_abs3(q->xs->origin) + prox_max_row_sum(&q->xs->basis) * reach);
+    prox_distance_frame_make(&rel, &rel_inverse.basis, &mesh_inverse.basis, mesh_reach, reach, world, &q->frame);
     prox_fixed_volume_make(&q->frame, center, axis, extent, 0, &q->fixed);
     q->oriented = true;
 }
@@ -478,7 +484,7 @@ static bool start(shape_query* q, const prox_convex* shape, const prox_transform
     q->to_world = (1 - 0x1p-40) / prox_stretch_bound(&inverse.basis);
     double lo[3], hi[3]; /* the box of the shape's points in its own frame */
     points_box(q->shape, lo, hi);
-    if (q->mesh->obbs) place_shape_box(q, &inverse, lo, hi);
+    if (q->mesh->obbs) place_shape_box(q, lo, hi);
     shape_ball(q, &inverse, lo, hi);
     place_support_points(q, &inverse, lo, hi);
     set_touch_band(q, lo, hi);

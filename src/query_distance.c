@@ -56,10 +56,8 @@ typedef struct distance_frames {
 static bool make_distance_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                  const prox_transform* xb, distance_frames* f) {
     if (!prox_make_query_frames(a, xa, b, xb, &f->lanes)) return false;
-    prox_transform xa_inv, xb_inv, ba;
-    if (!prox_transform_inverse(xa, &xa_inv) || !prox_transform_inverse(xb, &xb_inv)) return false;
-    prox_transform ab = prox_transform_mul(&xa_inv, xb); /* B -> A */
-    if (!prox_transform_inverse(&ab, &ba)) return false;
+    prox_transform xa_inv, xb_inv, ab, ba;
+    if (!prox_relative_placements(xa, xb, &xa_inv, &xb_inv, &ab, &ba)) return false;
     double ra = prox_bvh_reach(a), rb = prox_bvh_reach(b);
     /* where the triangles are measured: placed in the world */
     const double world = prox_fmax(prox_max_abs3(xa->origin) + prox_max_row_sum(&xa->basis) * ra,

@@ -171,13 +171,22 @@ static void make_kdop_frame(prox_volume kind, const prox_transform* rel, const l
     k->slack_x = 14.0f * f->slack_x;
 }
 
+bool prox_relative_placements(const prox_transform* xa, const prox_transform* xb, prox_transform* xa_inv,
+                              prox_transform* xb_inv, prox_transform* ab, prox_transform* ba) {
+    if (!prox_transform_inverse(xa, xa_inv) || !prox_transform_inverse(xb, xb_inv)) return false;
+    const prox_vec3 gap = prox_vec3_sub(xb->origin, xa->origin);
+    ab->basis = prox_mat3_mul(&xa_inv->basis, &xb->basis);
+    ab->origin = prox_mat3_apply(&xa_inv->basis, gap);
+    ba->basis = prox_mat3_mul(&xb_inv->basis, &xa->basis);
+    ba->origin = prox_mat3_apply(&xb_inv->basis, prox_vec3_scale(gap, -1.0));
+    prox_transform unused;
+    return prox_transform_inverse(ab, &unused) && prox_transform_inverse(ba, &unused);
+}
+
 bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
                             query_frames* q) {
-    prox_transform xa_inv, xb_inv;
-    if (!prox_transform_inverse(xa, &xa_inv) || !prox_transform_inverse(xb, &xb_inv)) return false;
-    prox_transform ab = prox_transform_mul(&xa_inv, xb); /* B -> A */
-    prox_transform ba;
-    if (!prox_transform_inverse(&ab, &ba)) return false;
+    prox_transform xa_inv, xb_inv, ab, ba;
+    if (!prox_relative_placements(xa, xb, &xa_inv, &xb_inv, &ab, &ba)) return false;
     double ra = prox_bvh_reach(a), rb = prox_bvh_reach(b);
     double wa = prox_max_abs3(xa->origin) + prox_max_row_sum(&xa->basis) * ra;
     double wb = prox_max_abs3(xb->origin) + prox_max_row_sum(&xb->basis) * rb;

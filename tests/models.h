@@ -28,6 +28,10 @@ double test_scale(void);
 /// Triangle t of the mesh placed by x (NULL: identity), in world coordinates.
 void test_placed_triangle(const prox_mesh* mesh, const prox_transform* x, int32_t t, prox_vec3 out[3]);
 
+/// A random basis R1 diag(sqrt(condition), 1, 1 / sqrt(condition)) R2 (R1,
+/// R2 random rotations): its condition number is `condition`.
+prox_mat3 test_ill_conditioned_basis(prox_rng* rng, double condition);
+
 /// Radius of the smallest origin-centred ball holding the mesh.
 double test_model_radius(const prox_mesh* mesh);
 

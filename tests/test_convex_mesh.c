@@ -670,3 +670,77 @@ PROX_TEST(convex_mesh, far_from_the_origin_a_hovering_shape_opens_few_triangles)
     prox_bvh_destroy(bvh);
     prox_mesh_data_free(&data);
 }
+
+/* Far from the origin against the models' size (a review: a unit cube 1e9
+ * out, a ball 0.25 from it; with the upper bound at the distance every kind
+ * called it exceeded): the triangles are placed in the world and then
+ * measured from the shape's origin, so the bounds must allow for the
+ * world's rounding, and the placement of the shape in the mesh's frame must
+ * not carry more (its origin from the world difference, however
+ * ill-conditioned the mesh's basis). A box mesh placed by a rotation, a
+ * stretch or a shear (condition up to 1e6), 1e3 to 1e16 out; a ball, a
+ * capsule or a box beyond a random face, overlapping in a third of the
+ * scenes. Every kind: the distance is GJK's least over the placed
+ * triangles, an upper bound at it is not exceeded, overlap agrees. */
+PROX_TEST(convex_mesh, far_from_the_origin_upper_bound_at_the_distance) {
+    prox_mesh_data data;
+    REQUIRE(prox_mesh_box(prox_vec3_make(1, 1, 1), &data) == PROX_OK);
+    const prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh* bvh[PROX_VOLUME_COUNT];
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+        prox_bvh_def def = prox_default_bvh_def();
+        def.volume = (prox_volume)kind;
+        def.leaf_size = 1;
+        REQUIRE(prox_bvh_create(&def, &mesh, &bvh[kind], NULL, 0) == PROX_OK);
+    }
+    const prox_vec3 one = prox_vec3_make(0, 0, 0), ends[2] = {{-0.3, 0, 0}, {0.3, 0.1, 0}};
+    prox_vec3 corners[8];
+    const prox_convex shapes[3] = {prox_convex_sphere(&one, 0.5), prox_convex_capsule(ends, 0.2),
+                                   prox_convex_box(prox_vec3_make(0.3, 0.2, 0.1), corners)};
+    prox_rng rng = prox_rng_seed(prox_test_seed(79));
+    int wrong = 0, checked = 0;
+    for (int k = 0; k < 90; ++k) {
+        const double out = pow(10.0, 3 + 13 * prox_rng_uniform(&rng)), cond = pow(10.0, 8 * prox_rng_uniform(&rng));
+        prox_transform xm = prox_transform_identity();
+        /* a rotation in a third of the scenes */
+        xm.basis = test_ill_conditioned_basis(&rng, k % 3 == 0 ? 1 : cond);
+        xm.origin = prox_vec3_make(out, out * (prox_rng_uniform(&rng) - 0.5), out);
+        /* the shape beyond the middle of a face, along its world normal */
+        const int axis = (int)(3 * prox_rng_uniform(&rng));
+        double f[3] = {0, 0, 0};
+        f[axis] = prox_rng_uniform(&rng) < 0.5 ? -1 : 1;
+        const prox_vec3 face = prox_vec3_make(f[0], f[1], f[2]);
+        const prox_mat3 cof = prox_mat3_cofactor(&xm.basis); /* normals go by the cofactor */
+        prox_vec3 normal = prox_mat3_apply(&cof, face);
+        normal = prox_vec3_scale(normal, 1 / prox_vec3_length(normal));
+        const double gap = (k % 3 == 1 ? -0.05 : 1) * pow(10.0, -2 * prox_rng_uniform(&rng));
+        prox_transform xs = prox_transform_make(
+            prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)),
+            prox_vec3_make(1, 1, 1),
+            prox_vec3_add(prox_transform_point(&xm, face), prox_vec3_scale(normal, 0.6 + gap)));
+        const prox_convex* shape = &shapes[k % 3];
+        double expected = INFINITY;
+        for (int32_t t = 0; t < mesh.triangle_count; ++t) {
+            prox_vec3 tri[3];
+            test_placed_triangle(&mesh, &xm, t, tri);
+            expected = fmin(expected, gjk_distance(shape, &xs, tri));
+        }
+        for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+            const prox_convex_mesh_result plain = prox_convex_mesh_distance(shape, &xs, bvh[kind], &xm, INFINITY);
+            const prox_convex_mesh_result bounded = prox_convex_mesh_distance(shape, &xs, bvh[kind], &xm, expected);
+            const bool overlap = prox_convex_mesh_overlap(shape, &xs, bvh[kind], &xm);
+            const bool right = plain.distance == expected && bounded.distance == expected &&
+                               !bounded.beyond_upper_bound && overlap == (expected == 0);
+            CHECK_MSG(right,
+                      "%s, shape %d, %g out, condition %g, gap %g: GJK on each triangle %.17g, distance %.17g, "
+                      "with the upper bound at it %.17g (beyond %d), overlap %d",
+                      prox_volume_name((prox_volume)kind), k % 3, out, cond, gap, expected, plain.distance,
+                      bounded.distance, bounded.beyond_upper_bound, overlap);
+            wrong += !right;
+            ++checked;
+        }
+    }
+    CHECK_MSG(wrong == 0, "%d of %d wrong", wrong, checked);
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) prox_bvh_destroy(bvh[kind]);
+    prox_mesh_data_free(&data);
+}

@@ -715,6 +715,59 @@ PROX_TEST(distance, far_from_the_origin_upper_bound_at_the_distance) {
     model_close(&m);
 }
 
+/* The same far out, under placements of A that stretch and shear it (the
+ * least and greatest stretch up to 1e8 apart; a review found a wrong
+ * distance from 1e12 out at a condition of 1e7): the query works between the
+ * models' own frames, and the placement of B in A's frame and of A in B's
+ * must both carry no more rounding than the world's. B is a rotation set
+ * against A along a random direction, a random gap beyond A's reach there.
+ * Every kind: the distance is the oracle's, the upper bound at it is not
+ * exceeded, and the models are within it. */
+PROX_TEST(distance, far_from_the_origin_ill_conditioned_placements) {
+    model m;
+    REQUIRE(model_open("sphere", 2, &m));
+    prox_rng rng = prox_rng_seed(prox_test_seed(78));
+    int wrong = 0, checked = 0;
+    for (int k = 0; k < 60; ++k) {
+        const double out = pow(10.0, 2 + 14 * prox_rng_uniform(&rng)), cond = pow(10.0, 8 * prox_rng_uniform(&rng));
+        /* a third of them overlapping */
+        const double gap = (k % 3 == 0 ? -0.5 : 1) * pow(10.0, -3 * prox_rng_uniform(&rng));
+        prox_transform xa = prox_transform_identity();
+        xa.basis = test_ill_conditioned_basis(&rng, cond);
+        xa.origin = prox_vec3_make(out * (prox_rng_uniform(&rng) - 0.5), out, -out);
+        /* B beyond A's farthest vertex along d (B's reach is at most 1) */
+        const prox_vec3 d = random_direction(&rng);
+        prox_vec3 tip = prox_vec3_make(0, 0, 0);
+        for (int v = 0; v < m.mesh.vertex_count; ++v) {
+            const prox_vec3 p = prox_mat3_apply(&xa.basis, m.mesh.vertices[v]);
+            if (prox_vec3_dot(d, p) > prox_vec3_dot(d, tip)) tip = p;
+        }
+        prox_transform xb = prox_transform_make(
+            prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)),
+            prox_vec3_make(1, 1, 1), prox_vec3_add(xa.origin, prox_vec3_add(tip, prox_vec3_scale(d, 1 + gap))));
+        const double expected = oracle_distance_quadratic(&m.mesh, &xa, &m.mesh, &xb);
+        for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+            const prox_distance_result plain = prox_distance(m.bvh[kind], &xa, m.bvh[kind], &xb, NULL);
+            prox_distance_def def = prox_default_distance_def();
+            def.upper_bound = expected;
+            const prox_distance_result bounded = prox_distance(m.bvh[kind], &xa, m.bvh[kind], &xb, &def);
+            const prox_tolerance_result within = prox_within_distance(m.bvh[kind], &xa, m.bvh[kind], &xb, expected);
+            const bool overlap = prox_overlap(m.bvh[kind], &xa, m.bvh[kind], &xb, (prox_sat)(k % 2));
+            const bool right = plain.distance == expected && !bounded.beyond_upper_bound &&
+                               bounded.distance == expected && within.within && overlap == (expected == 0);
+            CHECK_MSG(right,
+                      "%s, %g out, condition %g, gap %g: oracle %.17g, distance %.17g, with the upper bound at it "
+                      "%.17g (beyond %d), within it %d, overlap %d",
+                      prox_volume_name((prox_volume)kind), out, cond, gap, expected, plain.distance, bounded.distance,
+                      bounded.beyond_upper_bound, within.within, overlap);
+            wrong += !right;
+            ++checked;
+        }
+    }
+    CHECK_MSG(wrong == 0, "%d of %d wrong", wrong, checked);
+    model_close(&m);
+}
+
 PROX_TEST(distance, invalid_input) {
     model m;
     REQUIRE(model_open("sphere", 1, &m));
