@@ -15,6 +15,8 @@ struct scene_boxes {
     double* velocity; /* 3 per box, per frame */
     uint32_t* movers;
     size_t mover_count;
+    double jumping;  /* probability that a mover jumps at a step */
+    prox_rng jumps;  /* which movers jump, and where */
 };
 
 void scene_boxes_destroy(scene_boxes* scene) {
@@ -66,13 +68,22 @@ scene_boxes* scene_boxes_create(size_t count, uint64_t seed, double moving) {
         }
         qsort(s->movers, s->mover_count, sizeof *s->movers, compare_u32);
     }
+    s->jumps = prox_rng_seed(seed ^ 0x6a756d70ull);
     return s;
+}
+
+void scene_boxes_set_jumping(scene_boxes* scene, double fraction) {
+    scene->jumping = fraction > 0 ? (fraction < 1 ? fraction : 1) : 0; /* NaN: 0 */
 }
 
 void scene_boxes_step(scene_boxes* scene) {
     const double side = scene->side;
     for (size_t m = 0; m < scene->mover_count; ++m) {
         const size_t i = scene->movers[m];
+        if (scene->jumping > 0 && prox_rng_uniform(&scene->jumps) < scene->jumping) {
+            for (int k = 0; k < 3; ++k) scene->centre[3 * i + k] = side * prox_rng_uniform(&scene->jumps);
+            continue;
+        }
         for (int k = 0; k < 3; ++k) {
             double c = scene->centre[3 * i + k] + scene->velocity[3 * i + k];
             if (c < 0) {

@@ -9,9 +9,10 @@
  * is reflected back into it and that velocity component changes sign.
  *
  * A fraction of the boxes (the movers, chosen once from the seed) moves every
- * frame; the others rest. Everything is a function of (n, seed, moving
- * fraction): two scenes made with the same arguments go through the same
- * frames bit for bit. */
+ * frame; the others rest. Optionally a share of the movers jumps somewhere
+ * else at each frame. Everything is a function of (n, seed, moving
+ * fraction, jumping share): two scenes made with the same arguments go
+ * through the same frames bit for bit. */
 #ifndef PROX_BENCH_SCENE_BOXES_H
 #define PROX_BENCH_SCENE_BOXES_H
 
@@ -27,6 +28,10 @@ typedef struct scene_boxes scene_boxes;
 scene_boxes* scene_boxes_create(size_t count, uint64_t seed, double moving);
 void scene_boxes_destroy(scene_boxes* scene);
 
+/// From the next step on, each mover jumps at each step with probability
+/// `fraction` (clamped to [0, 1]) to a centre uniform in the cube, keeping
+/// its velocity: an object respawned or teleported. Seeded like the rest.
+void scene_boxes_set_jumping(scene_boxes* scene, double fraction);
 /// Advances every mover by one frame.
 void scene_boxes_step(scene_boxes* scene);
 
