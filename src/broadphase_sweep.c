@@ -164,6 +164,11 @@ typedef struct sweep {
     /// sweeping again (add_candidates)
     uint32_t added[ADDED_MAX];
     uint32_t added_count;
+    /// Boxes given a grown box since the last sweep (added, or grown again
+    /// after leaving theirs: regrow_escaped), oldest first, at most
+    /// since_room; those from `handled` on are this update's.
+    uint32_t* since_sweep;
+    uint32_t since_count, since_room, handled;
     bp_pair_list found;          ///< scratch of add_candidates
     pair_sort_scratch scratch;
     bp_pair_list sorting;        ///< scratch of sort_candidates
@@ -213,11 +218,16 @@ typedef struct sweep {
 /* Storage                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/// Room of the since_sweep list for `capacity` ids: past it, the next update
+/// sweeps (each listed box is tested against every later one's grown box).
+static uint32_t since_room_for(uint32_t capacity) { return capacity ? PROX_MAX(64u, capacity / 64) : 0; }
+
 static void free_ids(sweep* s, const prox_allocator* allocator) {
     prox_free(allocator, s->boxes, s->capacity * sizeof *s->boxes);
     prox_free(allocator, s->huge, s->capacity * sizeof *s->huge);
     prox_free(allocator, s->grown, s->capacity * sizeof *s->grown);
     prox_free(allocator, s->grown_by, s->capacity * sizeof *s->grown_by);
+    prox_free(allocator, s->since_sweep, since_room_for(s->capacity) * sizeof *s->since_sweep);
 }
 
 /// Room for ids below needed (every per-id array, so update needs no more).
@@ -235,8 +245,9 @@ static bool grow_ids(sweep* s, uint32_t needed, const prox_allocator* allocator)
     if (grows) {
         bigger.grown = prox_alloc(allocator, capacity * sizeof *bigger.grown);
         bigger.grown_by = prox_alloc(allocator, capacity * sizeof *bigger.grown_by);
+        bigger.since_sweep = prox_alloc(allocator, since_room_for(capacity) * sizeof *bigger.since_sweep);
     }
-    if (!bigger.boxes || !bigger.huge || (grows && (!bigger.grown || !bigger.grown_by))) {
+    if (!bigger.boxes || !bigger.huge || (grows && (!bigger.grown || !bigger.grown_by || !bigger.since_sweep))) {
         free_ids(&bigger, allocator);
         return false;
     }
@@ -245,11 +256,13 @@ static bool grow_ids(sweep* s, uint32_t needed, const prox_allocator* allocator)
         if (grows) {
             memcpy(bigger.grown, s->grown, s->capacity * sizeof *s->grown);
             memcpy(bigger.grown_by, s->grown_by, s->capacity * sizeof *s->grown_by);
+            memcpy(bigger.since_sweep, s->since_sweep, s->since_count * sizeof *s->since_sweep);
         }
     }
     free_ids(s, allocator);
     s->capacity = capacity;
     s->boxes = bigger.boxes, s->huge = bigger.huge, s->grown = bigger.grown, s->grown_by = bigger.grown_by;
+    s->since_sweep = bigger.since_sweep, s->since_room = since_room_for(capacity);
     return true;
 }
 
@@ -1073,12 +1086,14 @@ static void sweep_task(void* context, int task_index) {
  * grown boxes that overlap, sorted, as candidates. While every box stays
  * inside its grown box and no box is added, two boxes that overlap have
  * overlapping grown boxes: the pair is a candidate, and an update only tests
- * the candidates against the exact boxes. The first box to leave its grown
- * box (prox_broadphase_move notices) or more adds than add_candidates takes
- * make the next update sweep again; removed boxes drop out of the
- * candidates by their empty float box (sweep_remove). This is
- * the fattened box of dynamic trees (Bullet's btDbvt, Box2D) applied to the
- * sweep: with every box moving steadily, one sweep in about k + 1 updates;
+ * the candidates against the exact boxes. A box that leaves its grown box
+ * (prox_broadphase_move notices) is grown again on its own at the update,
+ * its candidates found among the grown boxes (regrow_escaped,
+ * escaped_candidates) until so many have left that a sweep is cheaper; more
+ * adds than add_candidates takes make the next update sweep; removed boxes
+ * drop out of the candidates by their empty float box (sweep_remove). This
+ * is the fattened box of dynamic trees (Bullet's btDbvt, Box2D) applied to
+ * the sweep: with every box moving steadily, one sweep in about k + 1 updates;
  * boxes at rest are not grown and never leave. The answer never depends on
  * the growth, only the time does.
  *
@@ -1097,9 +1112,7 @@ static void sweep_task(void* context, int task_index) {
  * measured as 0 must not send them out at the next move. Rounding is
  * monotone, so x - d <= x <= x + d for d >= 0: the grown box holds the box.
  * An infinite bound stays where it is. (These four are grow_task's scalar
- * form, compiled where its AVX2 form is not: a compiler may
- * warn about unused functions otherwise.) */
-#if !defined(__AVX2__)
+ * form, and regrow_escaped's.) */
 static inline float lowered(float x, float g) {
     float d = g + fabsf(x) * 0x1p-19f;
     return d < INFINITY ? x - d : x;
@@ -1125,7 +1138,6 @@ static inline float axis_growth(float lo, float hi, float glo, float ghi, float 
     float g = larger(larger(moved, 0.9375f * last), 0.0f);
     return g < most ? g : g < INFINITY ? most : 0.0f;
 }
-#endif
 
 /// Each live box grown by its motion (pass task t's ids).
 static void grow_task(void* context, int task) {
@@ -1135,10 +1147,15 @@ static void grow_task(void* context, int task) {
     // after lookahead + 1 updates even from a growth decayed once (15/16 of
     // k + 1/2 frames is more than k) and whatever the rounding to float.
     const float per_update = ((float)s->lookahead + 0.5f) / (float)PROX_MAX(s->updates_since_sweep, 1u);
-    // At most a cell of the grid per side (the last sweep's, which the
-    // boxes' sizes chose): a box that jumped far would otherwise be grown
-    // over much of the scene and make a candidate with every box there.
-    const float most = s->has_grid && s->grid.inverse_cell > 0 ? 1.0f / s->grid.inverse_cell : INFINITY;
+    // At most a quarter of a grid cell per side (the last sweep's, which the
+    // boxes' sizes chose: about a mean box size): a box that jumped far
+    // would otherwise be grown over much of the scene and make a candidate
+    // with every box there. (With a whole cell, about four box sizes, 10
+    // boxes of 10,000 jumping at every update, each grown by a jump at the
+    // next sweep and again when it left, met hundreds of boxes, whose pairs
+    // every update then tested: 2.2 ms a frame, or 0.3 ms when each jump made
+    // the next update sweep; with a quarter, 0.18 ms.)
+    const float most = s->has_grid && s->grid.inverse_cell > 0 ? 0.25f / s->grid.inverse_cell : INFINITY;
     uint32_t begin, end;
     pass_range(s, task, &begin, &end);
     for (uint32_t id = begin; id < end; id++) {
@@ -1198,6 +1215,19 @@ static void grow_task(void* context, int task) {
     }
 }
 
+/// A box left its grown box: listed, for the update to grow it again and find
+/// its candidates (regrow_escaped), or, with the list full, the update sweeps.
+static __attribute__((noinline, cold)) void list_escaped(sweep* s, uint32_t id) {
+    if (s->since_count == s->since_room) s->candidates_valid = false;
+    else s->since_sweep[s->since_count++] = id;
+}
+
+/// (Once the candidates are invalid, as at the update before each sweep when
+/// every moving box leaves, no call.)
+static inline void escaped(sweep* s, uint32_t id) {
+    if (s->candidates_valid) list_escaped(s, id);
+}
+
 /// Stores the new float box of id (from the exact box b) and notes whether
 /// it left its grown box.
 static inline void move_and_check(sweep* s, uint32_t id, const prox_box* b) {
@@ -1210,7 +1240,7 @@ static inline void move_and_check(sweep* s, uint32_t id, const prox_box* b) {
     __m256 grown = _mm256_maskz_loadu_ps(six, (const float*)g);
     // Inside: grown min <= min and max <= grown max (lanes 0, 2, 4 are mins).
     __m256 lo = _mm256_blend_ps(grown, now, 0x2a), hi = _mm256_blend_ps(now, grown, 0x2a);
-    if (_mm256_mask_cmp_ps_mask(six, lo, hi, _CMP_LE_OQ) != six) s->candidates_valid = false;
+    if (_mm256_mask_cmp_ps_mask(six, lo, hi, _CMP_LE_OQ) != six) escaped(s, id);
 #elif defined(__AVX2__)
     // The same in two registers (the scalar chain of tests below was a third
     // of a move on an AVX2 machine): x and y bounds, then z's two.
@@ -1223,12 +1253,12 @@ static inline void move_and_check(sweep* s, uint32_t id, const prox_box* b) {
     const int xy_inside =
         _mm_movemask_ps(_mm_cmp_ps(_mm_blend_ps(gxy, xy, 0xa), _mm_blend_ps(xy, gxy, 0xa), _CMP_LE_OQ));
     const int z_inside = _mm_movemask_ps(_mm_cmp_ps(_mm_blend_ps(gz, z, 0xa), _mm_blend_ps(z, gz, 0xa), _CMP_LE_OQ));
-    if ((xy_inside & 0xf) != 0xf || (z_inside & 0x3) != 0x3) s->candidates_valid = false;
+    if ((xy_inside & 0xf) != 0xf || (z_inside & 0x3) != 0x3) escaped(s, id);
 #else
     round_box(b, box);
     if (!(box->min_x >= g->min_x && box->max_x <= g->max_x && box->min_y >= g->min_y && box->max_y <= g->max_y &&
           box->min_z >= g->min_z && box->max_z <= g->max_z))
-        s->candidates_valid = false;
+        escaped(s, id);
 #endif
 }
 
@@ -1308,28 +1338,24 @@ static inline bool grown_meet(const float_box* a, const float_box* b) {
            (a->min_z <= b->max_z) & (b->min_z <= a->max_z);
 }
 
-/// The candidates of the boxes added since the last update, merged into
-/// the sorted candidates. False when out of memory (the candidates are then
-/// as they were, and the update sweeps instead).
-static bool add_candidates(sweep* s, const bp_state* state) {
+/// The pairs in s->found (a < b, in any order, perhaps repeated), less those
+/// listed already, merged into the sorted candidates. False when out of
+/// memory (the candidates are then as they were).
+static bool merge_found(sweep* s, const bp_state* state) {
     const prox_allocator* allocator = state->allocator;
     bp_pair_list* found = &s->found;
-    found->count = 0;
-    for (uint32_t k = 0; k < s->added_count; k++) {
-        const uint32_t a = s->added[k];
-        if (!state->live[a]) continue; // added and removed again
-        const float_box box = s->grown[a];
-        for (uint32_t x = 0; x < state->id_limit; x++) {
-            if (!grown_meet(&box, &s->grown[x]) || x == a || !state->live[x]) continue;
-            bool later_added = false; // (then the pair is found from x's pass)
-            for (uint32_t j = 0; j < s->added_count; j++) later_added |= s->added[j] == x && x > a;
-            const prox_pair p = a < x ? (prox_pair){a, x} : (prox_pair){x, a};
-            if (later_added || listed(&s->candidates, p)) continue;
-            if (!bp_pair_list_push(found, p.a, p.b, allocator)) return false;
-        }
-    }
     if (found->count == 0) return true;
     if (!prox_pair_sort(found, state->id_limit, &s->scratch, allocator)) return false;
+    size_t kept = 0;
+    for (size_t i = 0; i < found->count; i++) {
+        const prox_pair p = found->items[i];
+        if ((kept > 0 && found->items[kept - 1].a == p.a && found->items[kept - 1].b == p.b) ||
+            listed(&s->candidates, p))
+            continue;
+        found->items[kept++] = p;
+    }
+    found->count = kept;
+    if (kept == 0) return true;
     bp_pair_list* merged = &s->sorting;
     merged->count = 0;
     if (!bp_pair_list_reserve(merged, s->candidates.count + found->count, allocator)) return false;
@@ -1343,6 +1369,107 @@ static bool add_candidates(sweep* s, const bp_state* state) {
     s->candidates = *merged;
     *merged = swap;
     return true;
+}
+
+/// The candidates of the boxes added since the last update, merged into
+/// the sorted candidates. False when out of memory (the candidates are then
+/// as they were, and the update sweeps instead).
+static bool add_candidates(sweep* s, const bp_state* state) {
+    bp_pair_list* found = &s->found;
+    found->count = 0;
+    for (uint32_t k = 0; k < s->added_count; k++) {
+        const uint32_t a = s->added[k];
+        if (!state->live[a]) continue; // added and removed again
+        const float_box box = s->grown[a];
+        for (uint32_t x = 0; x < state->id_limit; x++) {
+            if (!grown_meet(&box, &s->grown[x]) || x == a || !state->live[x]) continue;
+            bool later_added = false; // (then the pair is found from x's pass)
+            for (uint32_t j = 0; j < s->added_count; j++) later_added |= s->added[j] == x && x > a;
+            if (later_added) continue;
+            if (!bp_pair_list_push(found, PROX_MIN(a, x), PROX_MAX(a, x), state->allocator)) return false;
+        }
+    }
+    return merge_found(s, state);
+}
+
+/* Boxes that left their grown boxes between sweeps. A few a frame (a box
+ * that bounced off a wall, stopped or sped up) need not make every box's
+ * next update a sweep: each is grown again by its motion, and its candidates
+ * are the live boxes whose grown boxes its new one meets, found in the
+ * grid cells of the last sweep (whose entries hold the grown boxes then),
+ * among the boxes kept out of the grid and among those grown since the
+ * sweep (the since_sweep list: their cell entries, if any, are stale, which
+ * only adds candidates that the filter drops). So every pair of boxes whose
+ * grown boxes meet stays a candidate, as after a sweep. The old candidates
+ * of an escaped box stay until the next sweep and fail the filter when they
+ * no longer meet. More escapes in one update than a sixteenth of the boxes
+ * (or so many against so long a list that testing them would cost about a
+ * sweep), a box grown over too many cells, or a grid filled by a different
+ * number of pass tasks send the update through a sweep instead. */
+
+/// Whether float box g holds box b.
+static inline bool holds(const float_box* g, const float_box* b) {
+    return (g->min_x <= b->min_x) & (b->max_x <= g->max_x) & (g->min_y <= b->min_y) & (b->max_y <= g->max_y) &
+           (g->min_z <= b->min_z) & (b->max_z <= g->max_z);
+}
+
+/// Grows this update's escaped boxes again (scalar: a few boxes), as a sweep
+/// would (by their motion since the sweep, or 15/16 of their last growth),
+/// on both sides. False when the update should sweep instead.
+static bool regrow_escaped(sweep* s, const bp_state* state) {
+    const uint32_t first = s->handled, last = s->since_count;
+    if (!s->has_grid || s->filled_tasks != s->pass_tasks || last - first > state->id_limit / 16 + 8 ||
+        (uint64_t)(last - first) * last > 4 * (uint64_t)state->id_limit + 4096)
+        return false;
+    const float per_update = ((float)s->lookahead + 0.5f) / (float)PROX_MAX(s->updates_since_sweep, 1u);
+    const float most = s->grid.inverse_cell > 0 ? 0.25f / s->grid.inverse_cell : INFINITY;
+    for (uint32_t k = first; k < last; k++) {
+        const uint32_t id = s->since_sweep[k];
+        const float_box* b = &s->boxes[id];
+        float_box* g = &s->grown[id];
+        if (!state->live[id] || holds(g, b)) continue; // added at rest, or listed twice
+        growth* by = &s->grown_by[id];
+        const float gx = axis_growth(b->min_x, b->max_x, g->min_x, g->max_x, by->x, per_update, most);
+        const float gy = axis_growth(b->min_y, b->max_y, g->min_y, g->max_y, by->y, per_update, most);
+        const float gz = axis_growth(b->min_z, b->max_z, g->min_z, g->max_z, by->z, per_update, most);
+        *g = (float_box){lowered(b->min_x, gx), raised(b->max_x, gx), lowered(b->min_y, gy),
+                         raised(b->max_y, gy),  lowered(b->min_z, gz), raised(b->max_z, gz)};
+        *by = (growth){gx, gy, gz};
+        if (is_huge(cover(&s->grid, g))) return false;
+    }
+    return true;
+}
+
+/// Appends (id, x) for every live x other than id whose grown box meets box.
+static inline bool push_if_meets(sweep* s, const bp_state* state, uint32_t id, const float_box* box,
+                                 const float_box* other, uint32_t x) {
+    if (!grown_meet(box, other) || x == id || !state->live[x]) return true;
+    return bp_pair_list_push(&s->found, PROX_MIN(id, x), PROX_MAX(id, x), state->allocator);
+}
+
+/// The candidates of this update's listed boxes (escaped and grown again, or
+/// added), merged into the sorted candidates. False when out of memory.
+static bool escaped_candidates(sweep* s, const bp_state* state) {
+    s->found.count = 0;
+    const size_t nz = (size_t)s->grid.nz;
+    for (uint32_t k = s->handled; k < s->since_count; k++) {
+        const uint32_t id = s->since_sweep[k];
+        if (!state->live[id]) continue;
+        const float_box box = s->grown[id];
+        const cell_range r = cover(&s->grid, &box);
+        for (int32_t y = r.y0; y <= r.y1; y++)
+            for (int32_t z = r.z0; z <= r.z1; z++) {
+                const size_t c = (size_t)y * nz + (size_t)z;
+                for (int t = 0; t < s->pass_tasks; t++)
+                    for (uint32_t e = segments_of(s, t)[c]; e < histogram_of(s, t)[c]; e++)
+                        if (!push_if_meets(s, state, id, &box, &s->entries[e].box, s->entries[e].id)) return false;
+            }
+        for (uint32_t h = 0; h < s->huge_count; h++)
+            if (!push_if_meets(s, state, id, &box, &s->grown[s->huge[h]], s->huge[h])) return false;
+        for (uint32_t j = 0; j < s->since_count; j++)
+            if (!push_if_meets(s, state, id, &box, &s->grown[s->since_sweep[j]], s->since_sweep[j])) return false;
+    }
+    return merge_found(s, state);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1391,8 +1518,12 @@ static prox_result sweep_add(void* impl, const bp_state* state, uint32_t id) {
         s->grown[id] = s->boxes[id]; // (at rest until it moves)
         s->grown_by[id] = (growth){0, 0, 0};
         // a few adds find their candidates at the update; more sweep again
-        if (s->candidates_valid && s->added_count < ADDED_MAX) s->added[s->added_count++] = id;
-        else s->candidates_valid = false;
+        if (s->candidates_valid && s->added_count < ADDED_MAX && s->since_count < s->since_room) {
+            s->added[s->added_count++] = id;
+            s->since_sweep[s->since_count++] = id;
+        } else {
+            s->candidates_valid = false;
+        }
     }
     return PROX_OK;
 }
@@ -1546,10 +1677,15 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
         s->swept = s->boxes, s->exact = true;
         return sweep_all(s, state, parallel, out->pairs);
     }
-    // Adds while the candidates stood: theirs are found now, or (out of
-    // memory) the update sweeps.
+    // Boxes that left their grown boxes are grown again, and adds while the
+    // candidates stood are at rest; the candidates of both are found now
+    // (add_candidates, escaped_candidates), or the update sweeps.
+    if (s->candidates_valid && s->handled < s->since_count && !regrow_escaped(s, state)) s->candidates_valid = false;
     if (s->candidates_valid && s->added_count && !add_candidates(s, state)) s->candidates_valid = false;
     s->added_count = 0;
+    if (s->candidates_valid && s->handled < s->since_count && !escaped_candidates(s, state))
+        s->candidates_valid = false;
+    s->handled = s->since_count;
     // When boxes leave their grown boxes at every update (a few fast
     // objects whose growth is capped at a cell, teleports), the candidates
     // are pure cost: each update would sweep grown boxes and then filter.
@@ -1585,6 +1721,7 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
         if (!sort_candidates(s, state->id_limit, state->allocator)) return PROX_ERROR_OUT_OF_MEMORY;
         s->candidates_valid = true;
         s->updates_since_sweep = 0;
+        s->since_count = s->handled = 0;
         swept = true;
     }
     prox_result result = filter_candidates(s, state, out->pairs);

@@ -369,16 +369,24 @@ PROX_TEST(broadphase, sweep_candidates_match_brute_force_and_serve) {
  * other, when an added box moves within its box or is removed before the
  * update; more adds than it takes at once make it sweep. Every update
  * against brute force; the sweeps counted. */
+/// A sweep kind with the default lookahead on `threads`, and an empty scene
+/// (cleared) in a cube of side `world`.
+static prox_broadphase* open_sweep(scene* s, int threads, uint64_t seed, double world) {
+    prox_broadphase_def def = prox_default_broadphase_def();
+    def.threads = threads;
+    prox_broadphase* bp = NULL;
+    if (prox_broadphase_create(&def, &bp) != PROX_OK) return NULL;
+    memset(s, 0, sizeof *s);
+    s->rng = prox_rng_seed(seed);
+    s->world = world;
+    return bp;
+}
+
 PROX_TEST(broadphase, sweep_adds_find_candidates_without_a_sweep) {
     for (int threads = 1; threads <= 2; threads++) {
-        prox_broadphase_def def = prox_default_broadphase_def();
-        def.threads = threads;
-        prox_broadphase* bp = NULL;
-        REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
         static scene s;
-        memset(&s, 0, sizeof s);
-        s.rng = prox_rng_seed(99 + (uint64_t)threads);
-        s.world = 12.0;
+        prox_broadphase* bp = open_sweep(&s, threads, 99 + (uint64_t)threads, 12.0);
+        REQUIRE(bp);
         checker c = checker_make((size_t)MAX_OBJECTS * 64);
         // (two threads only above PARALLEL_MIN_BOXES: fewer frames there, for
         // the brute force's sake)
@@ -518,12 +526,111 @@ PROX_TEST(broadphase, sweep_candidates_hold_widening_boxes_at_any_scale) {
     }
 }
 
-/* A box that jumps somewhere else at every update leaves its grown box every
- * time: the candidates would only cost. The sweep kind falls back to sweeping
- * the exact boxes for spells of 8, 16, ... updates, trying candidates again
- * between them; the pairs stay exact throughout, and candidates come back
- * once the jumping stops. */
-PROX_TEST(broadphase, sweep_falls_back_to_exact_sweeps_when_candidates_fail) {
+/* Boxes that leave their grown boxes between sweeps are grown again and
+ * their candidates found in the last sweep's cells, among the boxes out of
+ * the grid and among the boxes grown or added since (src/broadphase_sweep.c,
+ * regrow_escaped, escaped_candidates). Boxes at rest, and at each update a
+ * few jump: onto a box that jumped earlier in the same update, onto one that
+ * jumped or was added at an earlier update, anywhere, or into the reach of a
+ * box spanning the scene; boxes are removed and added (reusing ids). Every
+ * update against brute force, on one thread and, above the sweep's
+ * threshold for threads, on two (whose cells have room between the
+ * threads' stretches); and the escapes must be served without sweeps. */
+/// A random box a fifth the size (so that the sweep's grid has more than
+/// the 64 cells a box must cover to be kept out of it).
+static prox_box small_box(scene* s) {
+    prox_box b = random_box(s);
+    for (int k = 0; k < 3; k++) {
+        double* lo = &b.min.x + k;
+        double* hi = &b.max.x + k;
+        if (isfinite(*lo) && isfinite(*hi)) *hi = *lo + 0.2 * (*hi - *lo);
+    }
+    return b;
+}
+
+PROX_TEST(broadphase, sweep_escaped_boxes_meet_each_other_and_adds) {
+    for (int threads = 1; threads <= 2; threads++) {
+        static scene s;
+        prox_broadphase* bp = open_sweep(&s, threads, 131 + (uint64_t)threads, threads == 1 ? 14.0 : 20.0);
+        REQUIRE(bp);
+        checker c = checker_make((size_t)MAX_OBJECTS * 64);
+        const int objects = threads == 1 ? 1200 : 5000, frames = threads == 1 ? 40 : 12;
+        for (int i = 0; i < objects; i++) scene_add(&s, bp, small_box(&s));
+        // a slab across the scene in y and z: kept out of the grid
+        const double w = s.world;
+        const uint32_t slab = s.limit;
+        scene_add(&s, bp, (prox_box){{0.5 * w, -1, -1}, {0.5 * w + 0.25, w + 1, w + 1}});
+        uint32_t recent[8] = {0};
+        int recent_count = 0, onto[4] = {0};
+        char what[48];
+        snprintf(what, sizeof what, "escaped boxes x%d", threads);
+        for (int frame = 0; frame < frames && !prox_test_current_failures; frame++) {
+            const int jumps = frame == 0 ? 0 : 3 + (int)(prox_rng_next(&s.rng) % 4);
+            uint32_t previous = UINT32_MAX;
+            for (int j = 0; j < jumps; j++) {
+                const uint32_t id = (uint32_t)(prox_rng_next(&s.rng) % s.limit);
+                if (!s.live[id] || id == slab) continue;
+                // onto a box that jumped in this update, one that jumped or
+                // was added earlier, any box, or across the slab
+                const uint64_t where = prox_rng_next(&s.rng) % 4;
+                uint32_t target = where == 0   ? previous
+                                  : where == 1 ? (recent_count ? recent[prox_rng_next(&s.rng) % (uint64_t)recent_count]
+                                                               : UINT32_MAX)
+                                  : where == 2 ? (uint32_t)(prox_rng_next(&s.rng) % s.limit)
+                                               : UINT32_MAX;
+                prox_box b = small_box(&s);
+                if (target != UINT32_MAX && target != id && target != slab && s.live[target] &&
+                    isfinite(s.boxes[target].min.x) && isfinite(s.boxes[target].max.x)) {
+                    b = s.boxes[target]; // overlapping it, a little to the side
+                    const double shift = 0.25 * (b.max.x - b.min.x);
+                    b.min.x += shift, b.max.x += shift;
+                    onto[where]++;
+                } else if (where == 3 && isfinite(b.min.x) && isfinite(b.max.x)) {
+                    b.max.x = 0.5 * w + 0.1 + (b.max.x - b.min.x), b.min.x = 0.5 * w + 0.1;
+                    onto[3]++;
+                }
+                s.boxes[id] = b;
+                CHECK(prox_broadphase_move(bp, id, &b) == PROX_OK);
+                previous = id;
+                recent[recent_count < 8 ? (uint64_t)recent_count++ : prox_rng_next(&s.rng) % 8] = id;
+            }
+            if (frame > 0 && prox_rng_next(&s.rng) % 2 == 0) {
+                const uint32_t id = (uint32_t)(prox_rng_next(&s.rng) % s.limit);
+                if (s.live[id] && id != slab) {
+                    CHECK(prox_broadphase_remove(bp, id) == PROX_OK);
+                    s.live[id] = false;
+                }
+            }
+            if (frame > 0 && prox_rng_next(&s.rng) % 3 == 0 && recent_count > 0 && s.live[recent[0]]) {
+                const prox_box b = s.boxes[recent[0]]; // onto a box that jumped, perhaps in a removed one's id
+                scene_add(&s, bp, b);
+                for (uint32_t i = 0; i < s.limit; i++)
+                    if (s.live[i] && i != recent[0] && memcmp(&s.boxes[i], &b, sizeof b) == 0) recent[0] = i;
+            }
+            prox_pair_events ev;
+            REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+            check_events(&c, &s, &ev, what, frame);
+        }
+        const prox_broadphase_stats st = prox_broadphase_get_stats(bp);
+        CHECK_MSG(st.candidate_updates >= (uint64_t)frames * 3 / 4 && onto[0] && onto[1] && onto[2] && onto[3],
+                  "%d threads: %llu sweeps, %llu candidate updates; jumps onto a jump of the same update %d, of an "
+                  "earlier one %d, onto any box %d, across the slab %d",
+                  threads, (unsigned long long)st.sweeps, (unsigned long long)st.candidate_updates, onto[0], onto[1],
+                  onto[2], onto[3]);
+        checker_free(&c);
+        prox_broadphase_destroy(bp);
+    }
+}
+
+/* Boxes that jump somewhere else at every update leave their grown boxes
+ * every time. One such box is grown again and its candidates found at each
+ * update (regrow_escaped), and the other boxes' candidates keep serving.
+ * Many (half of them: more than the kind grows again in one update)
+ * make every update sweep, and then the candidates would only cost: the
+ * sweep kind falls back to sweeping the exact boxes for spells of 8, 16, ...
+ * updates, trying candidates again between them. The pairs stay exact
+ * throughout, and the candidates come back once the jumping stops. */
+static void run_jumping_scene(uint32_t jump_every, prox_broadphase_stats* at_calm, prox_broadphase_stats* at_end) {
     prox_broadphase* bp;
     prox_broadphase_def def = prox_default_broadphase_def();
     REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
@@ -534,12 +641,13 @@ PROX_TEST(broadphase, sweep_falls_back_to_exact_sweeps_when_candidates_fail) {
     checker c = checker_make((size_t)MAX_OBJECTS * 64);
     for (int i = 0; i < 800; i++) scene_add(&s, bp, random_box(&s));
     enum { JUMPING = 120, CALM = 60 };
-    prox_broadphase_stats at_calm = {0};
     for (int frame = 0; frame < JUMPING + CALM; frame++) {
         for (uint32_t id = 0; id < s.limit; id++) {
             prox_box b = s.boxes[id];
-            if (id == 7 && frame < JUMPING) {
-                b = random_box(&s); // a jump
+            if (id % jump_every == 3 % jump_every && frame < JUMPING) {
+                b = random_box(&s); // a jump, every other one far out along x
+                if (frame % 2 == 1 && isfinite(b.min.x) && isfinite(b.max.x))
+                    b.min.x += 50 * s.world, b.max.x += 50 * s.world;
             } else {
                 double v = 0.01 * (double)(id % 5);
                 if (isfinite(b.min.x)) b.min.x += v;
@@ -550,23 +658,41 @@ PROX_TEST(broadphase, sweep_falls_back_to_exact_sweeps_when_candidates_fail) {
         }
         prox_pair_events ev;
         REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
-        check_events(&c, &s, &ev, "jumping box", frame);
-        if (frame == JUMPING - 1) at_calm = prox_broadphase_get_stats(bp);
+        check_events(&c, &s, &ev, "jumping boxes", frame);
+        if (frame == JUMPING - 1) *at_calm = prox_broadphase_get_stats(bp);
         if (prox_test_current_failures) break;
     }
-    prox_broadphase_stats st = prox_broadphase_get_stats(bp);
-    CHECK(st.sweeps + st.candidate_updates + st.exact_sweeps == st.updates);
-    // While the box jumps: more exact sweeps than sweeps of grown boxes
-    // (69 and 36 measured; without the fallback every update swept grown
-    // boxes: a jump that lands inside the box's grown box, a cell wide,
-    // lets the candidates serve an update and starts the count again).
-    CHECK_MSG(at_calm.exact_sweeps >= 50 && at_calm.sweeps <= 50, "jumping: %llu exact, %llu grown sweeps",
-              (unsigned long long)at_calm.exact_sweeps, (unsigned long long)at_calm.sweeps);
-    // Once it stops, the candidates serve again after the spell runs out.
-    CHECK_MSG(st.candidate_updates - at_calm.candidate_updates >= CALM / 4, "calm: %llu candidate updates of %d",
-              (unsigned long long)(st.candidate_updates - at_calm.candidate_updates), CALM);
+    *at_end = prox_broadphase_get_stats(bp);
+    CHECK(at_end->sweeps + at_end->candidate_updates + at_end->exact_sweeps == at_end->updates);
     checker_free(&c);
     prox_broadphase_destroy(bp);
+}
+
+PROX_TEST(broadphase, sweep_grows_escaped_boxes_again_without_a_sweep) {
+    prox_broadphase_stats at_calm = {0}, st = {0};
+    run_jumping_scene(1000, &at_calm, &st); // box 3 jumps
+    // The steady boxes (up to 0.04 a frame) leave their grown boxes every
+    // 5 updates or so: a sweep in about 5 (24 in 120 measured; 36 sweeps
+    // of grown boxes and 69 exact sweeps before escaped boxes were grown
+    // again, when each jump made the next update sweep).
+    CHECK_MSG(at_calm.exact_sweeps == 0 && at_calm.sweeps <= 30 && at_calm.candidate_updates >= 90,
+              "one jumping: %llu exact, %llu grown sweeps, %llu candidate updates",
+              (unsigned long long)at_calm.exact_sweeps, (unsigned long long)at_calm.sweeps,
+              (unsigned long long)at_calm.candidate_updates);
+}
+
+PROX_TEST(broadphase, sweep_falls_back_to_exact_sweeps_when_candidates_fail) {
+    prox_broadphase_stats at_calm = {0}, st = {0};
+    run_jumping_scene(2, &at_calm, &st); // 400 of 800 jump
+    // While they jump: more exact sweeps than sweeps of grown boxes (without
+    // the fallback every update swept grown boxes: a jump that lands inside
+    // the box's grown box lets the candidates serve an update and starts the
+    // count again).
+    CHECK_MSG(at_calm.exact_sweeps >= 50 && at_calm.sweeps <= 50, "jumping: %llu exact, %llu grown sweeps",
+              (unsigned long long)at_calm.exact_sweeps, (unsigned long long)at_calm.sweeps);
+    // Once they stop, the candidates serve again after the spell runs out.
+    CHECK_MSG(st.candidate_updates - at_calm.candidate_updates >= 60 / 4, "calm: %llu candidate updates of %d",
+              (unsigned long long)(st.candidate_updates - at_calm.candidate_updates), 60);
 }
 
 /* The sweep fills its cells in one pass where it can, each thread's stretch

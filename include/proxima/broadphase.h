@@ -77,13 +77,15 @@ typedef struct prox_broadphase_def {
     /// PROX_BROADPHASE_SWEEP: 0 sorts and sweeps the exact boxes every update.
     /// k > 0 (default 4) sweeps boxes grown on each side by k + 1/2 times
     /// the distance each box's faster bound moved per update since the last
-    /// sweep (per axis; at most a grid cell, about four mean box sizes;
+    /// sweep (per axis; at most a quarter of a grid cell, about a mean box size;
     /// never less than 15/16 of the last growth) and keeps the
     /// overlapping pairs of grown boxes as candidates; the next updates only
-    /// test those, until a box leaves its grown box or more than 8 objects
-    /// are added between two updates, and the update after that sweeps
-    /// again (fewer adds find their own candidates, by a pass over the
-    /// grown boxes). With steady motion that is one
+    /// test those. A box that leaves its grown box (it turned, sped up or
+    /// jumped) is grown again on its own and its candidates found among the
+    /// grown boxes, as are up to 8 objects added between two updates; the
+    /// update sweeps again when more boxes have left since the last sweep
+    /// than about a 64th of the ids (at least 64), more than a 16th in one
+    /// update, or more objects were added. With steady motion that is one
     /// sweep every k + 1 updates; boxes at rest are not grown. The pairs are
     /// the same for every k, only the time differs: an update that sweeps
     /// costs more than with k = 0 (bigger boxes, the candidates sorted and
