@@ -186,6 +186,10 @@ typedef struct sweep {
 
     grid grid;
     bool has_grid; ///< grid was chosen by an earlier update
+    /// The cells and the huge list hold every live box of the last sweep (a
+    /// sweep of fewer than two live boxes fills nothing): what
+    /// escaped_candidates searches.
+    bool cells_current;
     /// Cell c's entries: per pass task t, from segments_of(s, t)[c] up to
     /// histogram_of(s, t)[c]. The stretches follow each other after a count
     /// and fill (then cell c is cell_start[c] .. cell_start[c + 1] - 1);
@@ -258,6 +262,8 @@ static bool grow_ids(sweep* s, uint32_t needed, const prox_allocator* allocator)
             memcpy(bigger.grown_by, s->grown_by, s->capacity * sizeof *s->grown_by);
             memcpy(bigger.since_sweep, s->since_sweep, s->since_count * sizeof *s->since_sweep);
         }
+        // (escaped_candidates reads the last sweep's huge list until the next)
+        memcpy(bigger.huge, s->huge, s->huge_count * sizeof *s->huge);
     }
     free_ids(s, allocator);
     s->capacity = capacity;
@@ -1418,7 +1424,7 @@ static inline bool holds(const float_box* g, const float_box* b) {
 /// on both sides. False when the update should sweep instead.
 static bool regrow_escaped(sweep* s, const bp_state* state) {
     const uint32_t first = s->handled, last = s->since_count;
-    if (!s->has_grid || s->filled_tasks != s->pass_tasks || last - first > state->id_limit / 16 + 8 ||
+    if (!s->cells_current || s->filled_tasks != s->pass_tasks || last - first > state->id_limit / 16 + 8 ||
         (uint64_t)(last - first) * last > 4 * (uint64_t)state->id_limit + 4096)
         return false;
     const float per_update = ((float)s->lookahead + 0.5f) / (float)PROX_MAX(s->updates_since_sweep, 1u);
@@ -1557,6 +1563,7 @@ static void sweep_move(void* impl, const bp_state* state, uint32_t id) { sweep_m
 static prox_result sweep_all(sweep* s, const bp_state* state, bool parallel, bp_pair_list* out) {
     const prox_allocator* allocator = state->allocator;
     int threads = thread_pool_size(s->pool);
+    s->cells_current = false;
     // Any grid gives the same pairs (cells only split the work): the boxes
     // are counted into the last update's grid while the scene is measured,
     // and counted again only when the scene has moved away from it.
@@ -1618,6 +1625,7 @@ static prox_result sweep_all(sweep* s, const bp_state* state, bool parallel, bp_
         s->filled_entries = entries;
     }
     s->filled_tasks = s->pass_tasks;
+    s->cells_current = true;
 
     s->task_count = parallel ? PROX_MIN(threads * TASKS_PER_THREAD, MAX_TASKS) : 1;
     sweep_batch batch = {s, cell_count(s)};
