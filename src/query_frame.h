@@ -117,7 +117,8 @@ double prox_local_point_error(const prox_bvh* bvh, const prox_transform* x, cons
  * for a few units in the last place of the world's magnitudes (a review
  * found two tori 3e14 out under a basis of condition 5e6 measured 0.77
  * apart for 0.019, and collisions there missed). False when a placement is
- * singular or not finite, or a relative one leaves the doubles. */
+ * singular or not finite, when ab fails prox_mat3_inverse's test, or when ba
+ * leaves the doubles. */
 bool prox_relative_placements(const prox_transform* xa, const prox_transform* xb, prox_transform* xa_inv,
                               prox_transform* xb_inv, prox_transform* ab, prox_transform* ba);
 

@@ -768,6 +768,35 @@ PROX_TEST(distance, far_from_the_origin_ill_conditioned_placements) {
     model_close(&m);
 }
 
+/* A placement refused where it was taken before (a review): A stretched by
+ * diag(1e5, 1, 1e-5) (condition 1e10), B turned by a rotation whose rows are
+ * not the axes. The placement of A in B's frame, B^-1 A, fails the inverse's
+ * test of |det| against the rows' norms, which the rotation changes; only
+ * B in A's frame is held to it, as before. */
+PROX_TEST(distance, ill_conditioned_placement_is_valid) {
+    prox_mesh_data data;
+    REQUIRE(prox_mesh_sphere(1, 6, 8, &data) == PROX_OK);
+    const prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh_def def = prox_default_bvh_def();
+    prox_bvh* bvh = NULL;
+    REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+    prox_transform xa = prox_transform_identity(), xb = prox_transform_identity();
+    xa.basis = prox_mat3_diagonal(prox_vec3_make(1e5, 1, 1e-5));
+    const double a = 1 / sqrt(3.0), b = 1 / sqrt(2.0), c = 1 / sqrt(6.0);
+    xb.basis = (prox_mat3){{{a, a, a}, {b, -b, 0}, {c, c, -2 * c}}};
+    xb.origin = prox_vec3_make(0, 5, 0);
+    const double expected = oracle_distance_quadratic(&mesh, &xa, &mesh, &xb);
+    const prox_distance_result r = prox_distance(bvh, &xa, bvh, &xb, NULL);
+    CHECK_MSG(!r.invalid_transform && r.distance == expected, "invalid %d, distance %.17g, oracle %.17g",
+              r.invalid_transform, r.distance, expected);
+    const prox_tolerance_result t = prox_within_distance(bvh, &xa, bvh, &xb, expected);
+    CHECK(!t.invalid_transform && t.within);
+    const prox_collide_result col = prox_collide(bvh, &xa, bvh, &xb, NULL);
+    CHECK(!col.invalid_transform && !col.colliding);
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&data);
+}
+
 PROX_TEST(distance, invalid_input) {
     model m;
     REQUIRE(model_open("sphere", 1, &m));
