@@ -115,6 +115,7 @@ typedef struct outcome {
     bool cut;         /* stopped by --max-seconds */
     double median_ms, p10_ms, p90_ms, mean_ms;
     uint64_t sweeps, updates; /* the sweep kind's updates that swept grown boxes, of all (build included) */
+    uint64_t exact_sweeps;    /* and those that swept the exact boxes instead (its fallback) */
     double pairs_mean;       /* as the variant reports them */
     double extra_mean;       /* reported minus exact (Bullet) */
     int mismatch_frames;     /* frames whose pairs differ from the reference */
@@ -690,6 +691,7 @@ done:
     if (bp) {
         const prox_broadphase_stats st = prox_broadphase_get_stats(bp);
         out->sweeps = st.sweeps;
+        out->exact_sweeps = st.exact_sweeps;
         out->updates = st.updates;
         prox_broadphase_destroy(bp);
     }
@@ -735,8 +737,13 @@ static void print_row(size_t n, const variant* v, const outcome* u, int frames, 
     print_cell_ms(u->mean_ms);
     print_cell_ms(u->p10_ms);
     print_cell_ms(u->p90_ms);
-    if (u->sweeps) printf(" %llu / %llu |", (unsigned long long)u->sweeps, (unsigned long long)u->updates);
-    else printf(" |");
+    if (u->sweeps && u->exact_sweeps)
+        printf(" %llu (+%llu exact) / %llu |", (unsigned long long)u->sweeps, (unsigned long long)u->exact_sweeps,
+               (unsigned long long)u->updates);
+    else if (u->sweeps)
+        printf(" %llu / %llu |", (unsigned long long)u->sweeps, (unsigned long long)u->updates);
+    else
+        printf(" |");
     printf(" %d%s |", u->frames_done, u->cut ? "*" : "");
     printf(" %.1f |", u->pairs_mean);
     if (isfinite(best) && best > 0) printf(" %.2f |", u->median_ms / best);
@@ -841,7 +848,8 @@ int main(int argc, char** argv) {
            "with it, the frame's moved boxes go in one prox_broadphase_move_many call (the ids and boxes gathered "
            "into arrays inside the timed frame).\n");
     printf("Sweeps / updates: for the sweep kind with a lookahead, the updates that swept grown boxes (the others "
-           "only tested the candidate pairs of the last sweep), of all updates including the build and warm-up; the "
+           "only tested the candidate pairs of the last sweep; \"+N exact\": N updates swept the exact boxes instead, "
+           "the kind's fallback when candidates keep failing), of all updates including the build and warm-up; the "
            "mean counts both, the median is the more common one.\n");
     printf("Checks (untimed, every frame): the pairs against all pairs tested (n <= %zu) or a uniform grid "
            "written in this file (larger n).\n",
