@@ -1145,23 +1145,40 @@ static inline float axis_growth(float lo, float hi, float glo, float ghi, float 
     return g < most ? g : g < INFINITY ? most : 0.0f;
 }
 
+/// Box b's grown box g and its growth `by`, grown again by its motion.
+static inline void grow_box(const float_box* b, float_box* g, growth* by, float per_update, float most) {
+    const float gx = axis_growth(b->min_x, b->max_x, g->min_x, g->max_x, by->x, per_update, most);
+    const float gy = axis_growth(b->min_y, b->max_y, g->min_y, g->max_y, by->y, per_update, most);
+    const float gz = axis_growth(b->min_z, b->max_z, g->min_z, g->max_z, by->z, per_update, most);
+    *g = (float_box){lowered(b->min_x, gx), raised(b->max_x, gx), lowered(b->min_y, gy),
+                     raised(b->max_y, gy),  lowered(b->min_z, gz), raised(b->max_z, gz)};
+    *by = (growth){gx, gy, gz};
+}
+
+// Half a frame more than lookahead frames: steady motion then leaves after
+// lookahead + 1 updates even from a growth decayed once (15/16 of k + 1/2
+// frames is more than k) and whatever the rounding to float.
+static float growth_per_update(const sweep* s) {
+    return ((float)s->lookahead + 0.5f) / (float)PROX_MAX(s->updates_since_sweep, 1u);
+}
+
+// At most a quarter of a grid cell per side (the last sweep's, which the
+// boxes' sizes chose: about a mean box size): a box that jumped far would
+// otherwise be grown over much of the scene and make a candidate with every
+// box there. (With a whole cell, about four box sizes, 10 boxes of 10,000
+// jumping at every update, each grown by a jump at the next sweep and again
+// when it left, met hundreds of boxes, whose pairs every update then tested:
+// 2.2 ms a frame, or 0.3 ms when each jump made the next update sweep; with a
+// quarter, 0.18 ms.)
+static float growth_most(const sweep* s) {
+    return s->has_grid && s->grid.inverse_cell > 0 ? 0.25f / s->grid.inverse_cell : INFINITY;
+}
+
 /// Each live box grown by its motion (pass task t's ids).
 static void grow_task(void* context, int task) {
     sweep* s = context;
     const bp_state* state = s->state;
-    // Half a frame more than lookahead frames: steady motion then leaves
-    // after lookahead + 1 updates even from a growth decayed once (15/16 of
-    // k + 1/2 frames is more than k) and whatever the rounding to float.
-    const float per_update = ((float)s->lookahead + 0.5f) / (float)PROX_MAX(s->updates_since_sweep, 1u);
-    // At most a quarter of a grid cell per side (the last sweep's, which the
-    // boxes' sizes chose: about a mean box size): a box that jumped far
-    // would otherwise be grown over much of the scene and make a candidate
-    // with every box there. (With a whole cell, about four box sizes, 10
-    // boxes of 10,000 jumping at every update, each grown by a jump at the
-    // next sweep and again when it left, met hundreds of boxes, whose pairs
-    // every update then tested: 2.2 ms a frame, or 0.3 ms when each jump made
-    // the next update sweep; with a quarter, 0.18 ms.)
-    const float most = s->has_grid && s->grid.inverse_cell > 0 ? 0.25f / s->grid.inverse_cell : INFINITY;
+    const float per_update = growth_per_update(s), most = growth_most(s);
     uint32_t begin, end;
     pass_range(s, task, &begin, &end);
     for (uint32_t id = begin; id < end; id++) {
@@ -1211,12 +1228,7 @@ static void grow_task(void* context, int task) {
         _mm_storel_pi((__m64*)&by->x, grown_by);
         _mm_store_ss(&by->z, _mm_movehl_ps(grown_by, grown_by));
 #else
-        float gx = axis_growth(b->min_x, b->max_x, g->min_x, g->max_x, by->x, per_update, most);
-        float gy = axis_growth(b->min_y, b->max_y, g->min_y, g->max_y, by->y, per_update, most);
-        float gz = axis_growth(b->min_z, b->max_z, g->min_z, g->max_z, by->z, per_update, most);
-        *g = (float_box){lowered(b->min_x, gx), raised(b->max_x, gx), lowered(b->min_y, gy),
-                         raised(b->max_y, gy),  lowered(b->min_z, gz), raised(b->max_z, gz)};
-        *by = (growth){gx, gy, gz};
+        grow_box(b, g, by, per_update, most);
 #endif
     }
 }
@@ -1427,20 +1439,13 @@ static bool regrow_escaped(sweep* s, const bp_state* state) {
     if (!s->cells_current || s->filled_tasks != s->pass_tasks || last - first > state->id_limit / 16 + 8 ||
         (uint64_t)(last - first) * last > 4 * (uint64_t)state->id_limit + 4096)
         return false;
-    const float per_update = ((float)s->lookahead + 0.5f) / (float)PROX_MAX(s->updates_since_sweep, 1u);
-    const float most = s->grid.inverse_cell > 0 ? 0.25f / s->grid.inverse_cell : INFINITY;
+    const float per_update = growth_per_update(s), most = growth_most(s);
     for (uint32_t k = first; k < last; k++) {
         const uint32_t id = s->since_sweep[k];
         const float_box* b = &s->boxes[id];
         float_box* g = &s->grown[id];
         if (!state->live[id] || holds(g, b)) continue; // added at rest, or listed twice
-        growth* by = &s->grown_by[id];
-        const float gx = axis_growth(b->min_x, b->max_x, g->min_x, g->max_x, by->x, per_update, most);
-        const float gy = axis_growth(b->min_y, b->max_y, g->min_y, g->max_y, by->y, per_update, most);
-        const float gz = axis_growth(b->min_z, b->max_z, g->min_z, g->max_z, by->z, per_update, most);
-        *g = (float_box){lowered(b->min_x, gx), raised(b->max_x, gx), lowered(b->min_y, gy),
-                         raised(b->max_y, gy),  lowered(b->min_z, gz), raised(b->max_z, gz)};
-        *by = (growth){gx, gy, gz};
+        grow_box(b, g, &s->grown_by[id], per_update, most);
         if (is_huge(cover(&s->grid, g))) return false;
     }
     return true;
