@@ -224,9 +224,7 @@ static void shape_ball(shape_query* q, const prox_transform* mesh_inverse, const
     }
     /* the centre is placed in the world, and the triangles measured there
      * round with the world's magnitudes: both in the mesh's units */
-    const double world_reach =
-        prox_max_abs3(world) + world_radius + prox_max_abs3(q->xm->origin) +
-        prox_max_row_sum(&q->xm->basis) * prox_bvh_reach(q->mesh);
+    const double world_reach = prox_max_abs3(world) + world_radius + prox_placed_reach(q->xm, prox_bvh_reach(q->mesh));
     q->ball_radius = radius + 0x1p-40 * (size + inverse_stretch * world_reach);
 }
 
@@ -353,8 +351,8 @@ static void lane_bounds(const shape_query* q, const prox_node* node, double out[
  * the fixed volume of the oriented bounds. The radius is in world units
  * (convex.h), so it is subtracted from the world bound, not swept here. */
 static void place_shape_box(shape_query* q, const double lo[3], const double hi[3]) {
-    prox_transform mesh_inverse, shape_inverse, rel, rel_inverse;
-    if (!prox_relative_placements(q->xm, q->xs, &mesh_inverse, &shape_inverse, &rel, &rel_inverse)) return;
+    relative_placements p; /* the shape in the mesh's frame (ab), the mesh in the shape's (ba) */
+    if (!prox_relative_placements(q->xm, q->xs, &p)) return;
     double center[3], extent[3], axis[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, reach = 0;
     for (int k = 0; k < 3; ++k) {
         center[k] = 0.5 * (lo[k] + hi[k]);
@@ -366,9 +364,8 @@ static void place_shape_box(shape_query* q, const double lo[3], const double hi[
      * none, an upper bound equal to the distance was called exceeded for a
      * cube 1e9 out). */
     const double mesh_reach = prox_bvh_reach(q->mesh);
-    const double world = prox_fmax(prox_max_abs3(q->xm->origin) + prox_max_row_sum(&q->xm->basis) * mesh_reach,
-                                   prox_max_abs3(q->xs->origin) + prox_max_row_sum(&q->xs->basis) * reach);
-    prox_distance_frame_make(&rel, &rel_inverse.basis, &mesh_inverse.basis, mesh_reach, reach, world, &q->frame);
+    const double world = prox_fmax(prox_placed_reach(q->xm, mesh_reach), prox_placed_reach(q->xs, reach));
+    prox_distance_frame_make(&p.ab, &p.ba.basis, &p.xa_inv.basis, mesh_reach, reach, world, &q->frame);
     prox_fixed_volume_make(&q->frame, center, axis, extent, 0, &q->fixed);
     q->oriented = true;
 }

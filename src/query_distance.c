@@ -55,15 +55,14 @@ typedef struct distance_frames {
 
 static bool make_distance_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                  const prox_transform* xb, distance_frames* f) {
-    if (!prox_make_query_frames(a, xa, b, xb, &f->lanes)) return false;
-    prox_transform xa_inv, xb_inv, ab, ba;
-    if (!prox_relative_placements(xa, xb, &xa_inv, &xb_inv, &ab, &ba)) return false;
+    relative_placements p;
+    if (!prox_relative_placements(xa, xb, &p)) return false;
+    prox_make_query_frames_placed(a, xa, b, xb, &p, &f->lanes);
     double ra = prox_bvh_reach(a), rb = prox_bvh_reach(b);
     /* where the triangles are measured: placed in the world */
-    const double world = prox_fmax(prox_max_abs3(xa->origin) + prox_max_row_sum(&xa->basis) * ra,
-                                   prox_max_abs3(xb->origin) + prox_max_row_sum(&xb->basis) * rb);
-    prox_distance_frame_make(&ab, &ba.basis, &xa_inv.basis, ra, rb, world, &f->ab);
-    prox_distance_frame_make(&ba, &ab.basis, &xb_inv.basis, rb, ra, world, &f->ba);
+    const double world = prox_fmax(prox_placed_reach(xa, ra), prox_placed_reach(xb, rb));
+    prox_distance_frame_make(&p.ab, &p.ba.basis, &p.xa_inv.basis, ra, rb, world, &f->ab);
+    prox_distance_frame_make(&p.ba, &p.ab.basis, &p.xb_inv.basis, rb, ra, world, &f->ba);
     return true;
 }
 

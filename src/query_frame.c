@@ -171,8 +171,8 @@ static void make_kdop_frame(prox_volume kind, const prox_transform* rel, const l
     k->slack_x = 14.0f * f->slack_x;
 }
 
-bool prox_relative_placements(const prox_transform* xa, const prox_transform* xb, prox_transform* xa_inv,
-                              prox_transform* xb_inv, prox_transform* ab, prox_transform* ba) {
+bool prox_relative_placements(const prox_transform* xa, const prox_transform* xb, relative_placements* out) {
+    prox_transform *xa_inv = &out->xa_inv, *xb_inv = &out->xb_inv, *ab = &out->ab, *ba = &out->ba;
     if (!prox_transform_inverse(xa, xa_inv) || !prox_transform_inverse(xb, xb_inv)) return false;
     const prox_vec3 gap = prox_vec3_sub(xb->origin, xa->origin);
     ab->basis = prox_mat3_mul(&xa_inv->basis, &xb->basis);
@@ -193,13 +193,19 @@ bool prox_relative_placements(const prox_transform* xa, const prox_transform* xb
 
 bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
                             query_frames* q) {
-    prox_transform xa_inv, xb_inv, ab, ba;
-    if (!prox_relative_placements(xa, xb, &xa_inv, &xb_inv, &ab, &ba)) return false;
+    relative_placements p;
+    if (!prox_relative_placements(xa, xb, &p)) return false;
+    prox_make_query_frames_placed(a, xa, b, xb, &p, q);
+    return true;
+}
+
+void prox_make_query_frames_placed(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                                   const prox_transform* xb, const relative_placements* p, query_frames* q) {
+    const prox_transform ab = p->ab, ba = p->ba;
     double ra = prox_bvh_reach(a), rb = prox_bvh_reach(b);
-    double wa = prox_max_abs3(xa->origin) + prox_max_row_sum(&xa->basis) * ra;
-    double wb = prox_max_abs3(xb->origin) + prox_max_row_sum(&xb->basis) * rb;
-    double world = 0x1p-40 * prox_fmax(wa, wb);
-    const double world_ab = world * prox_max_row_sum(&xa_inv.basis), world_ba = world * prox_max_row_sum(&xb_inv.basis);
+    double world = 0x1p-40 * prox_fmax(prox_placed_reach(xa, ra), prox_placed_reach(xb, rb));
+    const double world_ab = world * prox_max_row_sum(&p->xa_inv.basis);
+    const double world_ba = world * prox_max_row_sum(&p->xb_inv.basis);
     double reach_ab, reach_ba, least_ab, least_ba;
     make_lane_frame(&ab, &ba.basis, ra, rb, world_ab, &q->ab, NULL, &reach_ab, &least_ab);
     make_lane_frame(&ba, &ab.basis, rb, ra, world_ba, &q->ba, NULL, &reach_ba, &least_ba);
@@ -228,7 +234,6 @@ bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const p
         make_kdop_frame(a->def.volume, &ab, &q->ab, &q->kdop_ab);
         make_kdop_frame(a->def.volume, &ba, &q->ba, &q->kdop_ba);
     }
-    return true;
 }
 
 /* (query_frame.h) */

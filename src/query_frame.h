@@ -119,11 +119,27 @@ double prox_local_point_error(const prox_bvh* bvh, const prox_transform* x, cons
  * apart for 0.019, and collisions there missed). False when a placement is
  * singular or not finite, when ab fails prox_mat3_inverse's test, or when ba
  * leaves the doubles. */
-bool prox_relative_placements(const prox_transform* xa, const prox_transform* xb, prox_transform* xa_inv,
-                              prox_transform* xb_inv, prox_transform* ab, prox_transform* ba);
+typedef struct relative_placements {
+    prox_transform xa_inv, xb_inv;
+    prox_transform ab, ba;
+} relative_placements;
+
+bool prox_relative_placements(const prox_transform* xa, const prox_transform* xb, relative_placements* out);
+
+/* How far a model of the given reach (|coordinate| bound in its frame)
+ * reaches from the world's origin once placed by x, in the max norm: the
+ * magnitude its placed triangles round with. */
+static inline double prox_placed_reach(const prox_transform* x, double reach) {
+    return prox_max_abs3(x->origin) + prox_max_row_sum(&x->basis) * reach;
+}
 
 /* Sets up both directions; false when a transform is singular or not finite. */
 bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
                             query_frames* q);
+
+/* The same from placements prox_relative_placements made (for a caller that
+ * needs them too). */
+void prox_make_query_frames_placed(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                                   const prox_transform* xb, const relative_placements* p, query_frames* q);
 
 #endif
