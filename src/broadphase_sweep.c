@@ -86,7 +86,7 @@ enum {
     PARALLEL_MIN_BOXES = 4096, ///< below this, waking workers costs more than it saves
     MAX_TASKS = 1024,
     MAX_PASS_TASKS = 64,       ///< tasks of the passes over the boxes (one per thread)
-    ADDED_MAX = 8,             ///< adds between sweeps that find their own candidates (add_candidates)
+    ADDED_MAX = 8,             ///< adds between two updates that find their own candidates
     HUGE_BOX_CELLS = 64,       ///< a box covering more cells stays out of the grid
     MAX_CELLS_PER_AXIS = 4096,
     SMALL_CELL = 32,           ///< cells up to this size are sorted by insertion
@@ -161,15 +161,14 @@ typedef struct sweep {
     bool candidates_valid;       ///< no box out of its grown box since they were swept; adds found theirs
     /// Boxes added since the last update while the candidates were valid
     /// (at most ADDED_MAX): the update finds their candidates instead of
-    /// sweeping again (add_candidates)
-    uint32_t added[ADDED_MAX];
+    /// sweeping again (they are on the since_sweep list)
     uint32_t added_count;
     /// Boxes given a grown box since the last sweep (added, or grown again
     /// after leaving theirs: regrow_escaped), oldest first, at most
     /// since_room; those from `handled` on are this update's.
     uint32_t* since_sweep;
     uint32_t since_count, since_room, handled;
-    bp_pair_list found;          ///< scratch of add_candidates
+    bp_pair_list found;          ///< scratch of escaped_candidates
     pair_sort_scratch scratch;
     bp_pair_list sorting;        ///< scratch of sort_candidates
     uint32_t* counts;            ///< id_limit + 1 counters of sort_candidates
@@ -1095,8 +1094,9 @@ static void sweep_task(void* context, int task_index) {
  * the candidates against the exact boxes. A box that leaves its grown box
  * (prox_broadphase_move notices) is grown again on its own at the update,
  * its candidates found among the grown boxes (regrow_escaped,
- * escaped_candidates) until so many have left that a sweep is cheaper; more
- * adds than add_candidates takes make the next update sweep; removed boxes
+ * escaped_candidates) until so many have left that a sweep is cheaper, and
+ * so are a few boxes added between two updates (more make the next update
+ * sweep); removed boxes
  * drop out of the candidates by their empty float box (sweep_remove). This
  * is the fattened box of dynamic trees (Bullet's btDbvt, Box2D) applied to
  * the sweep: with every box moving steadily, one sweep in about k + 1 updates;
@@ -1322,20 +1322,18 @@ static prox_result filter_candidates(sweep* s, const bp_state* state, bp_pair_li
 }
 
 /* An added box is at rest (its grown box is its box) and has no candidates
- * yet. A few adds between sweeps (an object spawned now and then, in a
+ * yet. A few adds between two updates (an object spawned now and then, in a
  * world whose other boxes stay inside their grown boxes) need not send the
- * next update through a sweep of every box: each added box's candidates
- * are the live boxes whose grown boxes its grown box meets, found by a pass
- * over the grown boxes (a handful of float compares a box, where a sweep
- * spends a hundred cycles a box) and merged into the sorted candidates.
- * Past ADDED_MAX adds the sweep is cheaper, and runs as before.
+ * update through a sweep of every box: added boxes go on the since_sweep
+ * list with the boxes that left their grown boxes, and their candidates
+ * are found the same way (escaped_candidates). Past ADDED_MAX adds the
+ * sweep is cheaper, and runs as before.
  *
- * A pair of two added boxes is found from the higher id's pass only. An
- * added box can reuse the id of a box removed since the last sweep, whose
- * candidates are still listed: a pair found that is listed already stays
- * once (the filter tests it on the exact boxes, as every candidate; a
- * listed pair of the old box that the new one does not meet is tested and
- * dropped there too). */
+ * An added box can reuse the id of a box removed since the last sweep, whose
+ * candidates are still listed (and whose cell entries still stand): a pair
+ * found that is listed already stays once (the filter tests it on the exact
+ * boxes, as every candidate; a listed pair of the old box that the new one
+ * does not meet is tested and dropped there too). */
 static bool pair_before(prox_pair p, prox_pair q) { return p.a < q.a || (p.a == q.a && p.b < q.b); }
 
 /// Whether the sorted list holds the pair.
@@ -1387,27 +1385,6 @@ static bool merge_found(sweep* s, const bp_state* state) {
     s->candidates = *merged;
     *merged = swap;
     return true;
-}
-
-/// The candidates of the boxes added since the last update, merged into
-/// the sorted candidates. False when out of memory (the candidates are then
-/// as they were, and the update sweeps instead).
-static bool add_candidates(sweep* s, const bp_state* state) {
-    bp_pair_list* found = &s->found;
-    found->count = 0;
-    for (uint32_t k = 0; k < s->added_count; k++) {
-        const uint32_t a = s->added[k];
-        if (!state->live[a]) continue; // added and removed again
-        const float_box box = s->grown[a];
-        for (uint32_t x = 0; x < state->id_limit; x++) {
-            if (!grown_meet(&box, &s->grown[x]) || x == a || !state->live[x]) continue;
-            bool later_added = false; // (then the pair is found from x's pass)
-            for (uint32_t j = 0; j < s->added_count; j++) later_added |= s->added[j] == x && x > a;
-            if (later_added) continue;
-            if (!bp_pair_list_push(found, PROX_MIN(a, x), PROX_MAX(a, x), state->allocator)) return false;
-        }
-    }
-    return merge_found(s, state);
 }
 
 /* Boxes that left their grown boxes between sweeps. A few a frame (a box
@@ -1530,7 +1507,7 @@ static prox_result sweep_add(void* impl, const bp_state* state, uint32_t id) {
         s->grown_by[id] = (growth){0, 0, 0};
         // a few adds find their candidates at the update; more sweep again
         if (s->candidates_valid && s->added_count < ADDED_MAX && s->since_count < s->since_room) {
-            s->added[s->added_count++] = id;
+            s->added_count++;
             s->since_sweep[s->since_count++] = id;
         } else {
             s->candidates_valid = false;
@@ -1692,9 +1669,8 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
     }
     // Boxes that left their grown boxes are grown again, and adds while the
     // candidates stood are at rest; the candidates of both are found now
-    // (add_candidates, escaped_candidates), or the update sweeps.
+    // (escaped_candidates), or the update sweeps.
     if (s->candidates_valid && s->handled < s->since_count && !regrow_escaped(s, state)) s->candidates_valid = false;
-    if (s->candidates_valid && s->added_count && !add_candidates(s, state)) s->candidates_valid = false;
     s->added_count = 0;
     if (s->candidates_valid && s->handled < s->since_count && !escaped_candidates(s, state))
         s->candidates_valid = false;

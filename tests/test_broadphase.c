@@ -363,7 +363,7 @@ PROX_TEST(broadphase, sweep_candidates_match_brute_force_and_serve) {
 }
 
 /* Boxes at rest, a few added and removed at every update: the sweep kind
- * finds an added box's candidates by itself (add_candidates) instead of
+ * finds an added box's candidates by itself (escaped_candidates) instead of
  * sweeping again, also when the added box takes the id of a removed one
  * whose candidates are still listed, when two added boxes overlap each
  * other, when an added box moves within its box or is removed before the
