@@ -293,9 +293,16 @@ prox_result prox_broadphase_move(prox_broadphase* bp, uint32_t id, const prox_bo
 
 prox_result prox_broadphase_move_many(prox_broadphase* bp, const uint32_t* ids, const prox_box* boxes, size_t count) {
     if (!bp || (count && (!ids || !boxes))) return PROX_ERROR_INVALID_ARGUMENT;
-    for (size_t i = 0; i < count; i++)
+    bool ascending = true; // (no branch: whether ids increase is known only at the end)
+    for (size_t i = 0; i < count; i++) {
         if (!is_live(bp, ids[i]) || !bp_box_is_valid(&boxes[i])) return PROX_ERROR_INVALID_ARGUMENT;
+        ascending &= i == 0 || ids[i] > ids[i - 1];
+    }
     bp_state state = state_of(bp);
+    if (ascending && bp->ops->move_ascending) {
+        bp->ops->move_ascending(bp->impl, &state, bp->boxes, ids, boxes, count);
+        return PROX_OK;
+    }
     // In chunks: the kind reads each box just copied while it is in cache.
     enum { CHUNK = 64 };
     for (size_t first = 0; first < count; first += CHUNK) {

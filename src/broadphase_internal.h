@@ -75,6 +75,13 @@ typedef struct bp_kind_ops {
     void (*move)(void* impl, const bp_state* state, uint32_t id);
     /// move for each of ids[0..count) (optional: NULL calls move per id).
     void (*move_many)(void* impl, const bp_state* state, const uint32_t* ids, size_t count);
+    /// Optional, for a kind that splits a batch of moves across threads:
+    /// stores boxes[i] as the box of ids[i] in `stored` (the shared state's
+    /// array, state->boxes) and does what move would, for a checked batch
+    /// whose ids increase (no id twice), so that stretches of the batch
+    /// touch disjoint ids.
+    void (*move_ascending)(void* impl, const bp_state* state, prox_box* stored, const uint32_t* ids,
+                           const prox_box* boxes, size_t count);
     prox_result (*update)(void* impl, const bp_state* state, bp_output* out);
     /// Fills the kind's fields of the stats (optional).
     void (*stats)(const void* impl, prox_broadphase_stats* out);
