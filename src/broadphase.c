@@ -6,6 +6,7 @@
 #include "broadphase_internal.h"
 #include "core.h"
 #include "pair_sort.h"
+#include "thread_pool.h"
 
 #include <string.h>
 
@@ -13,6 +14,7 @@ struct prox_broadphase {
     prox_broadphase_def def;
     const bp_kind_ops* ops;
     void* impl;
+    thread_pool* pool; ///< def.threads - 1 workers (NULL for one thread), lent to the kind
 
     prox_box* boxes;
     uint8_t* live;
@@ -60,21 +62,82 @@ static int pair_compare(prox_pair x, prox_pair y) {
     return 0;
 }
 
-/// Writes to began the pairs of now missing from before, and to ended the
-/// pairs of before missing from now (both inputs sorted; one merge).
-static bool diff_sorted(const bp_pair_list* before, const bp_pair_list* now, bp_pair_list* began,
-                        bp_pair_list* ended, const prox_allocator* allocator) {
-    if (!bp_pair_list_reserve(began, now->count, allocator) || !bp_pair_list_reserve(ended, before->count, allocator))
-        return false;
-    size_t i = 0, j = 0;
-    while (i < before->count || j < now->count) {
-        int order = i == before->count ? 1 : j == now->count ? -1 : pair_compare(before->items[i], now->items[j]);
+/// Stretches of a list split across the threads: where stretch `task` of n
+/// items in `tasks` stretches starts.
+static size_t stretch_of(size_t n, int tasks, int task) { return n * (size_t)task / (size_t)tasks; }
+
+enum { MAX_SPLIT = 64 }; ///< stretches of a split check or diff
+
+/// One merge of two sorted lists: the pairs of now missing from before go
+/// to began, those of before missing from now to ended; returns the counts.
+static void merge_diff(const prox_pair* before, size_t before_count, const prox_pair* now, size_t now_count,
+                       prox_pair* began, size_t* began_count, prox_pair* ended, size_t* ended_count) {
+    size_t i = 0, j = 0, b = 0, e = 0;
+    while (i < before_count || j < now_count) {
+        int order = i == before_count ? 1 : j == now_count ? -1 : pair_compare(before[i], now[j]);
         if (order < 0)
-            ended->items[ended->count++] = before->items[i++];
+            ended[e++] = before[i++];
         else if (order > 0)
-            began->items[began->count++] = now->items[j++];
+            began[b++] = now[j++];
         else
             i++, j++;
+    }
+    *began_count = b, *ended_count = e;
+}
+
+/// The diff split across the threads: stretch t of now, and the pairs of
+/// before from the first not below its first pair, each writing from its
+/// stretches' own offsets in began and ended.
+typedef struct diff_batch {
+    const bp_pair_list *before, *now;
+    prox_pair *began, *ended; ///< room for now's and before's count
+    int tasks;
+    size_t now_at[MAX_SPLIT + 1], before_at[MAX_SPLIT + 1];
+    size_t began_count[MAX_SPLIT], ended_count[MAX_SPLIT];
+} diff_batch;
+
+static void diff_task(void* context, int t) {
+    diff_batch* d = context;
+    merge_diff(d->before->items + d->before_at[t], d->before_at[t + 1] - d->before_at[t], d->now->items + d->now_at[t],
+               d->now_at[t + 1] - d->now_at[t], d->began + d->now_at[t], &d->began_count[t],
+               d->ended + d->before_at[t], &d->ended_count[t]);
+}
+
+/// Index of the first pair of the sorted list not below p.
+static size_t first_not_below(const bp_pair_list* list, prox_pair p) {
+    size_t lo = 0, hi = list->count;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (pair_compare(list->items[mid], p) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/// Writes to began the pairs of now missing from before, and to ended the
+/// pairs of before missing from now (both inputs sorted; both outputs empty
+/// on entry). Long lists are split across the pool's threads.
+static bool diff_sorted(const bp_pair_list* before, const bp_pair_list* now, bp_pair_list* began,
+                        bp_pair_list* ended, thread_pool* pool, const prox_allocator* allocator) {
+    if (!bp_pair_list_reserve(began, now->count, allocator) || !bp_pair_list_reserve(ended, before->count, allocator))
+        return false;
+    const int threads = thread_pool_size(pool);
+    if (threads < 2 || now->count == 0 || before->count + now->count < BP_SPLIT_MIN) {
+        merge_diff(before->items, before->count, now->items, now->count, began->items, &began->count, ended->items,
+                   &ended->count);
+        return true;
+    }
+    diff_batch d = {.before = before, .now = now, .began = began->items, .ended = ended->items,
+                    .tasks = PROX_MIN(threads, MAX_SPLIT)};
+    for (int t = 0; t <= d.tasks; t++) {
+        d.now_at[t] = stretch_of(now->count, d.tasks, t);
+        d.before_at[t] = t == 0 ? 0 : t == d.tasks ? before->count : first_not_below(before, now->items[d.now_at[t]]);
+    }
+    thread_pool_run(pool, diff_task, &d, d.tasks);
+    for (int t = 0; t < d.tasks; t++) { // each stretch's pairs after the ones before
+        memmove(began->items + began->count, d.began + d.now_at[t], d.began_count[t] * sizeof *d.began);
+        memmove(ended->items + ended->count, d.ended + d.before_at[t], d.ended_count[t] * sizeof *d.ended);
+        began->count += d.began_count[t], ended->count += d.ended_count[t];
     }
     return true;
 }
@@ -102,8 +165,8 @@ static void cancel_common(bp_pair_list* x, bp_pair_list* y) {
 /* The brute-force reference kind                                           */
 /* ------------------------------------------------------------------------ */
 
-static prox_result brute_create(const prox_broadphase_def* def, void** out_impl) {
-    (void)def;
+static prox_result brute_create(const prox_broadphase_def* def, thread_pool* pool, void** out_impl) {
+    (void)def, (void)pool;
     *out_impl = NULL;
     return PROX_OK;
 }
@@ -179,8 +242,15 @@ prox_result prox_broadphase_create(const prox_broadphase_def* def, prox_broadpha
     prox_broadphase* bp = prox_alloc(&def->allocator, sizeof *bp);
     if (!bp) return PROX_ERROR_OUT_OF_MEMORY;
     *bp = (prox_broadphase){.def = *def, .ops = kind_ops(def->kind)};
-    prox_result result = bp->ops->create(&bp->def, &bp->impl);
+    // Without workers (the system refused threads) everything runs on the
+    // calling thread.
+    if (def->threads > 1 && thread_pool_create(def->threads, &def->allocator, &bp->pool) == PROX_ERROR_OUT_OF_MEMORY) {
+        prox_free(&def->allocator, bp, sizeof *bp);
+        return PROX_ERROR_OUT_OF_MEMORY;
+    }
+    prox_result result = bp->ops->create(&bp->def, bp->pool, &bp->impl);
     if (result != PROX_OK) {
+        thread_pool_destroy(bp->pool, &def->allocator);
         prox_free(&def->allocator, bp, sizeof *bp);
         return result;
     }
@@ -192,6 +262,7 @@ void prox_broadphase_destroy(prox_broadphase* bp) {
     if (!bp) return;
     const prox_allocator* allocator = &bp->def.allocator;
     bp->ops->destroy(bp->impl, allocator);
+    thread_pool_destroy(bp->pool, allocator);
     prox_free(allocator, bp->boxes, bp->capacity * sizeof *bp->boxes);
     prox_free(allocator, bp->live, bp->capacity * sizeof *bp->live);
     prox_free(allocator, bp->free_ids, bp->capacity * sizeof *bp->free_ids);
@@ -291,12 +362,50 @@ prox_result prox_broadphase_move(prox_broadphase* bp, uint32_t id, const prox_bo
     return PROX_OK;
 }
 
+/// A check of a batch of moves, split across the threads for large batches:
+/// task t checks the t-th stretch (its ids live, its boxes valid) and whether
+/// its ids increase, from the id before the stretch on.
+typedef struct batch_check {
+    const prox_broadphase* bp;
+    const uint32_t* ids;
+    const prox_box* boxes;
+    size_t count;
+    int tasks;
+    bool valid[MAX_SPLIT], ascending[MAX_SPLIT];
+} batch_check;
+
+/// Whether moves first..last - 1 are valid; *ascending: whether their ids
+/// increase, from the id before the first on.
+static inline bool check_moves(const prox_broadphase* bp, const uint32_t* ids, const prox_box* boxes, size_t first,
+                               size_t last, bool* ascending) {
+    bool up = true; // (no branch: whether ids increase is known only at the end)
+    for (size_t i = first; i < last; i++) {
+        if (!is_live(bp, ids[i]) || !bp_box_is_valid(&boxes[i])) return false;
+        up &= i == 0 || ids[i] > ids[i - 1];
+    }
+    *ascending = up;
+    return true;
+}
+
+static void check_task(void* context, int task) {
+    batch_check* c = context;
+    const size_t first = stretch_of(c->count, c->tasks, task), last = stretch_of(c->count, c->tasks, task + 1);
+    c->valid[task] = check_moves(c->bp, c->ids, c->boxes, first, last, &c->ascending[task]);
+}
+
 prox_result prox_broadphase_move_many(prox_broadphase* bp, const uint32_t* ids, const prox_box* boxes, size_t count) {
     if (!bp || (count && (!ids || !boxes))) return PROX_ERROR_INVALID_ARGUMENT;
-    bool ascending = true; // (no branch: whether ids increase is known only at the end)
-    for (size_t i = 0; i < count; i++) {
-        if (!is_live(bp, ids[i]) || !bp_box_is_valid(&boxes[i])) return PROX_ERROR_INVALID_ARGUMENT;
-        ascending &= i == 0 || ids[i] > ids[i - 1];
+    const int threads = thread_pool_size(bp->pool);
+    bool ascending = true;
+    if (threads < 2 || count < BP_SPLIT_MIN) {
+        if (!check_moves(bp, ids, boxes, 0, count, &ascending)) return PROX_ERROR_INVALID_ARGUMENT;
+    } else {
+        batch_check check = {bp, ids, boxes, count, PROX_MIN(threads, MAX_SPLIT), {false}, {false}};
+        thread_pool_run(bp->pool, check_task, &check, check.tasks);
+        for (int t = 0; t < check.tasks; t++) {
+            if (!check.valid[t]) return PROX_ERROR_INVALID_ARGUMENT;
+            ascending &= check.ascending[t];
+        }
     }
     bp_state state = state_of(bp);
     if (ascending && bp->ops->move_ascending) {
@@ -343,7 +452,8 @@ prox_result prox_broadphase_update(prox_broadphase* bp, prox_pair_events* out_ev
         cancel_common(&bp->began, &bp->ended);
     } else {
         bp->began.count = bp->ended.count = 0;
-        if (!diff_sorted(&bp->current, &bp->next, &bp->began, &bp->ended, allocator)) return PROX_ERROR_OUT_OF_MEMORY;
+        if (!diff_sorted(&bp->current, &bp->next, &bp->began, &bp->ended, bp->pool, allocator))
+            return PROX_ERROR_OUT_OF_MEMORY;
     }
     bp->events_carried = false;
     bp_pair_list swap = bp->current;

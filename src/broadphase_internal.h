@@ -50,6 +50,16 @@ typedef struct bp_state {
     int threads;
 } bp_state;
 
+typedef struct thread_pool thread_pool;
+
+/// Batches of moves from this many boxes, and pair lists from this many
+/// pairs, are split across the threads. Below, the caller's array sits in
+/// its core's cache, and its next write to the array after another core read
+/// half of it costs more than the split saved (150,000 boxes on two threads:
+/// the split moves 0.1 ms faster, the caller's loop filling the array for
+/// the next frame 0.3 ms slower).
+enum { BP_SPLIT_MIN = 1 << 18 };
+
 /// What a kind's update writes: every overlapping pair (any order, each once,
 /// a < b). A kind that tracks pairs incrementally also fills began and ended
 /// (any order) and sets has_events; otherwise prox_broadphase_update computes
@@ -68,7 +78,8 @@ typedef struct bp_output {
 /// the kind consistent with the shared state. add and update may fail only
 /// with PROX_ERROR_OUT_OF_MEMORY, and then must leave the kind as it was.
 typedef struct bp_kind_ops {
-    prox_result (*create)(const prox_broadphase_def* def, void** out_impl);
+    /// `pool` (NULL for one thread) is the broad phase's, lent for the kind's life.
+    prox_result (*create)(const prox_broadphase_def* def, thread_pool* pool, void** out_impl);
     void (*destroy)(void* impl, const prox_allocator* allocator);
     prox_result (*add)(void* impl, const bp_state* state, uint32_t id);
     void (*remove)(void* impl, const bp_state* state, uint32_t id);

@@ -335,7 +335,8 @@ static void* grow_array(const prox_allocator* allocator, void* old, size_t old_c
     return grown;
 }
 
-static prox_result sap_create(const prox_broadphase_def* def, void** out_impl) {
+static prox_result sap_create(const prox_broadphase_def* def, thread_pool* pool, void** out_impl) {
+    (void)pool;
     sap_impl* sap = prox_alloc(&def->allocator, sizeof *sap);
     if (!sap) return PROX_ERROR_OUT_OF_MEMORY;
     *sap = (sap_impl){0};

@@ -289,25 +289,17 @@ static bool reserve_id(tree_kind* kind, uint32_t id) {
 /* The kind                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static prox_result tree_create(const prox_broadphase_def* def, void** out_impl) {
+static prox_result tree_create(const prox_broadphase_def* def, thread_pool* pool, void** out_impl) {
     *out_impl = NULL;
     tree_kind* kind = prox_alloc(&def->allocator, sizeof *kind);
     if (!kind) return PROX_ERROR_OUT_OF_MEMORY;
-    *kind = (tree_kind){.allocator = def->allocator};
-    // Without workers (the system refused threads) the bulk traversal runs
-    // on the calling thread.
-    if (def->threads > 1 &&
-        thread_pool_create(def->threads, &def->allocator, &kind->pool) == PROX_ERROR_OUT_OF_MEMORY) {
-        prox_free(&def->allocator, kind, sizeof *kind);
-        return PROX_ERROR_OUT_OF_MEMORY;
-    }
+    *kind = (tree_kind){.allocator = def->allocator, .pool = pool};
     prox_dynamic_tree_def tree_def = prox_default_dynamic_tree_def();
     tree_def.margin = def->margin;
     tree_def.margin_fraction = def->margin_fraction;
     tree_def.allocator = def->allocator;
     prox_result result = prox_dynamic_tree_create(&tree_def, &kind->tree);
     if (result != PROX_OK) {
-        thread_pool_destroy(kind->pool, &def->allocator);
         prox_free(&def->allocator, kind, sizeof *kind);
         return result;
     }
@@ -325,7 +317,6 @@ static void tree_destroy(void* impl, const prox_allocator* allocator) {
     prox_free(allocator, kind->slots, kind->slot_capacity * sizeof *kind->slots);
     prox_free(allocator, kind->found, kind->found_capacity * sizeof *kind->found);
     prox_free(allocator, kind->stack, kind->stack_capacity * sizeof *kind->stack);
-    thread_pool_destroy(kind->pool, allocator);
     for (int t = 0; t < MAX_BULK_TASKS; t++) {
         bp_pair_list_free(&kind->tasks[t].pairs, allocator);
         prox_free(allocator, kind->tasks[t].stack, kind->tasks[t].stack_capacity * sizeof *kind->tasks[t].stack);

@@ -3,8 +3,9 @@
  * (tens of thousands of boxes): a batch of moves with increasing ids, whose
  * stretches go to the threads, each listing the boxes that left their grown
  * boxes in its own share of the kind's list; and the filter of the
- * candidates, whose stretches do too. Every frame the pairs of one, two and
- * three threads against each other and against a uniform-grid oracle
+ * candidates, and the diff of the pairs with the last update's (the events),
+ * whose stretches do too. Every frame the pairs and events of one, two and
+ * four threads against each other and the pairs against a uniform-grid oracle
  * written here; with teleports (few, and more than the shares hold), ids
  * removed and reused, subsets, batches out of order and a refused batch. */
 #include "models.h"
@@ -36,7 +37,7 @@ static prox_box box_at(world* w) {
     double* hi = &b.max.x;
     for (int k = 0; k < 3; k++) {
         lo[k] = w->side * prox_rng_uniform(&w->rng);
-        hi[k] = lo[k] + 0.5 + prox_rng_uniform(&w->rng); // sides below 1.5: the oracle's cells are 2
+        hi[k] = lo[k] + 0.6 + prox_rng_uniform(&w->rng); // sides below 1.6: the oracle's cells are 2
     }
     return b;
 }

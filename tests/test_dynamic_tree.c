@@ -1481,7 +1481,7 @@ static void run_scene(const scene_def* def, uint64_t seed, scene_totals* totals)
     w.allocator = (prox_allocator){flaky_alloc, flaky_free, &flaky};
     prox_broadphase_def bp_def = {.kind = PROX_BROADPHASE_TREE, .threads = 1, .margin = def->margin,
                                   .margin_fraction = def->margin_fraction, .allocator = w.allocator};
-    REQUIRE(bp_tree_ops.create(&bp_def, &w.impl) == PROX_OK);
+    REQUIRE(bp_tree_ops.create(&bp_def, NULL, &w.impl) == PROX_OK);
     double world = def->flavour == 1 ? 24 : 100;
     const int frames = (int)(def->frames * test_scale()) > 20 ? (int)(def->frames * test_scale()) : 20;
     flaky.failure_rate = def->failure_rate;
@@ -1556,7 +1556,7 @@ PROX_TEST(dynamic_tree, broadphase_kind_matches_all_pairs) {
         prox_broadphase_def def = {.kind = PROX_BROADPHASE_TREE, .threads = 1, .margin_fraction = 0.1,
                                    .allocator = {failing_alloc, failing_free, &f}};
         void* impl = &f;
-        CHECK(bp_tree_ops.create(&def, &impl) == PROX_ERROR_OUT_OF_MEMORY && impl == NULL);
+        CHECK(bp_tree_ops.create(&def, NULL, &impl) == PROX_ERROR_OUT_OF_MEMORY && impl == NULL);
         CHECK(f.outstanding == 0 && f.bytes == 0);
     }
     scene_totals totals = {0, 0, 0, 0, 0, 0};

@@ -104,7 +104,7 @@ static world* world_create(void) {
     w->allocator = (prox_allocator){counting_alloc, counting_free, &w->counter};
     w->state = (bp_state){w->boxes, w->live, 0, &w->allocator, 1};
     prox_broadphase_def def = {.kind = PROX_BROADPHASE_SAP, .threads = 1, .allocator = w->allocator};
-    if (bp_sap_ops.create(&def, &w->impl) != PROX_OK) {
+    if (bp_sap_ops.create(&def, NULL, &w->impl) != PROX_OK) {
         free(w);
         return NULL;
     }

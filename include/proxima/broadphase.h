@@ -68,7 +68,14 @@ typedef struct prox_broadphase_def {
     /// Worker threads for PROX_BROADPHASE_SWEEP and for the bulk updates of
     /// PROX_BROADPHASE_TREE (1 = the calling thread only). Results do not
     /// depend on it; the workers compute in the floating-point environment of
-    /// the thread that calls the update.
+    /// the thread that calls the update. The sweep kind splits its passes
+    /// over the boxes and its grid cells from 4,096 boxes, the test of its
+    /// candidate pairs from 32,768 of them; every kind splits a
+    /// prox_broadphase_move_many batch of 2^18 boxes or more (its check, and
+    /// for the sweep kind a batch whose ids increase) and the comparison of
+    /// 2^18 or more pairs with the last update's. (Below 2^18 boxes the
+    /// caller's array is in its core's cache, and another core reading it
+    /// costs more than the split saves.)
     int threads;
     /// PROX_BROADPHASE_TREE: each stored box is grown by margin (absolute, in
     /// your length unit) plus margin_fraction times its largest extent.
@@ -137,7 +144,8 @@ PROX_API prox_result prox_broadphase_move(prox_broadphase* broadphase, uint32_t 
 /// is not live or any box is invalid, nothing changes and the call fails.
 /// Where most objects move every frame it costs less than a call per object
 /// (the sweep kind's moves take about half the time: BENCHMARKS.md). An id
-/// given twice gets its last box.
+/// given twice gets its last box. With def.threads > 1 the sweep kind splits
+/// a large batch whose ids increase (give the moved objects in id order).
 PROX_API prox_result prox_broadphase_move_many(prox_broadphase* broadphase, const uint32_t* ids,
                                                const prox_box* boxes, size_t count);
 /// Finds the overlapping pairs of the current boxes and what changed since
