@@ -720,6 +720,41 @@ static int usage(void) {
     return 2;
 }
 
+/* What keeping the hull costs at build: the RSS tree built with and without
+ * prox_bvh_def.convex_hull, alternately, BUILD_ROUNDS times each; medians. */
+enum { BUILD_ROUNDS = 7 };
+
+static int compare_doubles(const void* a, const void* b) {
+    const double x = *(const double*)a, y = *(const double*)b;
+    return x < y ? -1 : x > y;
+}
+
+static void print_hull_cost(const char* name, const prox_mesh* mesh) {
+    double ms[2][BUILD_ROUNDS];
+    int corners = 0;
+    for (int r = 0; r < BUILD_ROUNDS; ++r)
+        for (int with = 0; with < 2; ++with) {
+            prox_bvh_def def = prox_default_bvh_def();
+            def.volume = PROX_VOLUME_RSS;
+            def.convex_hull = with == 1;
+            prox_bvh* tree = NULL;
+            const double t0 = experiment_now();
+            if (prox_bvh_create(&def, mesh, &tree, NULL, 0) != PROX_OK) {
+                printf("(the hull's build cost: a build failed on %s)\n\n", name);
+                return;
+            }
+            ms[with][r] = (experiment_now() - t0) * 1e3;
+            if (with) corners = prox_bvh_get_stats(tree).hull_corners;
+            prox_bvh_destroy(tree);
+        }
+    qsort(ms[0], BUILD_ROUNDS, sizeof ms[0][0], compare_doubles);
+    qsort(ms[1], BUILD_ROUNDS, sizeof ms[1][0], compare_doubles);
+    const double without = ms[0][BUILD_ROUNDS / 2], with = ms[1][BUILD_ROUNDS / 2];
+    printf("Build of the RSS tree, median of %d alternating builds: %.2f ms, %.2f ms keeping the hull (%d corners): "
+           "the hull adds %.2f ms, %.0f%%.\n\n",
+           BUILD_ROUNDS, without, with, corners, with - without, 100.0 * (with - without) / without);
+}
+
 int main(int argc, char** argv) {
     options o = {40, 1000, false, true, 1999, 2.0, NULL};
     int placements = -1, frames = -1;
@@ -821,6 +856,7 @@ int main(int argc, char** argv) {
         }
         printf("## %s (%d triangles, R = %.4g; trees built in %.1f s)\n\n", name, mesh.triangle_count, ms->radius,
                experiment_now() - model_start);
+        print_hull_cost(name, &mesh);
         uint64_t seed = o.seed ^ bench_name_seed(name);
         for (int band = 0; band < BAND_COUNT; ++band) {
             band_placements b;
