@@ -187,6 +187,39 @@ static inline int lane_any_winner(__m512d best, __m512i best_index) {
     return at_top ? (int)lanes[__builtin_ctz(at_top)] : 0;
 }
 
+/* The block of (at most) eight interleaved points at c holding `left`
+ * points: the three loads (lanes past the points 0) in v[], and the x, y and
+ * z lanes from them (two two-source permutes each). */
+static inline __attribute__((always_inline)) void block_lanes(const double* c, int left, __m512d v[3], __m512d* x,
+                                                              __m512d* y, __m512d* z) {
+    const __m512i x_first = _mm512_setr_epi64(0, 3, 6, 9, 12, 15, 0, 0),
+                  x_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 10, 13);
+    const __m512i y_first = _mm512_setr_epi64(1, 4, 7, 10, 13, 0, 0, 0),
+                  y_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 8, 11, 14);
+    const __m512i z_first = _mm512_setr_epi64(2, 5, 8, 11, 14, 0, 0, 0),
+                  z_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 9, 12, 15);
+    const int doubles = 3 * left;
+    const __mmask8 m0 = doubles >= 8 ? 0xff : (__mmask8)((1u << doubles) - 1);
+    const __mmask8 m1 = doubles >= 16 ? 0xff : doubles > 8 ? (__mmask8)((1u << (doubles - 8)) - 1) : 0;
+    const __mmask8 m2 = doubles >= 24 ? 0xff : doubles > 16 ? (__mmask8)((1u << (doubles - 16)) - 1) : 0;
+    v[0] = _mm512_maskz_loadu_pd(m0, c), v[1] = _mm512_maskz_loadu_pd(m1, c + 8);
+    v[2] = _mm512_maskz_loadu_pd(m2, c + 16);
+    *x = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v[0], x_first, v[1]), x_last, v[2]);
+    *y = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v[0], y_first, v[1]), y_last, v[2]);
+    *z = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v[0], z_first, v[1]), z_last, v[2]);
+}
+
+/* Each lane's first maximum of x dx + y dy + z dz over the live lanes, with
+ * its point index. */
+static inline __attribute__((always_inline)) void block_best(__m512d x, __m512d y, __m512d z, __m512d dx, __m512d dy,
+                                                             __m512d dz, __mmask8 live, __m512i index, __m512d* best,
+                                                             __m512i* best_index) {
+    const __m512d dot = _mm512_fmadd_pd(z, dz, _mm512_fmadd_pd(y, dy, _mm512_mul_pd(x, dx)));
+    const __mmask8 better = _mm512_mask_cmp_pd_mask(live, dot, *best, _CMP_GT_OQ);
+    *best = _mm512_mask_mov_pd(*best, better, dot);
+    *best_index = _mm512_mask_mov_epi64(*best_index, better, index);
+}
+
 /* The scan along `dirs` directions d[0 .. dirs) at once (1, or 1 +
  * CVX_PROBES for the boolean query's probes), writing each one's support
  * index to out[]: the lowest index at the maximum for the first
@@ -204,12 +237,6 @@ static inline __attribute__((always_inline)) void support_scan_wide_impl(const p
         best[j] = _mm512_set1_pd(-INFINITY);
         best_index[j] = _mm512_setzero_si512();
     }
-    const __m512i x_first = _mm512_setr_epi64(0, 3, 6, 9, 12, 15, 0, 0),
-                  x_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 10, 13);
-    const __m512i y_first = _mm512_setr_epi64(1, 4, 7, 10, 13, 0, 0, 0),
-                  y_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 8, 11, 14);
-    const __m512i z_first = _mm512_setr_epi64(2, 5, 8, 11, 14, 0, 0, 0),
-                  z_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 9, 12, 15);
     const __m512d sign = _mm512_set1_pd(-0.0), big = _mm512_set1_pd(DBL_MAX);
     __m512d max_abs = _mm512_setzero_pd();
     __m512i index = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
@@ -218,30 +245,18 @@ static inline __attribute__((always_inline)) void support_scan_wide_impl(const p
     const double* c = &p[0].x;
     for (int i = 0; i < n; i += 8, c += 24) {
         const int left = n - i < 8 ? n - i : 8; /* points in this block */
-        const int doubles = 3 * left;
-        const __mmask8 m0 = doubles >= 8 ? 0xff : (__mmask8)((1u << doubles) - 1);
-        const __mmask8 m1 = doubles >= 16 ? 0xff : doubles > 8 ? (__mmask8)((1u << (doubles - 8)) - 1) : 0;
-        const __mmask8 m2 = doubles >= 24 ? 0xff : doubles > 16 ? (__mmask8)((1u << (doubles - 16)) - 1) : 0;
-        const __m512d v0 = _mm512_maskz_loadu_pd(m0, c), v1 = _mm512_maskz_loadu_pd(m1, c + 8);
-        const __m512d v2 = _mm512_maskz_loadu_pd(m2, c + 16);
+        __m512d v[3], x, y, z;
+        block_lanes(c, left, v, &x, &y, &z);
         if (bound) {
-            const __m512d a0 = _mm512_andnot_pd(sign, v0), a1 = _mm512_andnot_pd(sign, v1);
-            const __m512d a2 = _mm512_andnot_pd(sign, v2);
+            const __m512d a0 = _mm512_andnot_pd(sign, v[0]), a1 = _mm512_andnot_pd(sign, v[1]);
+            const __m512d a2 = _mm512_andnot_pd(sign, v[2]);
             /* not (a <= DBL_MAX): infinite or NaN (the masked-off lanes are 0) */
             bad |= _mm512_cmp_pd_mask(a0, big, _CMP_NLE_UQ) | _mm512_cmp_pd_mask(a1, big, _CMP_NLE_UQ) |
                    _mm512_cmp_pd_mask(a2, big, _CMP_NLE_UQ);
             max_abs = _mm512_max_pd(max_abs, _mm512_max_pd(a0, _mm512_max_pd(a1, a2)));
         }
-        const __m512d x = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v0, x_first, v1), x_last, v2);
-        const __m512d y = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v0, y_first, v1), y_last, v2);
-        const __m512d z = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v0, z_first, v1), z_last, v2);
         const __mmask8 live = (__mmask8)((1u << left) - 1);
-        for (int j = 0; j < dirs; ++j) {
-            const __m512d dot = _mm512_fmadd_pd(z, dz[j], _mm512_fmadd_pd(y, dy[j], _mm512_mul_pd(x, dx[j])));
-            const __mmask8 better = _mm512_mask_cmp_pd_mask(live, dot, best[j], _CMP_GT_OQ);
-            best[j] = _mm512_mask_mov_pd(best[j], better, dot);
-            best_index[j] = _mm512_mask_mov_epi64(best_index[j], better, index);
-        }
+        for (int j = 0; j < dirs; ++j) block_best(x, y, z, dx[j], dy[j], dz[j], live, index, &best[j], &best_index[j]);
         index = _mm512_add_epi64(index, eight);
     }
     if (bound) {
@@ -251,6 +266,38 @@ static inline __attribute__((always_inline)) void support_scan_wide_impl(const p
     for (int j = 0; j < dirs; ++j)
         out[j] = j < exact_dirs ? lane_winner(best[j], best_index[j]) : lane_any_winner(best[j], best_index[j]);
 }
+
+/* The supports of two point sets (a along da, b along db) in one loop: the
+ * two scans are independent chains of about three blocks each, which one
+ * after the other left the core waiting on each one's latency (each block's
+ * maximum waits on the last, and each scan ends in a reduction). */
+static inline void support_pair_scan_wide(const prox_vec3* pa, int na, prox_vec3 da, const prox_vec3* pb, int nb,
+                                          prox_vec3 db, int* out_a, int* out_b) {
+    const __m512d ax = _mm512_set1_pd(da.x), ay = _mm512_set1_pd(da.y), az = _mm512_set1_pd(da.z);
+    const __m512d bx = _mm512_set1_pd(db.x), by = _mm512_set1_pd(db.y), bz = _mm512_set1_pd(db.z);
+    __m512d best_a = _mm512_set1_pd(-INFINITY), best_b = best_a;
+    __m512i index_a = _mm512_setzero_si512(), index_b = index_a;
+    __m512i index = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m512i eight = _mm512_set1_epi64(8);
+    const int n = na > nb ? na : nb;
+    for (int i = 0; i < n; i += 8) {
+        __m512d v[3], x, y, z;
+        if (i < na) {
+            const int left = na - i < 8 ? na - i : 8;
+            block_lanes(&pa[i].x, left, v, &x, &y, &z);
+            block_best(x, y, z, ax, ay, az, (__mmask8)((1u << left) - 1), index, &best_a, &index_a);
+        }
+        if (i < nb) {
+            const int left = nb - i < 8 ? nb - i : 8;
+            block_lanes(&pb[i].x, left, v, &x, &y, &z);
+            block_best(x, y, z, bx, by, bz, (__mmask8)((1u << left) - 1), index, &best_b, &index_b);
+        }
+        index = _mm512_add_epi64(index, eight);
+    }
+    *out_a = lane_winner(best_a, index_a);
+    *out_b = lane_winner(best_b, index_b);
+}
+#define CVX_SCAN_PAIR 1
 
 static double wide_bound_max(const wide_bound* b) { return _mm512_reduce_max_pd(b->max_abs); }
 #define CVX_SCAN_WIDE 1
@@ -440,6 +487,22 @@ int cvx_support_index(const cvx_shape* shape, double dx, double dy, double dz) {
     if (shape->count >= SCAN_WIDE_MIN) return support_scan_wide(shape->points, shape->count, local);
 #endif
     return support_scan(shape->points, shape->count, local);
+}
+
+void cvx_support_pair(const cvx_pair* pair, double dx, double dy, double dz, int32_t* out_a, int32_t* out_b) {
+#if defined(CVX_SCAN_PAIR)
+    const cvx_shape *a = &pair->a, *b = &pair->b;
+    if (!a->climb_first && !b->climb_first && a->count >= SCAN_WIDE_MIN && b->count >= SCAN_WIDE_MIN) {
+        const prox_vec3 la = cvx_to_shape_frame(&a->basis, prox_vec3_make(dx, dy, dz));
+        const prox_vec3 lb = cvx_to_shape_frame(&b->basis, prox_vec3_make(-dx, -dy, -dz));
+        int ia, ib;
+        support_pair_scan_wide(a->points, a->count, la, b->points, b->count, lb, &ia, &ib);
+        *out_a = ia, *out_b = ib;
+        return;
+    }
+#endif
+    *out_a = cvx_support_index(&pair->a, dx, dy, dz);
+    *out_b = cvx_support_index(&pair->b, -dx, -dy, -dz);
 }
 
 

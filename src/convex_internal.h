@@ -125,6 +125,10 @@ void cvx_limits(const prox_convex_def* def, int* out_gjk, int* out_epa);
 /// goes through the stack, and the caller's scalar stores then reloaded as
 /// a vector stall store forwarding, a tenth of the boolean query.)
 int cvx_support_index(const cvx_shape* shape, double dx, double dy, double dz);
+/// The support indices of both cores of a pair: a along internal direction
+/// (dx, dy, dz), b along its opposite (one interleaved scan where both use
+/// the vector scan).
+void cvx_support_pair(const cvx_pair* pair, double dx, double dy, double dz, int32_t* out_a, int32_t* out_b);
 /// |a|, inline (prox_vec3_length is a library call; EPA takes four per face).
 static inline double cvx_length(prox_vec3 a) { return sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
 
@@ -158,8 +162,9 @@ static inline cvx_vertex cvx_vertex_make(const cvx_pair* pair, int32_t ia, int32
 /// Support of the cores' Minkowski difference a - b in direction d:
 /// support_a(d) - support_b(-d).
 static inline cvx_vertex cvx_support(const cvx_pair* pair, prox_vec3 d) {
-    return cvx_vertex_make(pair, cvx_support_index(&pair->a, d.x, d.y, d.z),
-                           cvx_support_index(&pair->b, -d.x, -d.y, -d.z));
+    int32_t ia, ib;
+    cvx_support_pair(pair, d.x, d.y, d.z, &ia, &ib);
+    return cvx_vertex_make(pair, ia, ib);
 }
 
 /// Internal length -> world length (exact: a power of two).
