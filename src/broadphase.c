@@ -122,7 +122,9 @@ static bool diff_sorted(const bp_pair_list* before, const bp_pair_list* now, bp_
     if (!bp_pair_list_reserve(began, now->count, allocator) || !bp_pair_list_reserve(ended, before->count, allocator))
         return false;
     const int threads = thread_pool_size(pool);
-    if (threads < 2 || now->count == 0 || before->count + now->count < BP_SPLIT_MIN) {
+    // (Not with either list empty: its stretches would be empty arrays,
+    // NULL before the first reserve.)
+    if (threads < 2 || now->count == 0 || before->count == 0 || before->count + now->count < BP_SPLIT_MIN) {
         merge_diff(before->items, before->count, now->items, now->count, began->items, &began->count, ended->items,
                    &ended->count);
         return true;
