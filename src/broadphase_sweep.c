@@ -150,6 +150,8 @@ typedef struct pass_task {
     size_t entries;
     uint32_t huge; ///< its huge boxes (place_cells: then their first slot in the huge list)
     bool fits;     ///< fill_in_place_task: every entry found room (and `entries` are those written)
+    double exact_extent;    ///< grow_task: the sum of its finite exact boxes' y and z extents
+    uint32_t exact_finite;  ///< and their number
 } pass_task;
 
 /// Per sweep task: its pairs and a sorted, structure-of-arrays copy of one cell.
@@ -202,6 +204,9 @@ typedef struct sweep {
 
     grid grid;
     bool has_grid; ///< grid was chosen by an earlier update
+    /// The mean y + z extent of the finite exact boxes at the last growth
+    /// (the cap of the next one; NAN before the first).
+    float exact_size;
     /// The cells and the huge list hold every live box of the last sweep (a
     /// sweep of fewer than two live boxes fills nothing): what
     /// escaped_candidates searches.
@@ -1183,16 +1188,35 @@ static float growth_per_update(const sweep* s) {
     return ((float)s->lookahead + 0.5f) / (float)PROX_MAX(s->updates_since_sweep, 1u);
 }
 
-// At most a quarter of a grid cell per side (the last sweep's, which the
-// boxes' sizes chose: about a mean box size): a box that jumped far would
-// otherwise be grown over much of the scene and make a candidate with every
-// box there. (With a whole cell, about four box sizes, 10 boxes of 10,000
-// jumping at every update, each grown by a jump at the next sweep and again
-// when it left, met hundreds of boxes, whose pairs every update then tested:
-// 2.2 ms a frame, or 0.3 ms when each jump made the next update sweep; with a
-// quarter, 0.18 ms.)
+// At most about two box sides per side: the mean y + z extent of the exact
+// boxes (a quarter of the cell the grid would choose for them): a box that
+// jumped far would otherwise be grown over much of the scene and make a
+// candidate with every box there. (With a whole cell, about four box sizes,
+// 10 boxes of 10,000 jumping at every update, each grown by a jump at the
+// next sweep and again when it left, met hundreds of boxes, whose pairs every
+// update then tested: 2.2 ms a frame, or 0.3 ms when each jump made the next
+// update sweep; with a quarter, 0.18 ms.) Of the exact boxes, not of the
+// grid, which the grown boxes choose: capped boxes grew the grid's cells,
+// which grew the cap, and with many boxes jumping the candidates grew at
+// every sweep (4,000 boxes, 3% jumping per update, lookahead 64: 1.4 million
+// candidates, 350 a box). Boxes of no extent leave the cap at the grid's.
 static float growth_most(const sweep* s) {
+    if (s->exact_size > 0) return s->exact_size;
     return s->has_grid && s->grid.inverse_cell > 0 ? 0.25f / s->grid.inverse_cell : INFINITY;
+}
+
+/// The mean y + z extent of the finite exact boxes now (one pass: for the
+/// first growth; later ones take the growth's own measure).
+static float exact_size_now(const sweep* s, const bp_state* state) {
+    double sum = 0;
+    uint32_t finite = 0;
+    for (uint32_t id = 0; id < state->id_limit; id++) {
+        if (!state->live[id]) continue;
+        const float_box* b = &s->boxes[id];
+        const double extent = ((double)b->max_y - b->min_y) + ((double)b->max_z - b->min_z);
+        if (extent < INFINITY) sum += extent, finite++;
+    }
+    return finite ? (float)(sum / finite) : 0.0f;
 }
 
 /// Each live box grown by its motion (pass task t's ids).
@@ -1200,11 +1224,14 @@ static void grow_task(void* context, int task) {
     sweep* s = context;
     const bp_state* state = s->state;
     const float per_update = growth_per_update(s), most = growth_most(s);
-    uint32_t begin, end;
+    double exact_extent = 0;
+    uint32_t exact_finite = 0, begin, end;
     pass_range(s, task, &begin, &end);
     for (uint32_t id = begin; id < end; id++) {
         if (!state->live[id]) continue;
         const float_box* b = &s->boxes[id];
+        const double extent = ((double)b->max_y - b->min_y) + ((double)b->max_z - b->min_z);
+        if (extent < INFINITY) exact_extent += extent, exact_finite++; // (the next growth's cap)
         float_box* g = &s->grown[id];
         growth* by = &s->grown_by[id];
 #if defined(__AVX2__)
@@ -1252,6 +1279,8 @@ static void grow_task(void* context, int task) {
         grow_box(b, g, by, per_update, most);
 #endif
     }
+    s->passes[task].exact_extent = exact_extent;
+    s->passes[task].exact_finite = exact_finite;
 }
 
 /// A box left its grown box: listed, for the update to grow it again and find
@@ -1524,7 +1553,7 @@ static bool escaped_candidates(sweep* s, const bp_state* state) {
 static prox_result sweep_create(const prox_broadphase_def* def, thread_pool* pool, void** out_impl) {
     sweep* s = prox_alloc(&def->allocator, sizeof *s);
     if (!s) return PROX_ERROR_OUT_OF_MEMORY;
-    *s = (sweep){.lookahead = def->lookahead_frames, .pool = pool};
+    *s = (sweep){.lookahead = def->lookahead_frames, .pool = pool, .exact_size = NAN};
     *out_impl = s;
     return PROX_OK;
 }
@@ -1850,7 +1879,15 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
     }
     bool swept = false;
     if (!s->candidates_valid) {
+        if (!(s->exact_size >= 0)) s->exact_size = exact_size_now(s, state); // the first growth
         thread_pool_run(s->pool, grow_task, s, s->pass_tasks);
+        double extent = 0;
+        uint32_t finite = 0;
+        for (int t = 0; t < s->pass_tasks; t++) {
+            extent += s->passes[t].exact_extent;
+            finite += s->passes[t].exact_finite;
+        }
+        s->exact_size = finite ? (float)(extent / finite) : 0.0f;
         s->swept = s->grown, s->exact = false;
         s->candidates.count = 0;
         prox_result result = sweep_all(s, state, parallel, &s->candidates);

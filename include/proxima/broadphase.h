@@ -84,8 +84,8 @@ typedef struct prox_broadphase_def {
     /// PROX_BROADPHASE_SWEEP: 0 sorts and sweeps the exact boxes every update.
     /// k > 0 (default 4) sweeps boxes grown on each side by k + 1/2 times
     /// the distance each box's faster bound moved per update since the last
-    /// sweep (per axis; at most a quarter of a grid cell, about a mean box size;
-    /// never less than 15/16 of the last growth) and keeps the
+    /// sweep (per axis; at most the boxes' mean y + z extent, about two box
+    /// sides; never less than 15/16 of the last growth) and keeps the
     /// overlapping pairs of grown boxes as candidates; the next updates only
     /// test those. A box that leaves its grown box (it turned, sped up or
     /// jumped) is grown again on its own and its candidates found among the
