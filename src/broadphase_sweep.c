@@ -1665,7 +1665,8 @@ static inline __attribute__((always_inline)) void store_exact(prox_box* to, cons
 static inline __attribute__((always_inline)) void move_stretch(move_batch* m, int task, bool stream) {
     sweep* s = m->s;
     const size_t first = stretch_start(m->count, m->tasks, task), last = stretch_start(m->count, m->tasks, task + 1);
-    uint32_t* list = s->since_sweep + s->since_count + (size_t)task * m->share;
+    // (No list without candidates: with no lookahead there is none, NULL.)
+    uint32_t* list = m->listing ? s->since_sweep + s->since_count + (size_t)task * m->share : NULL;
     uint32_t listed = 0;
     bool full = false;
     for (size_t i = first; i < last; i++) {
@@ -1694,6 +1695,7 @@ static void move_task(void* context, int task) {
 static void sweep_move_ascending(void* impl, const bp_state* state, prox_box* stored, const uint32_t* ids,
                                  const prox_box* boxes, size_t count) {
     (void)state;
+    if (count == 0) return;
     sweep* s = impl;
     const int threads = thread_pool_size(s->pool);
     const bool split = threads > 1 && count >= BP_SPLIT_MIN;
