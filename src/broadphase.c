@@ -62,10 +62,6 @@ static int pair_compare(prox_pair x, prox_pair y) {
     return 0;
 }
 
-/// Stretches of a list split across the threads: where stretch `task` of n
-/// items in `tasks` stretches starts.
-static size_t stretch_of(size_t n, int tasks, int task) { return n * (size_t)task / (size_t)tasks; }
-
 enum { MAX_SPLIT = 64 }; ///< stretches of a split check or diff
 
 /// One merge of two sorted lists: the pairs of now missing from before go
@@ -132,7 +128,7 @@ static bool diff_sorted(const bp_pair_list* before, const bp_pair_list* now, bp_
     diff_batch d = {.before = before, .now = now, .began = began->items, .ended = ended->items,
                     .tasks = PROX_MIN(threads, MAX_SPLIT)};
     for (int t = 0; t <= d.tasks; t++) {
-        d.now_at[t] = stretch_of(now->count, d.tasks, t);
+        d.now_at[t] = bp_stretch_start(now->count, d.tasks, t);
         d.before_at[t] = t == 0 ? 0 : t == d.tasks ? before->count : first_not_below(before, now->items[d.now_at[t]]);
     }
     thread_pool_run(pool, diff_task, &d, d.tasks);
@@ -391,7 +387,8 @@ static inline bool check_moves(const prox_broadphase* bp, const uint32_t* ids, c
 
 static void check_task(void* context, int task) {
     batch_check* c = context;
-    const size_t first = stretch_of(c->count, c->tasks, task), last = stretch_of(c->count, c->tasks, task + 1);
+    const size_t first = bp_stretch_start(c->count, c->tasks, task);
+    const size_t last = bp_stretch_start(c->count, c->tasks, task + 1);
     c->valid[task] = check_moves(c->bp, c->ids, c->boxes, first, last, &c->ascending[task]);
 }
 

@@ -60,6 +60,11 @@ typedef struct thread_pool thread_pool;
 /// the next frame 0.3 ms slower).
 enum { BP_SPLIT_MIN = 1 << 18 };
 
+/// Where stretch `task` of n items (moves, pairs, candidates) split into
+/// `tasks` stretches starts (n is far below 2^58: the product does not
+/// overflow).
+static inline size_t bp_stretch_start(size_t n, int tasks, int task) { return n * (size_t)task / (size_t)tasks; }
+
 /// What a kind's update writes: every overlapping pair (any order, each once,
 /// a < b). A kind that tracks pairs incrementally also fills began and ended
 /// (any order) and sets has_events; otherwise prox_broadphase_update computes

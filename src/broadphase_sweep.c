@@ -150,8 +150,6 @@ typedef struct pass_task {
     size_t entries;
     uint32_t huge; ///< its huge boxes (place_cells: then their first slot in the huge list)
     bool fits;     ///< fill_in_place_task: every entry found room (and `entries` are those written)
-    double exact_extent;    ///< grow_task: the sum of its finite exact boxes' y and z extents
-    uint32_t exact_finite;  ///< and their number
 } pass_task;
 
 /// Per sweep task: its pairs and a sorted, structure-of-arrays copy of one cell.
@@ -246,10 +244,6 @@ typedef struct sweep {
 /// Room of the since_sweep list for `capacity` ids: past it, the next update
 /// sweeps (each listed box is tested against every later one's grown box).
 static uint32_t since_room_for(uint32_t capacity) { return capacity ? PROX_MAX(64u, capacity / 64) : 0; }
-
-/// Where stretch `task` of n items (candidates, moves) in `tasks` stretches
-/// starts (n is far below 2^58: the product does not overflow).
-static size_t stretch_start(size_t n, int tasks, int task) { return n * (size_t)task / (size_t)tasks; }
 
 static void free_ids(sweep* s, const prox_allocator* allocator) {
     prox_free(allocator, s->boxes, s->capacity * sizeof *s->boxes);
@@ -1205,33 +1199,25 @@ static float growth_most(const sweep* s) {
     return s->has_grid && s->grid.inverse_cell > 0 ? 0.25f / s->grid.inverse_cell : INFINITY;
 }
 
-/// The mean y + z extent of the finite exact boxes now (one pass: for the
-/// first growth; later ones take the growth's own measure).
-static float exact_size_now(const sweep* s, const bp_state* state) {
-    double sum = 0;
-    uint32_t finite = 0;
-    for (uint32_t id = 0; id < state->id_limit; id++) {
-        if (!state->live[id]) continue;
-        const float_box* b = &s->boxes[id];
-        const double extent = ((double)b->max_y - b->min_y) + ((double)b->max_z - b->min_z);
-        if (extent < INFINITY) sum += extent, finite++;
-    }
-    return finite ? (float)(sum / finite) : 0.0f;
+/// The mean y + z extent of the finite boxes the pass tasks last measured.
+static float mean_extent(const sweep* s) {
+    const scene_stats st = merged_stats(s);
+    return st.finite ? (float)(st.extent / st.finite) : 0.0f;
 }
 
-/// Each live box grown by its motion (pass task t's ids).
+/// Each live box grown by its motion (pass task t's ids), the exact boxes
+/// measured on the way (for the next growth's cap).
 static void grow_task(void* context, int task) {
     sweep* s = context;
     const bp_state* state = s->state;
     const float per_update = growth_per_update(s), most = growth_most(s);
-    double exact_extent = 0;
-    uint32_t exact_finite = 0, begin, end;
+    scene_stats exact = empty_stats();
+    uint32_t begin, end;
     pass_range(s, task, &begin, &end);
     for (uint32_t id = begin; id < end; id++) {
         if (!state->live[id]) continue;
         const float_box* b = &s->boxes[id];
-        const double extent = ((double)b->max_y - b->min_y) + ((double)b->max_z - b->min_z);
-        if (extent < INFINITY) exact_extent += extent, exact_finite++; // (the next growth's cap)
+        measure(&exact, b);
         float_box* g = &s->grown[id];
         growth* by = &s->grown_by[id];
 #if defined(__AVX2__)
@@ -1279,8 +1265,7 @@ static void grow_task(void* context, int task) {
         grow_box(b, g, by, per_update, most);
 #endif
     }
-    s->passes[task].exact_extent = exact_extent;
-    s->passes[task].exact_finite = exact_finite;
+    s->passes[task].stats = exact; // (sweep_all measures the grown boxes anew)
 }
 
 /// A box left its grown box: listed, for the update to grow it again and find
@@ -1377,7 +1362,7 @@ typedef struct filter_batch {
 static void filter_task(void* context, int task) {
     filter_batch* batch = context;
     const size_t n = batch->s->candidates.count;
-    const size_t first = stretch_start(n, batch->tasks, task), last = stretch_start(n, batch->tasks, task + 1);
+    const size_t first = bp_stretch_start(n, batch->tasks, task), last = bp_stretch_start(n, batch->tasks, task + 1);
     batch->kept[task] = filter_stretch(batch->s, batch->s->state, first, last, batch->out + first);
 }
 
@@ -1400,7 +1385,7 @@ static prox_result filter_candidates(sweep* s, const bp_state* state, bp_pair_li
     thread_pool_run(s->pool, filter_task, &batch, batch.tasks);
     size_t count = batch.kept[0];
     for (int t = 1; t < batch.tasks; t++) { // each stretch's pairs after the ones before
-        memmove(kept + count, kept + stretch_start(n, batch.tasks, t), batch.kept[t] * sizeof *kept);
+        memmove(kept + count, kept + bp_stretch_start(n, batch.tasks, t), batch.kept[t] * sizeof *kept);
         count += batch.kept[t];
     }
     out->count += count;
@@ -1664,7 +1649,8 @@ static inline __attribute__((always_inline)) void store_exact(prox_box* to, cons
 /// one-task loop carries no test of it).
 static inline __attribute__((always_inline)) void move_stretch(move_batch* m, int task, bool stream) {
     sweep* s = m->s;
-    const size_t first = stretch_start(m->count, m->tasks, task), last = stretch_start(m->count, m->tasks, task + 1);
+    const size_t first = bp_stretch_start(m->count, m->tasks, task);
+    const size_t last = bp_stretch_start(m->count, m->tasks, task + 1);
     // (No list without candidates: with no lookahead there is none, NULL.)
     uint32_t* list = m->listing ? s->since_sweep + s->since_count + (size_t)task * m->share : NULL;
     uint32_t listed = 0;
@@ -1881,15 +1867,13 @@ static prox_result sweep_update(void* impl, const bp_state* state, bp_output* ou
     }
     bool swept = false;
     if (!s->candidates_valid) {
-        if (!(s->exact_size >= 0)) s->exact_size = exact_size_now(s, state); // the first growth
-        thread_pool_run(s->pool, grow_task, s, s->pass_tasks);
-        double extent = 0;
-        uint32_t finite = 0;
-        for (int t = 0; t < s->pass_tasks; t++) {
-            extent += s->passes[t].exact_extent;
-            finite += s->passes[t].exact_finite;
+        if (!(s->exact_size >= 0)) { // the first growth's cap: the exact boxes measured first
+            s->swept = s->boxes;
+            thread_pool_run(s->pool, measure_task, s, s->pass_tasks);
+            s->exact_size = mean_extent(s);
         }
-        s->exact_size = finite ? (float)(extent / finite) : 0.0f;
+        thread_pool_run(s->pool, grow_task, s, s->pass_tasks);
+        s->exact_size = mean_extent(s);
         s->swept = s->grown, s->exact = false;
         s->candidates.count = 0;
         prox_result result = sweep_all(s, state, parallel, &s->candidates);
