@@ -267,6 +267,17 @@ static inline __attribute__((always_inline)) void support_scan_wide_impl(const p
         out[j] = j < exact_dirs ? lane_winner(best[j], best_index[j]) : lane_any_winner(best[j], best_index[j]);
 }
 
+/* Block i of n points p into one scan's running maximum (nothing past n). */
+static inline __attribute__((always_inline)) void scan_block(const prox_vec3* p, int n, int i, __m512d dx, __m512d dy,
+                                                             __m512d dz, __m512i index, __m512d* best,
+                                                             __m512i* best_index) {
+    if (i >= n) return;
+    const int left = n - i < 8 ? n - i : 8;
+    __m512d v[3], x, y, z;
+    block_lanes(&p[i].x, left, v, &x, &y, &z);
+    block_best(x, y, z, dx, dy, dz, (__mmask8)((1u << left) - 1), index, best, best_index);
+}
+
 /* The supports of two point sets (a along da, b along db) in one loop: the
  * two scans are independent chains of about three blocks each, which one
  * after the other left the core waiting on each one's latency (each block's
@@ -281,17 +292,8 @@ static inline void support_pair_scan_wide(const prox_vec3* pa, int na, prox_vec3
     const __m512i eight = _mm512_set1_epi64(8);
     const int n = na > nb ? na : nb;
     for (int i = 0; i < n; i += 8) {
-        __m512d v[3], x, y, z;
-        if (i < na) {
-            const int left = na - i < 8 ? na - i : 8;
-            block_lanes(&pa[i].x, left, v, &x, &y, &z);
-            block_best(x, y, z, ax, ay, az, (__mmask8)((1u << left) - 1), index, &best_a, &index_a);
-        }
-        if (i < nb) {
-            const int left = nb - i < 8 ? nb - i : 8;
-            block_lanes(&pb[i].x, left, v, &x, &y, &z);
-            block_best(x, y, z, bx, by, bz, (__mmask8)((1u << left) - 1), index, &best_b, &index_b);
-        }
+        scan_block(pa, na, i, ax, ay, az, index, &best_a, &index_a);
+        scan_block(pb, nb, i, bx, by, bz, index, &best_b, &index_b);
         index = _mm512_add_epi64(index, eight);
     }
     *out_a = lane_winner(best_a, index_a);
