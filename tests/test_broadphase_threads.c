@@ -221,12 +221,20 @@ PROX_TEST(broadphase_threads, split_moves_and_filter_equal_one_thread_and_the_or
             }
             CHECK_MSG(changed == 0, "a refused batch changed %d boxes", changed);
         }
-        if (frame == 7) { /* out of order, a tenth given twice (a decoy first): the batch goes box by box */
-            static uint32_t given_ids[2 * OBJECTS];
-            static prox_box given[2 * OBJECTS];
+        if (frame == 7 || frame == 15) {
+            /* each id given one to three times, decoys first: at frame 7 out
+             * of order, at frame 15 in order with the copies in a row. Neither
+             * batch's ids increase, so neither may be split: split, a stretch
+             * could end with a decoy whose id the next stretch, running at
+             * the same time, has already given its last box (which must win).
+             * The copies' random count puts the stretch boundaries inside an
+             * id's copies about half the time, whatever their positions. */
+            static uint32_t given_ids[3 * OBJECTS];
+            static prox_box given[3 * OBJECTS];
             size_t m = 0;
-            for (size_t i = n; i-- > 0;) {
-                if (i % 10 == 0) given_ids[m] = ids[i], given[m++] = box_at(&w);
+            for (size_t k = 0; k < n; k++) {
+                const size_t i = frame == 7 ? n - 1 - k : k;
+                for (uint64_t c = prox_rng_next(&w.rng) % 3; c > 0; c--) given_ids[m] = ids[i], given[m++] = box_at(&w);
                 given_ids[m] = ids[i], given[m++] = boxes[i];
             }
             for (int v = 0; v < VARIANTS; v++)
