@@ -140,12 +140,19 @@ prox_convex_cast_result prox_convex_cast(const prox_convex* a, const prox_transf
         t = next;
     }
     /* a miss: the shapes at the end of the motion (or, beyond range there,
-     * at the last t measured) */
+     * at the last t measured). Unless they touch there: a contact at the
+     * very end is approached from below, and the last step, which would
+     * have landed on t = 1, can pass it by a rounding (the ray of a point
+     * that meets a sphere where it ends missed one time in six) */
     res.status = PROX_CAST_MISS;
     const prox_transform xb_1 = relative_at(xb, a_origin, w, 1.0);
     const prox_convex_distance_result end = prox_convex_distance(a, &xa_0, b, &xb_1, def, cache);
     res.iterations++;
-    if (end.status != PROX_CONVEX_INVALID_INPUT) take(&res, &end, prox_vec3_add(a_origin, move_a), 1.0);
+    if (end.status != PROX_CONVEX_INVALID_INPUT) {
+        take(&res, &end, prox_vec3_add(a_origin, move_a), 1.0);
+        if (end.status == PROX_CONVEX_TOUCHING || end.status == PROX_CONVEX_OVERLAPPING || end.distance <= target)
+            res.status = PROX_CAST_HIT;
+    }
     res.t = 1.0;
     return res;
 }

@@ -484,3 +484,72 @@ PROX_TEST(cast, reviewed_cases) {
     CHECK(face.status == PROX_CAST_HIT && fabs(face.normal.x - 1) < 1e-12);
     CHECK(face.t <= 0.503090805559174906 && face.t > 0.503090805559174906 * (1 - 1e-12));
 }
+
+/* Motions that end on the surface of the other shape, to rounding: the ray
+ * of a point that meets a sphere at the end of the motion (the world's ray
+ * query casts along the part of a ray inside an object's box, which can end
+ * there), a box slid until it rests on another. Whenever the distance query
+ * at t = 1 says the shapes touch (or are within the target), the cast has
+ * met them by t = 1: never a miss. (Conservative advancement whose last
+ * step overshot t = 1 by a rounding reported a miss; found by fuzz_world.) */
+static prox_vec3 random_unit(prox_rng* rng) {
+    for (;;) {
+        const prox_vec3 v = random_in_ball(rng, 1);
+        const double length = prox_vec3_length(v);
+        if (length > 0.1) return prox_vec3_scale(v, 1 / length);
+    }
+}
+
+PROX_TEST(cast, contact_at_the_end_of_the_motion_is_a_hit) {
+    prox_rng rng = prox_rng_seed(prox_test_seed(2611));
+    const prox_vec3 zero = {0, 0, 0};
+    const prox_convex point = prox_convex_make(&zero, 1, 0);
+    int touching_at_end = 0, hits_at_end = 0;
+    const int count = (int)(4000 * test_scale()) + 1;
+    for (int i = 0; i < count; ++i) {
+        /* a sphere and an end point on its surface, then a start behind it
+         * along a random direction, the motion from 1e-9 to 10 long */
+        const double radius = 0.25 + 2 * prox_rng_uniform(&rng);
+        prox_transform xs = prox_transform_identity();
+        xs.origin = random_in_ball(&rng, 4);
+        const prox_convex sphere = prox_convex_sphere(&zero, radius);
+        const prox_vec3 u = random_unit(&rng);
+        const prox_vec3 end = prox_vec3_add(xs.origin, prox_vec3_scale(u, radius));
+        prox_vec3 back = random_unit(&rng);
+        if (prox_vec3_dot(back, u) < 0) back = prox_vec3_scale(back, -1.0); /* the start outside */
+        const double length = pow(10.0, -9 + 10 * prox_rng_uniform(&rng));
+        const prox_vec3 move = prox_vec3_scale(back, -length);
+        prox_transform xp = prox_transform_identity();
+        xp.origin = prox_vec3_sub(end, move);
+        const double target = i % 4 == 0 ? 0.01 * prox_rng_uniform(&rng) : 0;
+        const prox_convex_cast_result r = prox_convex_cast(&point, &xp, move, &sphere, &xs, zero, target, NULL, NULL);
+        prox_transform at_end = xp;
+        at_end.origin = prox_vec3_add(xp.origin, move);
+        const prox_convex_distance_result d = prox_convex_distance(&point, &at_end, &sphere, &xs, NULL, NULL);
+        const bool met = d.status == PROX_CONVEX_TOUCHING || d.status == PROX_CONVEX_OVERLAPPING ||
+                         d.distance <= target;
+        touching_at_end += met;
+        CHECK_MSG(!met || r.status != PROX_CAST_MISS,
+                  "case %d: at t = 1 the distance query says %s (%.3g, target %.3g) but the cast missed", i,
+                  prox_convex_status_string(d.status), d.distance, target);
+        hits_at_end += met && r.status == PROX_CAST_HIT && r.t == 1.0;
+    }
+    /* the cases mean something: many end touching, some met only at t = 1 */
+    CHECK_MSG(touching_at_end > count / 4, "%d of %d end touching", touching_at_end, count);
+    printf("  %d of %d motions end touching, %d of them met at t = 1 exactly\n", touching_at_end, count, hits_at_end);
+    /* the case fuzz_world found: a point along the last 4e-9 of a ray that
+     * meets a unit sphere at its end */
+    prox_transform ps = prox_transform_identity();
+    ps.origin = prox_vec3_make(-3, -3, 1);
+    const prox_convex unit = prox_convex_sphere(&zero, 1);
+    const prox_vec3 direction = {-4, -1, 1};
+    const double t0 = 0x1.fffffff75cfa1p-1;
+    const prox_vec3 start = prox_vec3_scale(direction, t0);
+    const prox_convex moving = prox_convex_make(&start, 1, 0);
+    prox_transform ray_origin = prox_transform_identity();
+    ray_origin.origin = prox_vec3_make(1, -2, -1);
+    const prox_convex_cast_result last = prox_convex_cast(&moving, &ray_origin, prox_vec3_scale(direction, 1 - t0),
+                                                          &unit, &ps, zero, 0, NULL, NULL);
+    CHECK_MSG(last.status == PROX_CAST_HIT && last.t == 1.0, "%s at %.17g", prox_cast_status_string(last.status),
+              last.t);
+}
