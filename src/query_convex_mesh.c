@@ -10,10 +10,9 @@
  * points, whose box is loose at the corners, with every kind; two to eight
  * points (boxes, capsules) with the kinds whose lanes are bounded by the
  * world box alone. Before GJK, each triangle is checked against the shape's
- * extents along thirteen fixed directions (triangle_gap), and for a
- * distance, shapes of many points are first asked whether the triangle can
- * beat the best distance so far (the boolean query, cheaper). */
-#include <float.h>
+ * extents along thirteen fixed directions (triangle_gap) and, for a
+ * distance, along the direction between the closest points found so far
+ * (toward_slab). */
 #include <proxima/query.h>
 
 #include "bvh_internal.h"
@@ -186,6 +185,53 @@ static double triangle_gap(const shape_query* q, const prox_vec3 t[3]) {
     double best = -INFINITY;
     for (int k = 0; k < SHAPE_SLABS_USED; ++k) best = gap[k] > best ? gap[k] : best;
     return best;
+}
+
+/* A fourteenth direction for the distance query, the one that matters
+ * most: from the closest point on the shape to the closest point on the mesh
+ * found so far. Along a unit direction n every triangle lies at least (the
+ * least projection of its corners) - (the core's greatest) from the core,
+ * whatever n is (a separating slab), and near the closest pair this one is
+ * tight where the fixed directions are not: the triangles beside the
+ * closest one that curve away from the shape. Three products a triangle;
+ * the core's extent is measured again (a pass over its points) only when
+ * the best distance improves. On bench/convex_mesh's 19-corner hull it
+ * spared two thirds to four fifths of the GJK runs on the bunny, and the
+ * boolean pre-check that ran before each distance GJK (the shape grown by
+ * the best distance so far) no longer paid and was dropped. */
+typedef struct toward_slab {
+    bool valid;
+    double n[3]; /* unit (to rounding), from the shape towards the mesh, from the shape's origin */
+    double high; /* the placed core's greatest projection on n */
+} toward_slab;
+
+static void toward_set(toward_slab* t, const shape_query* q, prox_vec3 on_shape, prox_vec3 on_mesh) {
+    const prox_vec3 v = prox_vec3_sub(on_mesh, on_shape);
+    const double length = prox_vec3_length(v);
+    t->valid = length > 0 && length < INFINITY; /* (touching: no direction; any other would do) */
+    if (!t->valid) return;
+    for (int k = 0; k < 3; ++k) t->n[k] = prox_vec3_get(v, k) / length;
+    /* the placed point B p projects to (B^T n) . p */
+    const prox_mat3* b = &q->xs->basis;
+    double w[3];
+    for (int j = 0; j < 3; ++j) w[j] = b->m[0][j] * t->n[0] + b->m[1][j] * t->n[1] + b->m[2][j] * t->n[2];
+    double high = -INFINITY;
+    for (int i = 0; i < q->shape->count; ++i) {
+        const prox_vec3 p = q->shape->points[i];
+        const double x = w[0] * p.x + w[1] * p.y + w[2] * p.z;
+        high = x > high ? x : high;
+    }
+    t->high = high;
+}
+
+/* The gap along the slab's direction between the shape's core and a
+ * triangle (coordinates from the shape's origin, as local_triangle gives
+ * them); its rounding is within the slab test's slack. */
+static inline double toward_gap(const toward_slab* t, const prox_vec3 c[3]) {
+    const double a = t->n[0] * c[0].x + t->n[1] * c[0].y + t->n[2] * c[0].z;
+    const double b = t->n[0] * c[1].x + t->n[1] * c[1].y + t->n[2] * c[1].z;
+    const double d = t->n[0] * c[2].x + t->n[1] * c[2].y + t->n[2] * c[2].z;
+    return (a < b ? (a < d ? a : d) : (b < d ? b : d)) - t->high;
 }
 
 /* The box of the shape's points in its own frame. */
@@ -394,6 +440,7 @@ static void oriented_lane_bounds(const shape_query* q, const prox_node* node, in
  * all triangles, and 0 exactly when the overlap query says they touch. */
 PROX_TARGET_CLONES static void run(const shape_query* q, double upper_bound, prox_convex_mesh_result* r) {
     double best = INFINITY;
+    toward_slab toward = {.valid = false};
     double limit = upper_bound >= 0 ? nextafter(upper_bound, INFINITY) : 0;
     double reach = limit > q->touch_band ? limit : q->touch_band;
     int32_t stack[PROX_SINGLE_STACK];
@@ -411,6 +458,7 @@ PROX_TARGET_CLONES static void run(const shape_query* q, double upper_bound, pro
                 place_triangle(q->mesh, q->xm, v.index + i, t);
                 local_triangle(q->xs, t, local);
                 if (q->slabs && triangle_gap(q, local) - q->shape->radius > reach + q->slab_slack) continue;
+                if (toward.valid && toward_gap(&toward, local) - q->shape->radius > reach + q->slab_slack) continue;
                 prox_convex tri = prox_convex_make(local, 3, 0);
                 r->triangle_tests++;
                 if (q->overlap_only) {
@@ -422,25 +470,11 @@ PROX_TARGET_CLONES static void run(const shape_query* q, double upper_bound, pro
                     }
                     continue;
                 }
-                if (q->shape->count > 8 && best > q->touch_band && best < INFINITY) {
-                    /* the boolean query on the shape grown by the best distance
-                     * so far, cheaper than a distance query, rules out the
-                     * triangles that cannot beat it: false is a proof that the
-                     * triangle lies more than `best` away. (Not within the
-                     * touch band, where a stalled GJK may call a triangle
-                     * touching that the boolean query proves apart. Not for
-                     * boxes and smaller shapes either, whose distance query
-                     * costs too little for the extra query to pay: a box's
-                     * distance rows ran 10-40% slower with it.) */
-                    prox_convex grown = *q->shape;
-                    grown.radius += best;
-                    if (grown.radius <= DBL_MAX && !prox_convex_overlap(&grown, &q->xs_local, &tri, NULL, NULL, NULL))
-                        continue;
-                }
                 prox_convex_distance_result d =
                     prox_convex_distance(q->shape, &q->xs_local, &tri, NULL, NULL, NULL);
                 if (d.status == PROX_CONVEX_INVALID_INPUT || !(d.distance < best)) continue;
                 best = d.distance;
+                toward_set(&toward, q, d.point_a, d.point_b);
                 r->distance = best;
                 r->point_shape = prox_vec3_add(d.point_a, q->xs->origin);
                 r->point_mesh = prox_vec3_add(d.point_b, q->xs->origin);
