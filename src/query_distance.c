@@ -188,6 +188,11 @@ typedef struct distance_state {
     bool settled_by_hulls;
     bool hulls_after_root; /* tolerance queries: try the hulls only when the roots' bounds leave pairs open */
     double lower;        /* a proven lower bound of the distance (0 when none is known): the hulls' slab */
+    /* The unit direction from point_a to point_b (toward_slab_apart), and
+     * the rounding of projections onto it */
+    bool toward_valid;
+    double toward[3];
+    double toward_slack;
 } distance_state;
 
 /* A pair can improve the answer only if its bound b satisfies
@@ -210,9 +215,36 @@ static void consider_pair(distance_state* st, const prox_vec3 ta[3], const prox_
     st->point_b = pb;
     st->triangle_a = triangle_a;
     st->triangle_b = triangle_b;
+    const prox_vec3 v = prox_vec3_sub(pb, pa);
+    const double length = prox_vec3_length(v);
+    st->toward_valid = length > 0 && length < INFINITY; /* (touching: no direction, and nothing to prune) */
+    if (st->toward_valid)
+        for (int k = 0; k < 3; ++k) st->toward[k] = prox_vec3_get(v, k) / length;
     update_limit(st);
     /* nothing beats zero; a tolerance query needs one pair within reach */
     if (d == 0 || (st->tolerance_mode && d <= st->tolerance)) st->done = true;
+}
+
+/* Whether the triangles (placed) lie at least the limit apart along the
+ * direction between the closest points found so far: the least projection
+ * of b's corners less the greatest of a's, a separating slab's width, bounds
+ * their distance from below whatever the direction, and this one is the
+ * direction that matters near the answer. Six products spare the exact
+ * distance of most of the pairs whose leaves' bounds fell below the limit
+ * (triangles beside the closest pair, curving away): on bench/distance's far
+ * band the query took 0.78x (X-wing) to 0.92x (bunny, Buddha) the time,
+ * 0.88-0.98x on the near band. (The same slab on the lanes' swept rectangles
+ * spared almost no volume and cost 2-8%.) */
+static bool toward_slab_apart(const distance_state* st, const prox_vec3 ta[3], const prox_vec3 tb[3]) {
+    const double* n = st->toward;
+    double high = -INFINITY, low = INFINITY;
+    for (int c = 0; c < 3; ++c) {
+        const double x = n[0] * ta[c].x + n[1] * ta[c].y + n[2] * ta[c].z;
+        const double y = n[0] * tb[c].x + n[1] * tb[c].y + n[2] * tb[c].z;
+        high = x > high ? x : high;
+        low = y < low ? y : low;
+    }
+    return low - high - st->toward_slack >= st->limit;
 }
 
 static void test_leaves(distance_state* st, int first_a, int count_a, int first_b, int count_b) {
@@ -220,8 +252,10 @@ static void test_leaves(distance_state* st, int first_a, int count_a, int first_
     for (int i = 0; i < count_a; ++i) place_triangle(st->a, st->xa, first_a + i, ta[i]);
     for (int j = 0; j < count_b; ++j) place_triangle(st->b, st->xb, first_b + j, tb[j]);
     for (int i = 0; i < count_a && !st->done; ++i)
-        for (int j = 0; j < count_b && !st->done; ++j)
+        for (int j = 0; j < count_b && !st->done; ++j) {
+            if (st->toward_valid && toward_slab_apart(st, ta[i], tb[j])) continue;
             consider_pair(st, ta[i], tb[j], st->a->slot_triangle[first_a + i], st->b->slot_triangle[first_b + j]);
+        }
 }
 
 /* The models' hulls first (hull_distance.c), when both keep one: the
@@ -398,6 +432,10 @@ static query_start start_query(distance_state* st, distance_frames* f, const pro
     st->upper_limit = INFINITY;
     st->triangle_a = st->triangle_b = -1;
     if (!a || !b) return START_NOTHING;
+    /* the placed triangles' coordinates reach at most this far, and their
+     * projections round by a few of its ulps */
+    st->toward_slack = 0x1p-40 * prox_fmax(prox_placed_reach(st->xa, prox_bvh_reach(a)),
+                                           prox_placed_reach(st->xb, prox_bvh_reach(b)));
     return make_distance_frames(a, st->xa, b, st->xb, f) ? START_OK : START_INVALID_TRANSFORM;
 }
 
