@@ -39,7 +39,8 @@
  * convex hull (prox_bvh_def.convex_hull), whose queries try the hulls
  * first; its rows say how many answers the hulls gave. And "rss-leaf2": the
  * RSS tree with two triangles to a leaf (prox_bvh_def.leaf_size 2): a level
- * fewer of volumes, and pairs of triangles the query spares cheaply.
+ * fewer of volumes, and pairs of triangles the query spares cheaply; and
+ * "rss-hull-leaf2", both.
  *
  * Per model also intersecting placements (make_band; distance 0):
  * every kind with and without contact_first, and FCL, on the same
@@ -77,9 +78,10 @@
 #endif
 
 /* The variants: every volume kind, then the RSS tree keeping the model's
- * convex hull (prox_bvh_def.convex_hull), "rss-hull", and the RSS tree with
- * two triangles to a leaf, "rss-leaf2". */
-enum { HULL_KIND = PROX_VOLUME_COUNT, LEAF2_KIND, KIND_COUNT, MAX_PEERS = 32, BAND_COUNT = 3, MAX_MODELS = 16 };
+ * convex hull (prox_bvh_def.convex_hull), "rss-hull", the RSS tree with two
+ * triangles to a leaf, "rss-leaf2", and both, "rss-hull-leaf2". */
+enum { HULL_KIND = PROX_VOLUME_COUNT, LEAF2_KIND, HULL_LEAF2_KIND, KIND_COUNT };
+enum { MAX_PEERS = 32, BAND_COUNT = 3, MAX_MODELS = 16 };
 
 static const double band_lo[BAND_COUNT] = {0.001, 0.01, 0.1};
 static const double band_hi[BAND_COUNT] = {0.01, 0.1, 1.0};
@@ -336,7 +338,10 @@ typedef struct model_summary {
 } model_summary;
 
 static const char* kind_name(int k) {
-    return k == HULL_KIND ? "rss-hull" : k == LEAF2_KIND ? "rss-leaf2" : prox_volume_name((prox_volume)k);
+    return k == HULL_KIND          ? "rss-hull"
+           : k == LEAF2_KIND      ? "rss-leaf2"
+           : k == HULL_LEAF2_KIND ? "rss-hull-leaf2"
+                                  : prox_volume_name((prox_volume)k);
 }
 
 static void print_disagreement(int* printed, const char* model, int band, int i, const char* who, double got,
@@ -850,8 +855,9 @@ int main(int argc, char** argv) {
             def.convex_hull = true;
             char message[256];
             ok = prox_bvh_create(&def, &mesh, &trees[HULL_KIND], message, sizeof message) == PROX_OK;
-            def.convex_hull = false;
             def.leaf_size = 2;
+            ok = ok && prox_bvh_create(&def, &mesh, &trees[HULL_LEAF2_KIND], message, sizeof message) == PROX_OK;
+            def.convex_hull = false;
             ok = ok && prox_bvh_create(&def, &mesh, &trees[LEAF2_KIND], message, sizeof message) == PROX_OK;
             if (!ok) fprintf(stderr, "distance: %s: %s\n", name, message);
         }
