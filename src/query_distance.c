@@ -234,7 +234,7 @@ static void consider_pair(distance_state* st, const prox_vec3 ta[3], const prox_
  * (triangles beside the closest pair, curving away): on bench/distance's far
  * band the query took 0.78x (X-wing) to 0.92x (bunny, Buddha) the time,
  * 0.88-0.98x on the near band. (The same slab on the lanes' swept rectangles
- * spared almost no volume and cost 2-8%.) */
+ * spared almost no volume and cost 0-8%.) */
 static bool toward_slab_apart(const distance_state* st, const prox_vec3 ta[3], const prox_vec3 tb[3]) {
     const double* n = st->toward;
     double high = -INFINITY, low = INFINITY;
