@@ -140,18 +140,28 @@ prox_convex_cast_result prox_convex_cast(const prox_convex* a, const prox_transf
         t = next;
     }
     /* a miss: the shapes at the end of the motion (or, beyond range there,
-     * at the last t measured). Unless they touch there: a contact at the
-     * very end is approached from below, and the last step, which would
-     * have landed on t = 1, can pass it by a rounding (the ray of a point
-     * that meets a sphere where it ends missed one time in six) */
+     * at the last t measured). Unless they meet there: a contact at the very
+     * end is approached from below, and the last step, which would have
+     * landed on t = 1, can pass it by a rounding (the ray of a point that
+     * meets a sphere where it ends missed one time in six). So a hit at
+     * t = 1 when the shapes overlap there (by rounding) or lie within the
+     * target, to 2^-44 of the coordinates they are measured with (their
+     * closest points and b's origin, from a's origin): the resolution the
+     * HIT's t has, and far above the rounding of the end placement, which
+     * is the same however long the motion. Not the distance query's touching
+     * tolerance, 1e-12 of a scene measured from a's origin: a review found a
+     * point cast 1e11 from its origin called a hit 0.09 short of a unit
+     * sphere with it. */
     res.status = PROX_CAST_MISS;
     const prox_transform xb_1 = relative_at(xb, a_origin, w, 1.0);
     const prox_convex_distance_result end = prox_convex_distance(a, &xa_0, b, &xb_1, def, cache);
     res.iterations++;
     if (end.status != PROX_CONVEX_INVALID_INPUT) {
-        take(&res, &end, prox_vec3_add(a_origin, move_a), 1.0);
-        if (end.status == PROX_CONVEX_TOUCHING || end.status == PROX_CONVEX_OVERLAPPING || end.distance <= target)
+        const double scale = PROX_MAX(PROX_MAX(prox_max_abs3(end.point_a), prox_max_abs3(end.point_b)),
+                                      prox_max_abs3(xb_1.origin));
+        if (end.status == PROX_CONVEX_OVERLAPPING || end.distance <= target + 0x1p-44 * scale)
             res.status = PROX_CAST_HIT;
+        take(&res, &end, prox_vec3_add(a_origin, move_a), 1.0);
     }
     res.t = 1.0;
     return res;
