@@ -195,13 +195,14 @@ static double triangle_gap(const shape_query* q, const prox_vec3 t[3]) {
  * tight where the fixed directions are not: the triangles beside the
  * closest one that curve away from the shape. Three products a triangle;
  * the core's extent is measured again (a pass over its points) only when
- * the best distance improves. On bench/convex_mesh's 19-corner hull it
+ * the best distance improves. Every shape takes it, spheres too (whose
+ * fixed slabs a ball bounds as tightly, shape_slabs). On bench/convex_mesh's 19-corner hull it
  * spared two thirds to four fifths of the GJK runs on the bunny, and the
  * boolean pre-check that ran before each distance GJK (the shape grown by
  * the best distance so far) no longer paid and was dropped. */
 typedef struct toward_slab {
     bool valid;
-    double n[3]; /* unit (to rounding), from the shape towards the mesh, from the shape's origin */
+    double n[3]; /* unit (to rounding), from the shape's closest point towards the mesh's */
     double high; /* the placed core's greatest projection on n */
 } toward_slab;
 
