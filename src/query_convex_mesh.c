@@ -143,27 +143,32 @@ static void set_touch_band(shape_query* q, const double lo[3], const double hi[3
     q->slab_slack = 1e-11 * scene;
 }
 
-/* The placed shape's extents along the slab directions: for a direction
- * v, the placed points B p project to (B^T v) . p. Taken for every shape
- * (the first three are the world box's, shape_box); the triangles' slab
- * test needs more than one point (a sphere's ball is as tight) and a scene
- * whose slack is finite. */
+/* The placed core's extent along a world direction v, measured from the
+ * shape's origin: the placed points B p project to (B^T v) . p. */
+static void core_extent(const shape_query* q, const double v[3], double* out_lo, double* out_hi) {
+    const prox_mat3* b = &q->xs->basis;
+    double w[3];
+    for (int j = 0; j < 3; ++j) w[j] = b->m[0][j] * v[0] + b->m[1][j] * v[1] + b->m[2][j] * v[2];
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < q->shape->count; ++i) {
+        const prox_vec3 p = q->shape->points[i];
+        const double x = w[0] * p.x + w[1] * p.y + w[2] * p.z;
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+    }
+    *out_lo = lo;
+    *out_hi = hi;
+}
+
+/* The placed shape's extents along the slab directions. Taken for every
+ * shape (the first three are the world box's, shape_box); the triangles'
+ * slab test needs more than one point (a sphere's ball is as tight) and a
+ * scene whose slack is finite. */
 static void shape_slabs(shape_query* q) {
     q->slabs = q->shape->count > 1 && isfinite(q->slab_slack);
-    const prox_mat3* b = &q->xs->basis;
     for (int k = 0; k < SHAPE_SLABS; ++k) {
         const double v[3] = {slab_direction[0][k], slab_direction[1][k], slab_direction[2][k]};
-        double w[3];
-        for (int j = 0; j < 3; ++j) w[j] = b->m[0][j] * v[0] + b->m[1][j] * v[1] + b->m[2][j] * v[2];
-        double lo = INFINITY, hi = -INFINITY;
-        for (int i = 0; i < q->shape->count; ++i) {
-            const prox_vec3 p = q->shape->points[i];
-            const double x = w[0] * p.x + w[1] * p.y + w[2] * p.z;
-            lo = x < lo ? x : lo;
-            hi = x > hi ? x : hi;
-        }
-        q->slab_lo[k] = lo;
-        q->slab_hi[k] = hi;
+        core_extent(q, v, &q->slab_lo[k], &q->slab_hi[k]);
     }
 }
 
@@ -196,10 +201,10 @@ static double triangle_gap(const shape_query* q, const prox_vec3 t[3]) {
  * closest one that curve away from the shape. Three products a triangle;
  * the core's extent is measured again (a pass over its points) only when
  * the best distance improves. Every shape takes it, spheres too (whose
- * fixed slabs a ball bounds as tightly, shape_slabs). On bench/convex_mesh's 19-corner hull it
- * spared two thirds to four fifths of the GJK runs on the bunny, and the
- * boolean pre-check that ran before each distance GJK (the shape grown by
- * the best distance so far) no longer paid and was dropped. */
+ * fixed slabs a ball bounds as tightly, shape_slabs). On bench/convex_mesh's
+ * 19-corner hull it spared two thirds to four fifths of the GJK runs on the
+ * bunny, and the boolean pre-check that ran before each distance GJK (the
+ * shape grown by the best distance so far) no longer paid and was dropped. */
 typedef struct toward_slab {
     bool valid;
     double n[3]; /* unit (to rounding), from the shape's closest point towards the mesh's */
@@ -212,17 +217,8 @@ static void toward_set(toward_slab* t, const shape_query* q, prox_vec3 on_shape,
     t->valid = length > 0 && length < INFINITY; /* (touching: no direction; any other would do) */
     if (!t->valid) return;
     for (int k = 0; k < 3; ++k) t->n[k] = prox_vec3_get(v, k) / length;
-    /* the placed point B p projects to (B^T n) . p */
-    const prox_mat3* b = &q->xs->basis;
-    double w[3];
-    for (int j = 0; j < 3; ++j) w[j] = b->m[0][j] * t->n[0] + b->m[1][j] * t->n[1] + b->m[2][j] * t->n[2];
-    double high = -INFINITY;
-    for (int i = 0; i < q->shape->count; ++i) {
-        const prox_vec3 p = q->shape->points[i];
-        const double x = w[0] * p.x + w[1] * p.y + w[2] * p.z;
-        high = x > high ? x : high;
-    }
-    t->high = high;
+    double low;
+    core_extent(q, t->n, &low, &t->high);
 }
 
 /* The gap along the slab's direction between the shape's core and a
