@@ -112,3 +112,12 @@ prox_bvh* test_tree(const prox_mesh* mesh, prox_volume kind) {
     if (prox_bvh_create(&def, mesh, &bvh, NULL, 0) != PROX_OK) return NULL;
     return bvh;
 }
+
+prox_vec3 test_random_unit(prox_rng* rng) {
+    for (;;) {
+        const double x = 2 * prox_rng_uniform(rng) - 1, y = 2 * prox_rng_uniform(rng) - 1;
+        const prox_vec3 v = {x, y, 2 * prox_rng_uniform(rng) - 1};
+        const double length = prox_vec3_length(v);
+        if (length > 0.1 && length <= 1) return prox_vec3_scale(v, 1 / length);
+    }
+}

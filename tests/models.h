@@ -35,4 +35,8 @@ prox_mat3 test_ill_conditioned_basis(prox_rng* rng, double condition);
 /// Radius of the smallest origin-centred ball holding the mesh.
 double test_model_radius(const prox_mesh* mesh);
 
+/// A random unit vector: a point uniform in [-1, 1]^3 (three draws, x, y, z)
+/// kept when its length is in (0.1, 1], scaled to length 1.
+prox_vec3 test_random_unit(prox_rng* rng);
+
 #endif

@@ -496,14 +496,6 @@ PROX_TEST(cast, reviewed_cases) {
  * tolerance, relative to a scene measured from the moving shape's origin,
  * is wider than the gap (a review found a cast 1e11 from its origin called
  * a hit 0.09 short of a unit sphere). */
-static prox_vec3 random_unit(prox_rng* rng) {
-    for (;;) {
-        const prox_vec3 v = random_in_ball(rng, 1);
-        const double length = prox_vec3_length(v);
-        if (length > 0.1) return prox_vec3_scale(v, 1 / length);
-    }
-}
-
 PROX_TEST(cast, contact_at_the_end_of_the_motion_is_a_hit) {
     prox_rng rng = prox_rng_seed(prox_test_seed(2611));
     const prox_vec3 zero = {0, 0, 0};
@@ -517,9 +509,9 @@ PROX_TEST(cast, contact_at_the_end_of_the_motion_is_a_hit) {
         prox_transform xs = prox_transform_identity();
         xs.origin = random_in_ball(&rng, 4);
         const prox_convex sphere = prox_convex_sphere(&zero, radius);
-        const prox_vec3 u = random_unit(&rng);
+        const prox_vec3 u = test_random_unit(&rng);
         const prox_vec3 end = prox_vec3_add(xs.origin, prox_vec3_scale(u, radius));
-        prox_vec3 back = random_unit(&rng);
+        prox_vec3 back = test_random_unit(&rng);
         if (prox_vec3_dot(back, u) < 0) back = prox_vec3_scale(back, -1.0); /* the start outside */
         const double length = pow(10.0, -9 + 10 * prox_rng_uniform(&rng));
         const prox_vec3 move = prox_vec3_scale(back, -length);

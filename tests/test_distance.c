@@ -83,14 +83,6 @@ static prox_transform random_pose(prox_rng* rng, bool scaled) {
     return prox_transform_make(q, scale, prox_vec3_make(0, 0, 0));
 }
 
-static prox_vec3 random_direction(prox_rng* rng) {
-    for (;;) {
-        prox_vec3 d = {2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1};
-        double len = prox_vec3_length(d);
-        if (len > 0.1 && len <= 1) return prox_vec3_scale(d, 1 / len);
-    }
-}
-
 /* One hierarchy pair at one placement, against the oracle's distance. */
 static void check_distance(const model* ma, const prox_bvh* a, const prox_transform* xa, const model* mb,
                            const prox_bvh* b, const prox_transform* xb, double expected, bool options,
@@ -271,9 +263,9 @@ static void random_placements(const char* name, int count, bool scaled, int leaf
     int separated = 0, touching = 0;
     for (int i = 0; i < count; ++i) {
         prox_transform xa = random_pose(&rng, scaled), xb = random_pose(&rng, scaled);
-        xa.origin = prox_vec3_scale(random_direction(&rng), m.radius * prox_rng_uniform(&rng));
+        xa.origin = prox_vec3_scale(test_random_unit(&rng), m.radius * prox_rng_uniform(&rng));
         double reach = max_reach * prox_rng_uniform(&rng);
-        xb.origin = prox_vec3_add(xa.origin, prox_vec3_scale(random_direction(&rng), reach * m.radius));
+        xb.origin = prox_vec3_add(xa.origin, prox_vec3_scale(test_random_unit(&rng), reach * m.radius));
         check_placement(&m, &xa, &m, &xb, "random");
         separated += !prox_overlap(m.bvh[0], &xa, m.bvh[0], &xb, PROX_SAT_FULL);
         touching += prox_overlap(m.bvh[0], &xa, m.bvh[0], &xb, PROX_SAT_FULL);
@@ -294,7 +286,7 @@ static void touching_placements(const char* name, int count, bool scaled) {
     count = (int)(count * test_scale()) + 1;
     for (int i = 0; i < count; ++i) {
         prox_transform xa = random_pose(&rng, scaled), xb = random_pose(&rng, scaled);
-        prox_vec3 dir = random_direction(&rng);
+        prox_vec3 dir = test_random_unit(&rng);
         double near = 0, far = 4 * m.radius;
         prox_transform probe = xb;
         for (int step = 0; step < 200; ++step) {
@@ -325,7 +317,7 @@ static void hull_placements(const model* m, int count, bool scaled, double near,
     for (int i = 0; i < count; ++i) {
         prox_transform xa = random_pose(&rng, scaled), xb = random_pose(&rng, scaled);
         const double reach = near + (far - near) * prox_rng_uniform(&rng);
-        xb.origin = prox_vec3_scale(random_direction(&rng), reach * m->radius);
+        xb.origin = prox_vec3_scale(test_random_unit(&rng), reach * m->radius);
         const double expected = oracle_distance(&m->mesh, &xa, &m->mesh, &xb, INFINITY, NULL, NULL);
         const prox_distance_result r = prox_distance(m->with_hull, &xa, m->with_hull, &xb, NULL);
         CHECK_MSG(fabs(r.distance - expected) <= 1e-9 * expected, "%s placement %d: %.17g, oracle %.17g", m->name, i,
@@ -380,7 +372,7 @@ PROX_TEST(distance, hulls_of_unwelded_meshes) {
     const int count = 200;
     for (int i = 0; i < count; ++i) {
         prox_transform xa = random_pose(&rng, false), xb = random_pose(&rng, false);
-        xb.origin = prox_vec3_scale(random_direction(&rng), (2.1 + prox_rng_uniform(&rng)) * m.radius);
+        xb.origin = prox_vec3_scale(test_random_unit(&rng), (2.1 + prox_rng_uniform(&rng)) * m.radius);
         const prox_distance_result r = prox_distance(tree, &xa, tree, &xb, NULL);
         const prox_distance_result shared = prox_distance(m.with_hull, &xa, m.with_hull, &xb, NULL);
         CHECK_MSG(fabs(r.distance - shared.distance) <= 1e-12 * shared.distance, "%.17g, shared %.17g", r.distance,
@@ -452,7 +444,7 @@ PROX_TEST(distance, hulls_bound_tolerance_and_upper_bound) {
     prox_rng rng = prox_rng_seed(prox_test_seed(31));
     for (int i = 0; i < 50; ++i) {
         prox_transform xa = random_pose(&rng, true), xb = random_pose(&rng, true);
-        xb.origin = prox_vec3_scale(random_direction(&rng), (3.3 + prox_rng_uniform(&rng)) * m.radius);
+        xb.origin = prox_vec3_scale(test_random_unit(&rng), (3.3 + prox_rng_uniform(&rng)) * m.radius);
         const double d = oracle_distance(&m.mesh, &xa, &m.mesh, &xb, INFINITY, NULL, NULL);
         REQUIRE(d > 0);
         prox_tolerance_result t = prox_within_distance(m.with_hull, &xa, m.with_hull, &xb, 0.999 * d);
@@ -503,7 +495,7 @@ PROX_TEST(distance, hulls_of_degenerate_meshes) {
     for (int i = 0; i < 400; ++i) {
         const int ka = i % count, kb = (i / count) % count;
         prox_transform xa = random_pose(&rng, i % 3 == 0), xb = random_pose(&rng, i % 3 == 1);
-        xb.origin = prox_vec3_scale(random_direction(&rng), 3 * prox_rng_uniform(&rng));
+        xb.origin = prox_vec3_scale(test_random_unit(&rng), 3 * prox_rng_uniform(&rng));
         const double expected = oracle_distance(&meshes[ka], &xa, &meshes[kb], &xb, INFINITY, NULL, NULL);
         const prox_distance_result r = prox_distance(with[ka], &xa, with[kb], &xb, NULL);
         const prox_distance_result plain = prox_distance(without[ka], &xa, without[kb], &xb, NULL);
@@ -588,7 +580,7 @@ PROX_TEST(distance, hulls_reviewed_cases) {
     for (int i = 0; i < 100; ++i) { /* gaps of 1e-3 between unit boxes 1e8 from the origin */
         prox_transform xa = random_pose(&rng, false), xb = random_pose(&rng, false);
         xa.origin = prox_vec3_make(1e8, -1e8, 1e8);
-        const prox_vec3 u = random_direction(&rng);
+        const prox_vec3 u = test_random_unit(&rng);
         double lo = 0, hi = 4;
         for (int step = 0; step < 80; ++step) { /* B slides along u until the gap is near 1e-3 */
             const double mid = 0.5 * (lo + hi);
@@ -612,7 +604,7 @@ PROX_TEST(distance, oracle_agrees_with_quadratic_reference) {
     prox_rng rng = prox_rng_seed(prox_test_seed(5));
     for (int i = 0; i < 40; ++i) {
         prox_transform xa = random_pose(&rng, i % 2), xb = random_pose(&rng, i % 2);
-        xb.origin = prox_vec3_scale(random_direction(&rng), 3 * m.radius * prox_rng_uniform(&rng));
+        xb.origin = prox_vec3_scale(test_random_unit(&rng), 3 * m.radius * prox_rng_uniform(&rng));
         double fast = oracle_distance(&m.mesh, &xa, &m.mesh, &xb, INFINITY, NULL, NULL);
         double slow = oracle_distance_quadratic(&m.mesh, &xa, &m.mesh, &xb);
         CHECK(fast == slow);
@@ -748,7 +740,7 @@ PROX_TEST(distance, far_from_the_origin_ill_conditioned_placements) {
         xa.basis = test_ill_conditioned_basis(&rng, cond);
         xa.origin = prox_vec3_make(out * (prox_rng_uniform(&rng) - 0.5), out, -out);
         /* B beyond A's farthest vertex along d (B's reach is at most 1) */
-        const prox_vec3 d = random_direction(&rng);
+        const prox_vec3 d = test_random_unit(&rng);
         prox_vec3 tip = prox_vec3_make(0, 0, 0);
         for (int v = 0; v < m.mesh.vertex_count; ++v) {
             const prox_vec3 p = prox_mat3_apply(&xa.basis, m.mesh.vertices[v]);
@@ -1011,7 +1003,7 @@ PROX_TEST(distance, scaled_placement_prunes_like_a_scaled_mesh) {
                 prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
             const prox_quat qb =
                 prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
-            const prox_vec3 at = prox_vec3_scale(random_direction(&rng), 3.0 + 3.0 * prox_rng_uniform(&rng));
+            const prox_vec3 at = prox_vec3_scale(test_random_unit(&rng), 3.0 + 3.0 * prox_rng_uniform(&rng));
             /* the same world shapes: scaled by the placement, or in the vertices */
             const prox_transform xa = prox_transform_make(qa, scale, prox_vec3_make(0, 0, 0));
             const prox_transform xb = prox_transform_make(qb, scale, at);

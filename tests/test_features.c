@@ -496,14 +496,6 @@ static prox_transform random_rotation(prox_rng* rng, prox_vec3 origin) {
     return prox_transform_make(q, prox_vec3_make(1, 1, 1), origin);
 }
 
-static prox_vec3 random_direction(prox_rng* rng) {
-    for (;;) {
-        const prox_vec3 d = {urand(rng, -1, 1), urand(rng, -1, 1), urand(rng, -1, 1)};
-        const double len = prox_vec3_length(d);
-        if (len > 0.1 && len <= 1) return prox_vec3_scale(d, 1 / len);
-    }
-}
-
 /* A pool of shapes: random clouds of 8..200 points of every kind, boxes,
  * exact-facet polyhedra, prisms, pyramids, a dodecahedron. */
 static int make_pool(prox_rng* rng, shape* pool, int max) {
@@ -656,7 +648,7 @@ PROX_TEST(features, random_placements_against_brute_force) {
          * makes about half of the pairs touch. */
         const double reach = (sa->poly->radius + sb->poly->radius) * urand(&rng, 0.15, 1.2);
         const prox_transform xb =
-            random_rotation(&rng, prox_vec3_add(xa.origin, prox_vec3_scale(random_direction(&rng), reach)));
+            random_rotation(&rng, prox_vec3_add(xa.origin, prox_vec3_scale(test_random_unit(&rng), reach)));
         check_case(sa, &xa, sb, &xb, "random", &t);
         if (prox_test_current_failures > 20) break;
     }
@@ -863,8 +855,8 @@ PROX_TEST(features, warm_start_follows_smooth_motion) {
         }
         const double ra = sa.poly->radius, rb = sb.poly->radius;
         prox_feature_pair warm = prox_feature_pair_default();
-        const prox_vec3 axis_a = random_direction(&rng), axis_b = random_direction(&rng),
-                        axis_o = random_direction(&rng);
+        const prox_vec3 axis_a = test_random_unit(&rng), axis_b = test_random_unit(&rng),
+                        axis_o = test_random_unit(&rng);
         prox_mat3 spin_a = prox_mat3_identity(), spin_b = prox_mat3_identity();
         for (int f = 0; f < frames; ++f) {
             /* A turns in place; B orbits A (distance breathing in and out so
@@ -937,7 +929,7 @@ PROX_TEST(features, extreme_scales) {
             const prox_transform xa = random_rotation(&rng, prox_vec3_scale(prox_vec3_make(1, 2, 3), scales[i]));
             const double reach = (sa.poly->radius + sb.poly->radius) * urand(&rng, 0.2, 1.3);
             const prox_transform xb =
-                random_rotation(&rng, prox_vec3_add(xa.origin, prox_vec3_scale(random_direction(&rng), reach)));
+                random_rotation(&rng, prox_vec3_add(xa.origin, prox_vec3_scale(test_random_unit(&rng), reach)));
             check_case(&sa, &xa, &sb, &xb, "scaled", &t);
         }
         shape_free(&sa);
@@ -952,7 +944,7 @@ PROX_TEST(features, extreme_scales) {
             const prox_transform xa = random_rotation(&rng, prox_vec3_make(1e6, 1e6, 1e6));
             const double reach = (sa.poly->radius + sb.poly->radius) * urand(&rng, 0.2, 1.3);
             const prox_transform xb =
-                random_rotation(&rng, prox_vec3_add(xa.origin, prox_vec3_scale(random_direction(&rng), reach)));
+                random_rotation(&rng, prox_vec3_add(xa.origin, prox_vec3_scale(test_random_unit(&rng), reach)));
             check_case(&sa, &xa, &sb, &xb, "far", &t);
         }
     }
@@ -977,7 +969,7 @@ PROX_TEST(features, nested_and_deep) {
     tally t = {0};
     for (int c = 0; c < scaled(300); ++c) {
         const prox_transform xa = random_rotation(&rng, prox_vec3_make(0, 0, 0));
-        const prox_transform xb = random_rotation(&rng, prox_vec3_scale(random_direction(&rng), urand(&rng, 0, 0.6)));
+        const prox_transform xb = random_rotation(&rng, prox_vec3_scale(test_random_unit(&rng), urand(&rng, 0, 0.6)));
         check_case(&big, &xa, &small, &xb, "nested", &t);
         check_case(&small, &xb, &big, &xa, "nested", &t);
         /* From every kind of warm start. */

@@ -18,14 +18,6 @@ static const prox_volume all_kinds[] = {PROX_VOLUME_AABB,   PROX_VOLUME_OBB,    
                                         PROX_VOLUME_OBB_SPHERE, PROX_VOLUME_RSS, PROX_VOLUME_LSS};
 enum { KIND_COUNT = sizeof all_kinds / sizeof all_kinds[0] };
 
-static prox_vec3 random_unit(prox_rng* rng) {
-    for (;;) {
-        prox_vec3 v = {2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1};
-        double l = prox_vec3_length(v);
-        if (l > 0.1 && l <= 1) return prox_vec3_scale(v, 1 / l);
-    }
-}
-
 /* A point uniform in [0, side)^3. */
 static prox_vec3 random_point(prox_rng* rng, double side) {
     const double x = prox_rng_uniform(rng), y = prox_rng_uniform(rng), z = prox_rng_uniform(rng);
@@ -149,22 +141,22 @@ PROX_TEST(ray, tiny_triangles_far_off) {
     int hits = 0, disagreements = 0;
     for (int i = 0; i < count; ++i) {
         const double size = pow(10.0, -3 - 9 * prox_rng_uniform(&rng));
-        const prox_vec3 centre = prox_vec3_scale(random_unit(&rng), 0.2 + prox_rng_uniform(&rng));
+        const prox_vec3 centre = prox_vec3_scale(test_random_unit(&rng), 0.2 + prox_rng_uniform(&rng));
         prox_vec3 tri[3];
-        for (int c = 0; c < 3; ++c) tri[c] = prox_vec3_add(centre, prox_vec3_scale(random_unit(&rng), size));
+        for (int c = 0; c < 3; ++c) tri[c] = prox_vec3_add(centre, prox_vec3_scale(test_random_unit(&rng), size));
         /* aimed at the triangle (within twice its size), or anywhere */
         const double a = prox_rng_uniform(&rng), b = prox_rng_uniform(&rng);
         const prox_vec3 inside = prox_vec3_add(prox_vec3_scale(tri[0], 1 - sqrt(a)),
                                                prox_vec3_add(prox_vec3_scale(tri[1], sqrt(a) * (1 - b)),
                                                              prox_vec3_scale(tri[2], sqrt(a) * b)));
-        const prox_vec3 aim = prox_vec3_add(inside, prox_vec3_scale(random_unit(&rng), 0.2 * size));
-        prox_vec3 o = {0, 0, 0}, d = i % 4 == 0 ? random_unit(&rng) : aim;
+        const prox_vec3 aim = prox_vec3_add(inside, prox_vec3_scale(test_random_unit(&rng), 0.2 * size));
+        prox_vec3 o = {0, 0, 0}, d = i % 4 == 0 ? test_random_unit(&rng) : aim;
         if (i % 4 == 1) {
             /* from a point of the triangle's plane, nearly along it, passing
              * far from the triangle: the triangle seen nearly edge on */
             const prox_vec3 cross = prox_vec3_cross(prox_vec3_sub(tri[1], tri[0]), prox_vec3_sub(tri[2], tri[0]));
             const prox_vec3 n = prox_vec3_scale(cross, 1 / prox_vec3_length(cross));
-            const prox_vec3 r1 = random_unit(&rng), r2 = random_unit(&rng);
+            const prox_vec3 r1 = test_random_unit(&rng), r2 = test_random_unit(&rng);
             const prox_vec3 u1 = prox_vec3_sub(r1, prox_vec3_scale(n, prox_vec3_dot(r1, n)));
             const prox_vec3 u2 = prox_vec3_sub(r2, prox_vec3_scale(n, prox_vec3_dot(r2, n)));
             o = prox_vec3_add(centre, prox_vec3_scale(u1, 0.5));
@@ -308,13 +300,13 @@ static void against_brute_force(const char* name, int count, bool scaled) {
         prox_vec3 s = {1, 1, 1};
         if (scaled) s = prox_vec3_add(prox_vec3_make(0.4, 0.4, 0.4), random_point(&rng, 1.0));
         if (scaled && i % 5 == 0) s.y = -s.y; /* a mirroring placement */
-        const prox_vec3 centre = prox_vec3_scale(random_unit(&rng), radius * prox_rng_uniform(&rng));
+        const prox_vec3 centre = prox_vec3_scale(test_random_unit(&rng), radius * prox_rng_uniform(&rng));
         const prox_transform x = prox_transform_make(q, s, centre);
         /* origins around the model, aimed at a point near it; some rays
          * along the axes (zero components), some from inside */
         const double reach = radius * (0.2 + 2.5 * prox_rng_uniform(&rng));
-        prox_vec3 o = prox_vec3_add(centre, prox_vec3_scale(random_unit(&rng), reach));
-        prox_vec3 aim = prox_vec3_add(centre, prox_vec3_scale(random_unit(&rng), radius * prox_rng_uniform(&rng)));
+        prox_vec3 o = prox_vec3_add(centre, prox_vec3_scale(test_random_unit(&rng), reach));
+        prox_vec3 aim = prox_vec3_add(centre, prox_vec3_scale(test_random_unit(&rng), radius * prox_rng_uniform(&rng)));
         prox_vec3 d = prox_vec3_scale(prox_vec3_sub(aim, o), 0.1 + 3 * prox_rng_uniform(&rng));
         if (i % 6 == 0) {
             const int axis = (int)(3 * prox_rng_uniform(&rng)) % 3;
@@ -586,9 +578,9 @@ PROX_TEST(ray, far_from_the_origin) {
                                                      prox_vec3_make(offsets[k], -offsets[k], 0.5 * offsets[k]));
         int hits = 0;
         for (int i = 0; i < 300; ++i) {
-            const prox_vec3 o = prox_vec3_add(x.origin, prox_vec3_scale(random_unit(&rng), 3e-6));
+            const prox_vec3 o = prox_vec3_add(x.origin, prox_vec3_scale(test_random_unit(&rng), 3e-6));
             const prox_vec3 aim =
-                prox_vec3_add(x.origin, prox_vec3_scale(random_unit(&rng), 2e-7 * prox_rng_uniform(&rng)));
+                prox_vec3_add(x.origin, prox_vec3_scale(test_random_unit(&rng), 2e-7 * prox_rng_uniform(&rng)));
             const prox_vec3 d = prox_vec3_sub(aim, o);
             prox_ray_def def = prox_default_ray_def();
             double bt;

@@ -20,14 +20,6 @@
 
 enum { MAX_OBJECTS = 128 };
 
-static prox_vec3 random_unit(prox_rng* rng) {
-    for (;;) {
-        prox_vec3 v = {2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1};
-        double l = prox_vec3_length(v);
-        if (l > 0.1 && l <= 1) return prox_vec3_scale(v, 1 / l);
-    }
-}
-
 /* A scene mirrored in two worlds: `queried` takes the queries and steps
  * only now and then, `stepped` steps every frame and gives the world boxes
  * the box queries must agree with. */
@@ -236,7 +228,7 @@ static void check_rays(prox_world* world, const test_world_shapes* sh, const sce
     for (int q = 0; q < 30; q++) {
         prox_vec3 o = {size * (1.4 * prox_rng_uniform(rng) - 0.2), size * (1.4 * prox_rng_uniform(rng) - 0.2),
                        size * (1.4 * prox_rng_uniform(rng) - 0.2)};
-        prox_vec3 d = random_unit(rng);
+        prox_vec3 d = test_random_unit(rng);
         // Half the rays aim at a live object's origin, with a length that is not 1.
         uint32_t aim = (uint32_t)(prox_rng_next(rng) % MAX_OBJECTS);
         if (q % 2 && sc->live[aim]) d = prox_vec3_sub(sc->pose[aim].origin, o);
@@ -343,7 +335,7 @@ static void check_casts(prox_world* world, test_world_shapes* sh, const scene* s
         test_shape_kind k = (test_shape_kind)(TEST_BOX + prox_rng_next(rng) % 3);
         prox_convex shape = test_world_shape(sh, k).convex;
         prox_transform pose = test_random_pose(rng, size);
-        prox_vec3 move = prox_vec3_scale(random_unit(rng), size * prox_rng_uniform(rng));
+        prox_vec3 move = prox_vec3_scale(test_random_unit(rng), size * prox_rng_uniform(rng));
         prox_world_cast_def def = prox_default_world_cast_def();
         def.filter = random_filter(rng);
         prox_world_cast_hit hit;
@@ -484,7 +476,7 @@ static void run_query_scene(uint64_t seed, prox_volume volume, int frames) {
             if (prox_rng_next(&rng) % 4 == 0)
                 sc.pose[id] = test_random_pose(&rng, size); // far
             else
-                sc.pose[id].origin = prox_vec3_add(sc.pose[id].origin, prox_vec3_scale(random_unit(&rng), 0.2));
+                sc.pose[id].origin = prox_vec3_add(sc.pose[id].origin, prox_vec3_scale(test_random_unit(&rng), 0.2));
             REQUIRE(prox_world_set_pose(world, id, &sc.pose[id]) == PROX_OK);
             REQUIRE(prox_world_set_pose(stepped, sc.twin[id], &sc.pose[id]) == PROX_OK);
         }
@@ -946,7 +938,7 @@ PROX_TEST(world_query, threads_may_query_an_unchanged_world) {
         jobs[j].world = world;
         for (int i = 0; i < JOB_RAYS; i++) {
             jobs[j].origins[i] = (prox_vec3){-2, 6 * prox_rng_uniform(&rng), 6 * prox_rng_uniform(&rng)};
-            jobs[j].directions[i] = random_unit(&rng);
+            jobs[j].directions[i] = test_random_unit(&rng);
             jobs[j].directions[i].x = fabs(jobs[j].directions[i].x) + 0.5;
         }
         for (int i = 0; i < JOB_BOXES; i++) {
