@@ -193,6 +193,16 @@ static void check_distance(const model* ma, const prox_bvh* a, const prox_transf
         prox_distance_result bounded = prox_distance(a, xa, b, xb, &def);
         CHECK_MSG(bounded.beyond_upper_bound && bounded.distance > def.upper_bound, "%s %s: upper bound missed",
                   what, kind);
+        /* a warm start measures its pair first: from the closest pair, the
+         * search that stops at the bound reports that pair's distance
+         * (without the pair it reports another one seen, or none) */
+        if (r.triangle_a >= 0) {
+            prox_distance_cache closest = {true, r.triangle_a, r.triangle_b};
+            def.cache = &closest;
+            prox_distance_result warm = prox_distance(a, xa, b, xb, &def);
+            CHECK_MSG(warm.beyond_upper_bound && warm.distance == r.distance, "%s %s: from the closest pair %.17g, "
+                      "beyond %d; the distance %.17g", what, kind, warm.distance, warm.beyond_upper_bound, r.distance);
+        }
     }
     def = prox_default_distance_def();
     def.upper_bound = 2 * expected + 1e-300;
