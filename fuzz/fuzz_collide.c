@@ -191,7 +191,15 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              * upper bound around the distance, the error bounds, the
              * collision pass first or not */
             const int32_t cached_a = (int8_t)next_byte(&r), cached_b = (int8_t)next_byte(&r);
-            prox_distance_cache cache = {true, cached_a, cached_b};
+            prox_distance_cache cache = {.valid = true, .triangle_a = cached_a, .triangle_b = cached_b};
+            /* and a hull simplex of any count and corners (the trees here
+             * may keep their hulls), made from the same two bytes so that
+             * the corpus's inputs keep their meaning */
+            cache.hulls.count = (cached_a & 7) % 6 - 1;
+            for (int k = 0; k < 4; ++k) {
+                cache.hulls.index_a[k] = cached_a / 2 + k * (cached_b % 5);
+                cache.hulls.index_b[k] = cached_b / 2 - k * (cached_a % 3);
+            }
             prox_distance_def dd = prox_default_distance_def();
             dd.cache = &cache;
             const double uppers[3] = {INFINITY, expected_distance, 0.5 * expected_distance};

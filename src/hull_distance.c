@@ -47,7 +47,8 @@ static bool uses_corners(const prox_bvh* bvh, int32_t t, const int32_t* corner, 
     const prox_vec3* v = bvh->vertices;
     for (int i = 0; i < n; ++i) {
         const prox_vec3 c = bvh->hull.points[corner[i]];
-        if (!prox_same_point(v[idx[0]], c) && !prox_same_point(v[idx[1]], c) && !prox_same_point(v[idx[2]], c)) return false;
+        if (!prox_same_point(v[idx[0]], c) && !prox_same_point(v[idx[1]], c) && !prox_same_point(v[idx[2]], c))
+            return false;
     }
     return true;
 }
@@ -107,24 +108,37 @@ static int32_t start_corner(const prox_bvh* bvh, const prox_transform* x, prox_v
 }
 
 bool prox_hull_guess(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
-                     hull_guess* out) {
+                     prox_gjk_cache* warm, hull_guess* out) {
     const prox_convex ca = hull_shape(a), cb = hull_shape(b);
     cvx_pair pair;
     if (!cvx_pair_init_known(&pair, &ca, xa, a->hull.max_abs, &cb, xb, b->hull.max_abs)) return false;
-    /* GJK's first direction is along the line between the origins: each
-     * climb starts from the stored support nearest to it */
+    /* From an earlier simplex (the last frame's, on a smooth motion), GJK
+     * usually needs a step or two, and each climb starts from that
+     * simplex's first corner. Otherwise GJK's first direction is along the
+     * line between the origins, and each climb starts from the stored
+     * support nearest to it. */
+    const bool from_warm = warm && warm->count >= 1 && warm->count <= 4 && warm->index_a[0] >= 0 &&
+                           warm->index_a[0] < a->hull.count && warm->index_b[0] >= 0 &&
+                           warm->index_b[0] < b->hull.count;
     const prox_vec3 toward_b = prox_vec3_sub(xb->origin, xa->origin);
-    int32_t corner_a = start_corner(a, xa, toward_b), corner_b = start_corner(b, xb, prox_vec3_scale(toward_b, -1.0));
+    int32_t corner_a = from_warm ? warm->index_a[0] : start_corner(a, xa, toward_b);
+    int32_t corner_b = from_warm ? warm->index_b[0] : start_corner(b, xb, prox_vec3_scale(toward_b, -1.0));
     set_climb(&pair.a, a, &corner_a);
     set_climb(&pair.b, b, &corner_b);
     int max_gjk, max_epa;
     cvx_limits(NULL, &max_gjk, &max_epa);
     /* hulls that overlap, the common case of intersecting models, are
      * mostly told by the boolean search's few steps (a tetrahedron of
-     * supports around the origin), for less than GJK's run to contact */
-    if (cvx_gjk_boolean(&pair, 0.0, max_gjk, NULL, NULL) == 1) return false;
+     * supports around the origin), for less than GJK's run to contact;
+     * from an earlier simplex GJK starts near the answer, where the
+     * boolean search would start over */
+    if (!from_warm && cvx_gjk_boolean(&pair, 0.0, max_gjk, NULL, NULL) == 1) {
+        if (warm) warm->count = 0;
+        return false;
+    }
     cvx_gjk_output g;
-    cvx_gjk_run(&pair, NULL, max_gjk, -1.0, &g);
+    cvx_gjk_run(&pair, from_warm ? warm : NULL, max_gjk, -1.0, &g);
+    cvx_cache_store(&g.simplex, warm);
     if (g.state != CVX_GJK_SEPARATED) return false;
     /* The placed coordinates lie within `reach` of the world origin (the
      * scene size S bounds them from a's origin). Placing a point rounds each

@@ -25,8 +25,11 @@ typedef struct hull_guess {
 /// found them apart, with *out filled: a guess, proven by nothing (a climb
 /// can stop short where rounding hides a better corner); the slab test
 /// proves. False when they touch or overlap, or GJK could not settle.
+/// `warm` (may be NULL): a simplex of an earlier call on the same hulls to
+/// start from when its count is 1..4 (any content is safe: GJK checks it);
+/// this call's simplex is written back.
 bool prox_hull_guess(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,
-                     hull_guess* out);
+                     prox_gjk_cache* warm, hull_guess* out);
 
 /// With `point_a` on model a and `point_b` on model b (world): how far apart
 /// the models are at least along n = (point_b - point_a) / |point_b - point_a|,

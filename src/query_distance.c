@@ -187,6 +187,7 @@ typedef struct distance_state {
     bool hulls_apart;    /* the models' hulls are apart: no contact, no containment */
     bool settled_by_hulls;
     bool hulls_after_root; /* tolerance queries: try the hulls only when the roots' bounds leave pairs open */
+    prox_gjk_cache* hull_warm; /* the caller's cache of the hulls' simplex, or NULL */
     double lower;        /* a proven lower bound of the distance (0 when none is known): the hulls' slab */
     /* The unit direction from point_a to point_b (toward_slab_apart), and
      * the rounding of projections onto it */
@@ -274,7 +275,8 @@ static void test_leaves(distance_state* st, int first_a, int count_a, int first_
 static void try_hulls(distance_state* st) {
     if (st->a->hull.count == 0 || st->b->hull.count == 0) return;
     hull_guess g;
-    if (!prox_hull_guess(st->a, st->xa, st->b, st->xb, &g) || g.triangle_a < 0 || g.triangle_b < 0) return;
+    if (!prox_hull_guess(st->a, st->xa, st->b, st->xb, st->hull_warm, &g) || g.triangle_a < 0 || g.triangle_b < 0)
+        return;
     prox_vec3 ta[3], tb[3];
     place_mesh_triangle(st->a, st->xa, g.triangle_a, ta);
     place_mesh_triangle(st->b, st->xb, g.triangle_b, tb);
@@ -498,6 +500,9 @@ prox_distance_result prox_distance(const prox_bvh* a, const prox_transform* xa, 
     st.upper_limit = upper >= 0 ? nextafter(upper, INFINITY) : 0;
     update_limit(&st);
     prox_distance_cache* cache = d.cache;
+    /* the hulls' simplex: read while the cache is valid, written always */
+    if (cache && !cache->valid) cache->hulls.count = 0;
+    st.hull_warm = cache ? &cache->hulls : NULL;
     if (cache && cache->valid && cache->triangle_a >= 0 && cache->triangle_a < a->triangle_count &&
         cache->triangle_b >= 0 && cache->triangle_b < b->triangle_count) {
         prox_vec3 ta[3], tb[3];

@@ -171,7 +171,7 @@ static void check_distance(const model* ma, const prox_bvh* a, const prox_transf
                   approx.distance, (int)approx.containment);
     /* the same from a cached pair within absolute_error of touching */
     if (expected == 0 && r.triangle_a >= 0) {
-        prox_distance_cache near_cache = {true, r.triangle_a, r.triangle_b};
+        prox_distance_cache near_cache = {.valid = true, .triangle_a = r.triangle_a, .triangle_b = r.triangle_b};
         def.cache = &near_cache;
         prox_distance_result cached = prox_distance(a, xa, b, xb, &def);
         CHECK(cached.distance == 0 && cached.containment == PROX_NOT_CONTAINED);
@@ -197,7 +197,7 @@ static void check_distance(const model* ma, const prox_bvh* a, const prox_transf
          * search that stops at the bound reports that pair's distance
          * (without the pair it reports another one seen, or none) */
         if (r.triangle_a >= 0) {
-            prox_distance_cache closest = {true, r.triangle_a, r.triangle_b};
+            prox_distance_cache closest = {.valid = true, .triangle_a = r.triangle_a, .triangle_b = r.triangle_b};
             def.cache = &closest;
             prox_distance_result warm = prox_distance(a, xa, b, xb, &def);
             CHECK_MSG(warm.beyond_upper_bound && warm.distance == r.distance, "%s %s: from the closest pair %.17g, "
@@ -228,7 +228,7 @@ static void check_distance(const model* ma, const prox_bvh* a, const prox_transf
      * can be a few more: each query spares the pairs that lie apart along
      * the direction between its closest points so far, and the first tried
      * more directions than the answer's alone. */
-    prox_distance_cache cache = {false, 0, 0};
+    prox_distance_cache cache = {.valid = false};
     def = prox_default_distance_def();
     def.cache = &cache;
     prox_distance_result first = prox_distance(a, xa, b, xb, &def);
@@ -409,6 +409,58 @@ PROX_TEST(distance, hulls_settle_the_outer_side_of_a_torus) {
               settled, separated);
     hull_placements(&m, count / 3 + 1, true, 0.5, 3.0, 29, &settled, &separated);
     CHECK_MSG(settled > 0, "scaled torus: none of %d separated placements settled", separated);
+    model_close(&m);
+}
+
+/* A warm start along a smooth motion: the cache carries the hulls' GJK
+ * simplex from frame to frame (and the closest pair). Every answer is the
+ * cold query's (to the 2^-32 to which an answer the hulls settle is the
+ * traversal's), every tenth the oracle's; a cache of garbage changes
+ * nothing either. Some frames are settled by the hulls and some are not
+ * (the torus turns its hole towards the other), so the simplex is carried
+ * through both. */
+PROX_TEST(distance, hulls_warm_start_along_a_path) {
+    model m;
+    REQUIRE(model_open("torus", 1, &m));
+    for (int scaled = 0; scaled < 2; ++scaled) {
+        prox_rng rng = prox_rng_seed(prox_test_seed(31 + (uint64_t)scaled));
+        const prox_transform xa = random_pose(&rng, scaled);
+        const prox_transform b0 = random_pose(&rng, scaled);
+        const prox_vec3 spin = test_random_unit(&rng), u = test_random_unit(&rng);
+        prox_vec3 w = prox_vec3_cross(u, test_random_unit(&rng));
+        w = prox_vec3_scale(w, 1 / prox_vec3_length(w));
+        prox_distance_cache cache = {.valid = false};
+        prox_distance_def def = prox_default_distance_def();
+        int settled_warm = 0, settled_cold = 0, frames = (int)(150 * test_scale()) + 30;
+        for (int f = 0; f < frames; ++f) {
+            const double t = 0.004 * f;
+            const prox_mat3 turn = prox_mat3_rotation(spin, 5 * t);
+            prox_transform xb = {prox_mat3_mul(&turn, &b0.basis), {0, 0, 0}};
+            const prox_vec3 along = prox_vec3_add(prox_vec3_scale(u, cos(t)), prox_vec3_scale(w, sin(t)));
+            xb.origin = prox_vec3_scale(along, (1.1 + 0.5 * fabs(sin(6 * t))) * m.radius);
+            const prox_distance_result cold = prox_distance(m.with_hull, &xa, m.with_hull, &xb, NULL);
+            def.cache = &cache;
+            const prox_distance_result warm = prox_distance(m.with_hull, &xa, m.with_hull, &xb, &def);
+            CHECK_MSG(fabs(warm.distance - cold.distance) <= 0x1p-32 * cold.distance,
+                      "scaled %d frame %d: warm %.17g, cold %.17g", scaled, f, warm.distance, cold.distance);
+            if (warm.settled_by_hulls) CHECK(cache.valid && cache.hulls.count >= 1 && cache.hulls.count <= 4);
+            settled_warm += warm.settled_by_hulls;
+            settled_cold += cold.settled_by_hulls;
+            prox_distance_cache garbage = {.valid = true, .triangle_a = 7, .triangle_b = 11};
+            garbage.hulls = (prox_gjk_cache){3, {-4, 1 << 30, 2}, {5, 5, 5}};
+            def.cache = &garbage;
+            const prox_distance_result odd = prox_distance(m.with_hull, &xa, m.with_hull, &xb, &def);
+            CHECK(fabs(odd.distance - cold.distance) <= 0x1p-32 * cold.distance);
+            if (f % 10 == 0) {
+                const double expected = oracle_distance(&m.mesh, &xa, &m.mesh, &xb, INFINITY, NULL, NULL);
+                CHECK_MSG(fabs(warm.distance - expected) <= 1e-9 * expected, "scaled %d frame %d: %.17g, oracle %.17g",
+                          scaled, f, warm.distance, expected);
+            }
+        }
+        CHECK_MSG(settled_warm > 0 && settled_warm < frames && settled_cold > 0,
+                  "scaled %d: %d of %d frames settled by the hulls warm, %d cold", scaled, settled_warm, frames,
+                  settled_cold);
+    }
     model_close(&m);
 }
 
@@ -840,7 +892,7 @@ PROX_TEST(distance, invalid_input) {
     CHECK(!prox_within_distance(m.bvh[0], NULL, m.bvh[0], &xb, NAN).within);
     CHECK(prox_within_distance(m.bvh[0], NULL, m.bvh[0], &xb, INFINITY).within);
     /* a garbage cache costs time only */
-    prox_distance_cache cache = {true, -5, 1 << 30};
+    prox_distance_cache cache = {.valid = true, .triangle_a = -5, .triangle_b = 1 << 30};
     def = prox_default_distance_def();
     def.cache = &cache;
     r = prox_distance(m.bvh[0], NULL, m.bvh[0], &xb, &def);

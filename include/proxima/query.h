@@ -161,13 +161,16 @@ PROX_API prox_collide_result prox_self_collide(const prox_bvh* bvh, const prox_t
 
 /// Warm start for repeated distance queries between the same two models
 /// (frame coherence): the closest triangle pair of the last query, tried
-/// first so that its distance prunes from the start. Caller-owned; the
+/// first so that its distance prunes from the start, and, for models that
+/// keep their hulls (prox_bvh_def.convex_hull), the last GJK simplex on the
+/// hulls, from which the next GJK on them starts. Caller-owned; the
 /// hierarchies are never written. Zero-initialise it (or set `valid` false)
 /// before the first query; a stale or wrong cache only costs time.
 typedef struct prox_distance_cache {
     bool valid;
     int32_t triangle_a; ///< triangle index in model a
     int32_t triangle_b;
+    prox_gjk_cache hulls; ///< hull corner indices (read only while `valid`)
 } prox_distance_cache;
 
 typedef struct prox_distance_def {
