@@ -893,7 +893,12 @@ static double nearest_key(const nearest_search* s, int32_t n) {
     const tree_nearest_options* o = s->options;
     if (!o || !(o->slack > 0)) return d;
     // Less the slack: a share of how far the box reaches from the origin.
-    return d - o->slack * (box_reach(box, o->origin) + o->reach);
+    // Boxes near the end of the double range give inf - inf (a box 1.5e308
+    // from the query, its reach infinite): no bound then, rather than a NaN
+    // key, which broke the heap's order and ended the search before the
+    // object the query sat on (a world review).
+    const double key = d - o->slack * (box_reach(box, o->origin) + o->reach);
+    return key == key ? key : -INFINITY;
 }
 
 /* Depth-first search of the subtree under top without a stack. */

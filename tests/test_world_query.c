@@ -897,6 +897,26 @@ PROX_TEST(world_query, distance_reviewed_cases) {
     prox_world_destroy(world);
     prox_bvh_destroy(box_tree);
     prox_mesh_data_free(&box_data);
+    // (3) Balls near the ends of the double range, the query ball on the
+    // last: a node 3e308 away had an infinite box distance and an infinite
+    // reach, its key inf - inf, and the NaN ended the search with nothing
+    // found (a review; any one ball fewer and the answer was right).
+    const prox_vec3 at_edge[] = {{1.5e308, 0, 0}, {-1.5e308, 1.5e308, 0}, {-1e307, 0, 0},
+                                 {0, -1.5e308, 0}, {1e307, 1.5e308, 0},  {-1e307, -1.5e308, 0}};
+    REQUIRE(prox_world_create(&wdef, &world) == PROX_OK);
+    uint32_t last = 0;
+    for (int i = 0; i < 6; i++) {
+        def = prox_default_object_def();
+        def.shape = ball_shape;
+        def.pose.origin = at_edge[i];
+        REQUIRE(prox_world_add(world, &def, &last) == PROX_OK);
+    }
+    prox_transform on_last = prox_transform_identity();
+    on_last.origin = at_edge[5];
+    REQUIRE(prox_world_distance(world, &ball_shape, &on_last, NULL, &near) == PROX_OK);
+    CHECK_MSG(near.found && near.object == last && near.distance == 0, "found %d, object %u at %g", near.found,
+              near.object, near.distance);
+    prox_world_destroy(world);
 }
 
 typedef struct ray_job {
