@@ -134,6 +134,51 @@ static bool edge_on_hit(const double p[3][3], const ray_frame* r, double* out_t,
     return true;
 }
 
+/* Whether the ray certainly moves away from the triangle's plane from an
+ * origin strictly on one side of it, so that it cannot meet the triangle.
+ * The side is the exact orientation predicate's. The direction's is the
+ * sign of n . d, n the normal from the corner opposite the longest edge (the
+ * best conditioned of the three: for a needle, its short edge across a long
+ * one), each edge one rounded difference of the caller's corners; trusted
+ * only when n is far above its rounding (2^-50 of the edges' product) and
+ * n . d far above the rounding n and d carry. The edge-on test below
+ * decides in the triangle's plane with a tolerance that grows with the
+ * triangle's size: a needle 1e16 long, 3e-19 from the origin and pointing
+ * away, was "met" at t = 0 (fuzz_ray). */
+static bool moving_away(const ray_frame* r, const prox_vec3 tri[3]) {
+    double c[3][3], len[3];
+    for (int k = 0; k < 3; ++k) {
+        c[k][0] = tri[k].x, c[k][1] = tri[k].y, c[k][2] = tri[k].z;
+    }
+    for (int k = 0; k < 3; ++k) { /* edge k runs from corner k to corner k + 1 */
+        const double* a = c[k];
+        const double* b = c[k == 2 ? 0 : k + 1];
+        len[k] = prox_fmax(fabs(b[0] - a[0]), prox_fmax(fabs(b[1] - a[1]), fabs(b[2] - a[2])));
+    }
+    const int longest = len[0] >= len[1] ? (len[0] >= len[2] ? 0 : 2) : (len[1] >= len[2] ? 1 : 2);
+    const int k0 = longest == 0 ? 2 : longest - 1; /* the corner opposite edge `longest` */
+    const int k1 = k0 == 2 ? 0 : k0 + 1, k2 = k1 == 2 ? 0 : k1 + 1;
+    double e1[3], e2[3];
+    for (int i = 0; i < 3; ++i) {
+        e1[i] = c[k1][i] - c[k0][i];
+        e2[i] = c[k2][i] - c[k0][i];
+    }
+    const double m1 = prox_fmax(fabs(e1[0]), prox_fmax(fabs(e1[1]), fabs(e1[2])));
+    const double m2 = prox_fmax(fabs(e2[0]), prox_fmax(fabs(e2[1]), fabs(e2[2])));
+    if (!(m1 * m2 > 0x1p-900 && m1 * m2 < 0x1p900)) return false;
+    const double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    const double n_max = prox_fmax(fabs(n[0]), prox_fmax(fabs(n[1]), fabs(n[2])));
+    if (!(n_max > 0x1p-20 * m1 * m2)) return false;
+    double d[3]; /* the direction in the frame's units (2^-e times the caller's) */
+    d[r->kz] = 1.0 / r->sz;
+    d[r->kx] = r->sx * d[r->kz];
+    d[r->ky] = r->sy * d[r->kz];
+    const double nd = n[0] * d[0] + n[1] * d[1] + n[2] * d[2];
+    if (!(fabs(nd) > 0x1p-24 * n_max * (fabs(d[0]) + fabs(d[1]) + fabs(d[2])))) return false;
+    const int side = prox_orient3d_sign(tri[0], tri[1], tri[2], prox_vec3_make(r->o[0], r->o[1], r->o[2]));
+    return side != 0 && (nd > 0.0) == (side > 0);
+}
+
 bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, double* out_t, double out_weights[3]) {
     for (int c = 0; c < 3; ++c)
         if (!prox_vec3_is_finite(tri[c])) return false;
@@ -163,6 +208,13 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
             }
         }
     }
+    /* A triangle wholly behind the origin along the ray's main axis is
+     * missed, decided exactly (a rounded difference keeps its sign, and
+     * scaling by 2^-f too): without this a needle 1e16 long, seen end on
+     * from 3e-19 behind its plane, went to the edge-on test below, whose
+     * tolerance grows with the needle's length, and was "hit" at t = 0,
+     * where a hierarchy's box test rightly found nothing (fuzz_ray). */
+    if (p[0][kz] * r->sz < 0.0 && p[1][kz] * r->sz < 0.0 && p[2][kz] * r->sz < 0.0) return false;
     /* sheared corners: x and y across the ray, z along it */
     double x[3], y[3];
     for (int c = 0; c < 3; ++c) {
@@ -222,7 +274,7 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
     if (!(fabs(det) > 0x1p20 * noise)) {
         /* (max_t is compared in the caller's units, where t may round to 0) */
         double t_edge, w_edge[3];
-        if (!edge_on_hit((const double(*)[3])p, r, &t_edge, w_edge)) return false;
+        if (moving_away(r, tri) || !edge_on_hit((const double(*)[3])p, r, &t_edge, w_edge)) return false;
         t_edge = ldexp(t_edge, f - r->e);
         if (!(t_edge <= max_t) || !(t_edge <= DBL_MAX)) return false;
         if (out_t) *out_t = t_edge;

@@ -178,6 +178,55 @@ PROX_TEST(ray, tiny_triangles_far_off) {
     CHECK_MSG(hits > count / 8, "%d hits of %d", hits, count);
 }
 
+/* Found by fuzz_ray: a needle 7e15 long and 2e-30 wide in the plane y = 0
+ * (to 1e-107), a ray from 3e-19 above it going up. The triangle is behind
+ * the origin; the test saw the needle end on, met it "in its own plane"
+ * with a tolerance that grows with its length, and reported a hit at t = 0,
+ * where every hierarchy's box test found nothing. Then many needles behind
+ * an origin by less than their length's rounding, each ray against the
+ * triangle and against a tree of it, which must agree. */
+PROX_TEST(ray, needles_behind_the_origin) {
+    const prox_vec3 needle[3] = {{-2.4258851084641238e-136, -1.7603259258503876e-191, -1.8416973332361126e-30},
+                                 {3.912451772350367e-77, 7.4790309461621883e-108, -5.1502593984358725e-101},
+                                 {-7382295045631260, -1.1384726783792354e-144, -5.6977521132589436e-216}};
+    const prox_vec3 o = {1.8618112333440882e-213, 3.1369377920083718e-19, -2.0825365603293212e-47};
+    const prox_vec3 d = {-2.3296400122224805e-33, 2.3986291236122928e+47, 9.1930485294629412e-26};
+    CHECK(!prox_ray_triangle(o, d, needle, INFINITY, NULL, NULL));
+    prox_rng rng = prox_rng_seed(prox_test_seed(74));
+    const int count = (int)(2000 * test_scale()) + 50;
+    int hits = 0;
+    for (int i = 0; i < count; ++i) {
+        /* a needle along a random direction u, its far end 1e3..1e16 out,
+         * its width 1e-30..1e-10; the origin off its plane by 1e-25..1e-12
+         * on either side, near its small end; the ray across the plane */
+        const prox_vec3 u = test_random_unit(&rng), n0 = test_random_unit(&rng);
+        prox_vec3 n = prox_vec3_sub(n0, prox_vec3_scale(u, prox_vec3_dot(n0, u)));
+        n = prox_vec3_scale(n, 1 / prox_vec3_length(n));
+        const prox_vec3 side = prox_vec3_cross(u, n);
+        const double length = pow(10.0, 3 + 13 * prox_rng_uniform(&rng));
+        const double width = pow(10.0, -30 + 20 * prox_rng_uniform(&rng));
+        const double off = (prox_rng_uniform(&rng) < 0.5 ? -1 : 1) * pow(10.0, -25 + 13 * prox_rng_uniform(&rng));
+        const prox_vec3 tri[3] = {prox_vec3_scale(side, -width), prox_vec3_scale(side, width),
+                                  prox_vec3_scale(u, -length)};
+        const prox_vec3 across = prox_vec3_scale(side, width * (prox_rng_uniform(&rng) - 0.5));
+        const prox_vec3 origin = prox_vec3_add(prox_vec3_scale(n, off), across);
+        const prox_vec3 dir = prox_vec3_add(n, prox_vec3_scale(test_random_unit(&rng), 0.3));
+        double t = NAN;
+        const bool hit = prox_ray_triangle(origin, dir, tri, INFINITY, &t, NULL);
+        if (off > 0 && prox_vec3_dot(dir, n) > 0) CHECK_MSG(!hit, "needle %d: hit at t = %.17g going away", i, t);
+        hits += hit;
+        const prox_mesh mesh = {tri, 3, (const uint32_t[]){0, 1, 2}, 1};
+        const prox_bvh_def def = prox_default_bvh_def();
+        prox_bvh* tree;
+        REQUIRE(prox_bvh_create(&def, &mesh, &tree, NULL, 0) == PROX_OK);
+        const prox_ray_result r = prox_ray_cast(tree, NULL, origin, dir, NULL);
+        CHECK_MSG(r.hit == hit && (!hit || r.t == t), "needle %d: the tree %d at %.17g, the triangle %d at %.17g", i,
+                  r.hit, r.t, hit, t);
+        prox_bvh_destroy(tree);
+    }
+    CHECK_MSG(hits > 0, "no needle hit of %d", count);
+}
+
 PROX_TEST(ray, triangle_bad_input_and_scale) {
     const prox_vec3 t[3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
     const prox_vec3 o = {0.25, 0.25, 1}, d = {0, 0, -1};
