@@ -49,21 +49,23 @@ prox_distance_def prox_default_distance_def(void) {
 }
 
 typedef struct distance_frames {
+    relative_placements placements; /* each model in the other's frame (checked at the start) */
     query_frames lanes;   /* the collision frames: k-DOP directions, the float range check */
     distance_frame ab, ba;
 } distance_frames;
 
-static bool make_distance_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+/* The traversal's frames, from the placements checked at the start: made
+ * only when the traversal runs (a query the cache's pair or the hulls
+ * settle needs none). */
+static void make_distance_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                  const prox_transform* xb, distance_frames* f) {
-    relative_placements p;
-    if (!prox_relative_placements(xa, xb, &p)) return false;
-    prox_make_query_frames_placed(a, xa, b, xb, &p, &f->lanes);
+    const relative_placements* p = &f->placements;
+    prox_make_query_frames_placed(a, xa, b, xb, p, &f->lanes);
     double ra = prox_bvh_reach(a), rb = prox_bvh_reach(b);
     /* where the triangles are measured: placed in the world */
     const double world = prox_fmax(prox_placed_reach(xa, ra), prox_placed_reach(xb, rb));
-    prox_distance_frame_make(&p.ab, &p.ba.basis, &p.xa_inv.basis, ra, rb, world, &f->ab);
-    prox_distance_frame_make(&p.ba, &p.ab.basis, &p.xb_inv.basis, rb, ra, world, &f->ba);
-    return true;
+    prox_distance_frame_make(&p->ab, &p->ba.basis, &p->xa_inv.basis, ra, rb, world, &f->ab);
+    prox_distance_frame_make(&p->ba, &p->ab.basis, &p->xb_inv.basis, rb, ra, world, &f->ba);
 }
 
 /* Boxes: the fixed box of Y, centre fc and half extents fe in Y's frame,
@@ -277,10 +279,12 @@ static void try_hulls(distance_state* st) {
     hull_guess g;
     if (!prox_hull_guess(st->a, st->xa, st->b, st->xb, st->hull_warm, &g) || g.triangle_a < 0 || g.triangle_b < 0)
         return;
-    prox_vec3 ta[3], tb[3];
-    place_mesh_triangle(st->a, st->xa, g.triangle_a, ta);
-    place_mesh_triangle(st->b, st->xb, g.triangle_b, tb);
-    consider_pair(st, ta, tb, g.triangle_a, g.triangle_b);
+    if (g.triangle_a != st->triangle_a || g.triangle_b != st->triangle_b) { /* (else the cache's pair, measured) */
+        prox_vec3 ta[3], tb[3];
+        place_mesh_triangle(st->a, st->xa, g.triangle_a, ta);
+        place_mesh_triangle(st->b, st->xb, g.triangle_b, tb);
+        consider_pair(st, ta, tb, g.triangle_a, g.triangle_b);
+    }
     if (st->done || !(st->best < INFINITY)) return;
     const double slab = prox_hull_slab_gap(st->a, st->xa, st->b, st->xb, st->point_a, st->point_b);
     if (!(slab - g.rounding > 0)) return;
@@ -438,7 +442,7 @@ static query_start start_query(distance_state* st, distance_frames* f, const pro
      * projections round by a few of its ulps */
     st->toward_slack = 0x1p-40 * prox_fmax(prox_placed_reach(st->xa, prox_bvh_reach(a)),
                                            prox_placed_reach(st->xb, prox_bvh_reach(b)));
-    return make_distance_frames(a, st->xa, b, st->xb, f) ? START_OK : START_INVALID_TRANSFORM;
+    return prox_relative_placements(st->xa, st->xb, &f->placements) ? START_OK : START_INVALID_TRANSFORM;
 }
 
 /* Do the world-space boxes around the two placed root boxes overlap? */
@@ -511,7 +515,10 @@ prox_distance_result prox_distance(const prox_bvh* a, const prox_transform* xa, 
         consider_pair(&st, ta, tb, cache->triangle_a, cache->triangle_b);
     }
     if (!st.done) try_hulls(&st);
-    if (!st.done && !(d.contact_first && !st.hulls_apart && settle_by_contact(&st))) run(&st, &f);
+    if (!st.done && !(d.contact_first && !st.hulls_apart && settle_by_contact(&st))) {
+        make_distance_frames(a, xa, b, xb, &f);
+        run(&st, &f);
+    }
     /* A limit of 0 or below (error bounds: a pair within absolute_error of
      * touching was found, maybe by the cache) ends the traversal before its
      * touching pairs: whether the models intersect is then still open, and
@@ -567,7 +574,10 @@ prox_tolerance_result prox_within_distance(const prox_bvh* a, const prox_transfo
     st.hulls_after_root = true;
     /* tolerance 0 asks whether the models touch: the collision query's
      * question, which its box tests answer for less */
-    if (!(tolerance == 0 && settle_by_contact(&st))) run(&st, &f);
+    if (!(tolerance == 0 && settle_by_contact(&st))) {
+        make_distance_frames(a, st.xa, b, st.xb, &f);
+        run(&st, &f);
+    }
     result.volume_tests = st.volume_tests;
     result.triangle_tests = st.triangle_tests;
     if (st.best <= tolerance) {
