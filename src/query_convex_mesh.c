@@ -434,7 +434,9 @@ static void oriented_lane_bounds(const shape_query* q, const prox_node* node, in
  * them can answer 0 where the nearest triangle measured is a little apart
  * (a huge triangle's tolerance, relative to its size, can exceed another
  * triangle's true distance). The distance is then the least GJK gives over
- * all triangles, and 0 exactly when the overlap query says they touch. */
+ * all triangles: for a triangle it calls touching, the gap it measured
+ * (within the band of 0), so the overlap query can say "touching" where
+ * the distance is a little above 0 (query.h). */
 PROX_TARGET_CLONES static void run(const shape_query* q, double upper_bound, prox_convex_mesh_result* r) {
     double best = INFINITY;
     toward_slab toward = {.valid = false};

@@ -323,6 +323,21 @@ PROX_TEST(convex_mesh, touching_band_agrees_with_gjk) {
     /* the gaps straddle the band: both answers occur */
     CHECK_MSG(touching > 0 && apart > 0, "%d touching, %d apart", touching, apart);
     prox_mesh_data_free(&data);
+    /* query.h's example: within the band the shapes touch, and the distance
+     * is the gap GJK measured, not 0 (a review found the header promising 0) */
+    const prox_vec3 corners[3] = {{-1, -1, 0}, {1, -1, 0}, {0, 1, 0}};
+    const uint32_t indices[3] = {0, 1, 2};
+    const prox_mesh unit = {corners, 3, indices, 1};
+    prox_bvh* triangle = NULL;
+    REQUIRE(prox_bvh_create(&def, &unit, &triangle, NULL, 0) == PROX_OK);
+    const prox_vec3 origin = {0, 0, 0};
+    const prox_convex point = prox_convex_make(&origin, 1, 0);
+    prox_transform above = prox_transform_identity();
+    above.origin.z = 1e-13;
+    const prox_convex_mesh_result r = prox_convex_mesh_distance(&point, &above, triangle, NULL, INFINITY);
+    CHECK_MSG(prox_convex_mesh_overlap(&point, &above, triangle, NULL) && r.distance > 0 && r.distance <= 2e-13,
+              "1e-13 above: distance %.17g", r.distance);
+    prox_bvh_destroy(triangle);
 }
 
 /* A flat bottom over a floor whose vertices are raised or lowered by up to

@@ -520,11 +520,16 @@ PROX_API prox_penetration_result prox_penetration(const prox_bvh* a, const prox_
 
 typedef struct prox_convex_mesh_result {
     /// Radius-inclusive distance from the shape to the mesh's triangles: the
-    /// least prox_convex_distance gives over the triangles, so 0 exactly
-    /// when prox_convex_mesh_overlap is true. Each triangle is given to GJK
-    /// as a three-point shape measured from the shape's origin, against the
-    /// shape placed by its basis alone (the same geometry; GJK's tolerances
-    /// then do not depend on where in the world the pair is). Its touching
+    /// least prox_convex_distance gives over the triangles. That is 0 when
+    /// the shape crosses a triangle; when it only touches one (within the
+    /// touching tolerance below), prox_convex_mesh_overlap is true and this
+    /// is the gap GJK measured there, within that tolerance of 0 and often
+    /// 0 itself (a point 1e-13 above a unit triangle: 1e-13, overlap true).
+    /// Test overlap with prox_convex_mesh_overlap, not with distance == 0.
+    /// Each triangle is given to GJK as a three-point shape measured from
+    /// the shape's origin, against the shape placed by its basis alone (the
+    /// same geometry; GJK's tolerances then do not depend on where in the
+    /// world the pair is). Its touching
     /// tolerance is PROX_CONVEX_TOLERANCE of each shape-triangle pair's
     /// scene size (convex.h): a triangle much larger than the shape can
     /// count as touching while a smaller one nearby is a little apart.
