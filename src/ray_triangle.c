@@ -166,15 +166,24 @@ static bool moving_away(const ray_frame* r, const prox_vec3 tri[3]) {
     const double m1 = prox_fmax(fabs(e1[0]), prox_fmax(fabs(e1[1]), fabs(e1[2])));
     const double m2 = prox_fmax(fabs(e2[0]), prox_fmax(fabs(e2[1]), fabs(e2[2])));
     if (!(m1 * m2 > 0x1p-900 && m1 * m2 < 0x1p900)) return false;
-    const double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
     const double n_max = prox_fmax(fabs(n[0]), prox_fmax(fabs(n[1]), fabs(n[2])));
     if (!(n_max > 0x1p-20 * m1 * m2)) return false;
     double d[3]; /* the direction in the frame's units (2^-e times the caller's) */
     d[r->kz] = 1.0 / r->sz;
     d[r->kx] = r->sx * d[r->kz];
     d[r->ky] = r->sy * d[r->kz];
+    /* both taken to a largest component in [1, 2) (exactly), so that n . d
+     * neither overflows nor sinks into the subnormals, where its sign was
+     * wrong (a review: a normal of 2^800 against a direction of 2^226) */
+    const int en = ilogb(n_max), ed = ilogb(prox_fmax(fabs(d[0]), prox_fmax(fabs(d[1]), fabs(d[2]))));
+    for (int i = 0; i < 3; ++i) {
+        n[i] = ldexp(n[i], -en);
+        d[i] = ldexp(d[i], -ed);
+    }
     const double nd = n[0] * d[0] + n[1] * d[1] + n[2] * d[2];
-    if (!(fabs(nd) > 0x1p-24 * n_max * (fabs(d[0]) + fabs(d[1]) + fabs(d[2])))) return false;
+    const double n_unit = ldexp(n_max, -en); /* in [1, 2) */
+    if (!(fabs(nd) > 0x1p-24 * n_unit * (fabs(d[0]) + fabs(d[1]) + fabs(d[2])))) return false;
     const int side = prox_orient3d_sign(tri[0], tri[1], tri[2], prox_vec3_make(r->o[0], r->o[1], r->o[2]));
     return side != 0 && (nd > 0.0) == (side > 0);
 }

@@ -227,6 +227,39 @@ PROX_TEST(ray, needles_behind_the_origin) {
     CHECK_MSG(hits > 0, "no needle hit of %d", count);
 }
 
+/* Rays that graze a triangle, tilted 2^-36 to 2^-28 towards its plane, and
+ * cross it well inside: hits, at every scale. The first fix for the needles
+ * above judged the direction by n . d in the caller's units, which
+ * overflowed for a triangle 2^398 across and a direction 2^226 long, and
+ * sank into the subnormals for 2^-302 and 2^-452 (a review): it called such
+ * rays leaving the plane and missed them. */
+PROX_TEST(ray, grazing_rays_at_extreme_scales) {
+    const double scales[][2] = {{0x1p398, 0x1.8p226}, {0x1p-302, 0x1.4cccccccccccdp-452}, {0x1p-302, 0x1p-460},
+                                {1, 1}, {0x1p300, 0x1p-300}, {0x1p-300, 0x1p300}, {0x1p500, 0x1p500}};
+    prox_rng rng = prox_rng_seed(prox_test_seed(75));
+    const int per_scale = (int)(400 * test_scale()) + 20;
+    for (size_t k = 0; k < sizeof scales / sizeof scales[0]; ++k) {
+        const double s = scales[k][0], length = scales[k][1];
+        const prox_vec3 tri[3] = {{0, 0, 0}, {s, 2 * s, 0}, {s, 0, 2 * s}}; /* in the plane 2x - y - z = 0 */
+        int misses = 0;
+        for (int i = 0; i < per_scale; ++i) {
+            /* a point well inside, reached at t0 along u = (1, 1, 1) (in the
+             * plane) tilted by eps towards the plane (normal v = (2, -1, -1)) */
+            const double a = 0.1 + 0.8 * prox_rng_uniform(&rng), b = 0.1 + (0.9 - a) * prox_rng_uniform(&rng);
+            const prox_vec3 p = prox_vec3_add(prox_vec3_scale(tri[1], a), prox_vec3_scale(tri[2], b));
+            const double eps = ldexp(1.0, -28 - (int)(9 * prox_rng_uniform(&rng))), t0 = s / (3 * length);
+            const prox_vec3 d = {length * (1 - 2 * eps), length * (1 + eps), length * (1 + eps)};
+            const double back = t0 * length; /* = s / 3 */
+            const prox_vec3 o = {p.x - back + 2 * back * eps, p.y - back - back * eps, p.z - back - back * eps};
+            double t = NAN;
+            const bool hit = prox_ray_triangle(o, d, tri, INFINITY, &t, NULL);
+            if (!hit || !(fabs(t - t0) <= 1e-4 * t0)) ++misses;
+        }
+        CHECK_MSG(misses == 0, "triangle 2^%d across, direction 2^%d: %d of %d grazing rays missed", ilogb(s),
+                  ilogb(length), misses, per_scale);
+    }
+}
+
 PROX_TEST(ray, triangle_bad_input_and_scale) {
     const prox_vec3 t[3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
     const prox_vec3 o = {0.25, 0.25, 1}, d = {0, 0, -1};
