@@ -74,6 +74,17 @@ bool ray_frame_make(prox_vec3 origin, prox_vec3 direction, ray_frame* out) {
  * (beyond rounding) meets the triangle where it crosses, clamped to that
  * stretch, and one lying in the plane (to rounding) where it enters. False
  * when the shadow misses the triangle, or for no area. */
+/* Whether the point t d lies on the triangle p in space, to 2^-46 of the
+ * coordinates involved (edge_on_hit). */
+static bool point_on_triangle(const double p[3][3], double t, const double d[3]) {
+    const prox_vec3 q = prox_vec3_make(t * d[0], t * d[1], t * d[2]);
+    const prox_vec3 corners[3] = {prox_vec3_make(p[0][0], p[0][1], p[0][2]), prox_vec3_make(p[1][0], p[1][1], p[1][2]),
+                                  prox_vec3_make(p[2][0], p[2][1], p[2][2])};
+    const double reach = prox_fmax(prox_max_abs3(q), prox_fmax(prox_max_abs3(corners[0]),
+                                   prox_fmax(prox_max_abs3(corners[1]), prox_max_abs3(corners[2]))));
+    return prox_max_abs3(prox_vec3_sub(prox_closest_point_triangle(q, corners), q)) <= 0x1p-46 * reach;
+}
+
 static bool edge_on_hit(const double p[3][3], const ray_frame* r, double* out_t, double out_w[3]) {
     const double e1[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
     const double e2[3] = {p[2][0] - p[0][0], p[2][1] - p[0][1], p[2][2] - p[0][2]};
@@ -104,20 +115,21 @@ static bool edge_on_hit(const double p[3][3], const ray_frame* r, double* out_t,
     const double nd = n[0] * d[0] + n[1] * d[1] + n[2] * d[2];
     const double np = n[0] * p[0][0] + n[1] * p[0][1] + n[2] * p[0][2];
     double t = t_in;
-    if (fabs(nd) > 0x1p-40 * fabs(n[drop]) * (fabs(d[0]) + fabs(d[1]) + fabs(d[2]))) {
-        const double cross = np / nd;
-        t = cross < t_in ? t_in : cross > t_out ? t_out : cross;
-    }
-    if (!(t >= 0.0)) return false;
+    const bool crossing = fabs(nd) > 0x1p-40 * fabs(n[drop]) * (fabs(d[0]) + fabs(d[1]) + fabs(d[2]));
+    const double cross = np / nd;
+    if (crossing) t = cross < t_in ? t_in : cross > t_out ? t_out : cross;
     /* the point must lie on the triangle in space, not only in the shadow:
      * a needle's plane is poorly defined, and its shadow can take in a ray
-     * that passes far from it (fuzz_ray) */
-    const prox_vec3 q = prox_vec3_make(t * d[0], t * d[1], t * d[2]);
-    const prox_vec3 corners[3] = {prox_vec3_make(p[0][0], p[0][1], p[0][2]), prox_vec3_make(p[1][0], p[1][1], p[1][2]),
-                                  prox_vec3_make(p[2][0], p[2][1], p[2][2])};
-    const double reach = prox_fmax(prox_max_abs3(q), prox_fmax(prox_max_abs3(corners[0]),
-                                   prox_fmax(prox_max_abs3(corners[1]), prox_max_abs3(corners[2]))));
-    if (!(prox_max_abs3(prox_vec3_sub(prox_closest_point_triangle(q, corners), q)) <= 0x1p-46 * reach)) return false;
+     * that passes far from it (fuzz_ray). A ray within 2^-40 of the plane's
+     * direction is taken to lie in it, and meets the triangle where its
+     * shadow enters; one that is not in it (it runs 1e-12 above a unit
+     * triangle, tilted by 1e-12: a review) is not there, and meets it where
+     * it crosses the plane, when that is within the shadow. */
+    if (!(t >= 0.0)) return false;
+    if (!point_on_triangle(p, t, d)) {
+        if (crossing || !(cross >= t_in && cross <= t_out) || !point_on_triangle(p, cross, d)) return false;
+        t = cross;
+    }
     /* the weights of the point t d in the triangle's plane */
     const double qa = t * d[a], qb = t * d[b];
     const double area = (p[1][a] - p[0][a]) * (p[2][b] - p[0][b]) - (p[1][b] - p[0][b]) * (p[2][a] - p[0][a]);
