@@ -75,8 +75,20 @@ bool ray_frame_make(prox_vec3 origin, prox_vec3 direction, ray_frame* out) {
  * stretch, and one lying in the plane (to rounding) where it enters. False
  * when the shadow misses the triangle, or for no area. */
 /* Whether the point t d lies on the triangle p in space, to 2^-46 of the
- * coordinates involved (edge_on_hit). */
+ * coordinates involved (edge_on_hit): within the triangle's box along each
+ * axis, to 2^-46 of that axis's own coordinates, and near the triangle, to
+ * 2^-46 of all of them. The box test keeps a needle from taking in points
+ * across it by its length's rounding (a needle 1e16 long and 2e-30 wide met
+ * a ray 1e-33 below it, going away; a hierarchy's box test found nothing:
+ * fuzz_ray). */
 static bool point_on_triangle(const double p[3][3], double t, const double d[3]) {
+    for (int k = 0; k < 3; ++k) {
+        const double lo = prox_fmin(p[0][k], prox_fmin(p[1][k], p[2][k]));
+        const double hi = prox_fmax(p[0][k], prox_fmax(p[1][k], p[2][k]));
+        const double qk = t * d[k];
+        const double tol = 0x1p-46 * prox_fmax(prox_fmax(fabs(lo), fabs(hi)), fabs(qk));
+        if (!(qk >= lo - tol && qk <= hi + tol)) return false;
+    }
     const prox_vec3 q = prox_vec3_make(t * d[0], t * d[1], t * d[2]);
     const prox_vec3 corners[3] = {prox_vec3_make(p[0][0], p[0][1], p[0][2]), prox_vec3_make(p[1][0], p[1][1], p[1][2]),
                                   prox_vec3_make(p[2][0], p[2][1], p[2][2])};

@@ -192,6 +192,11 @@ PROX_TEST(ray, needles_behind_the_origin) {
     const prox_vec3 o = {1.8618112333440882e-213, 3.1369377920083718e-19, -2.0825365603293212e-47};
     const prox_vec3 d = {-2.3296400122224805e-33, 2.3986291236122928e+47, 9.1930485294629412e-26};
     CHECK(!prox_ray_triangle(o, d, needle, INFINITY, NULL, NULL));
+    /* and (fuzz_ray again) from 1e-33 below it, going along it and away,
+     * tilted by 1e-24: "met" at t = 0 by the edge-on test's tolerance */
+    const prox_vec3 below = {-1.5958792802571655e-52, -1.1491617198785158e-33, -3.6268050386556794e-97};
+    const prox_vec3 along = {1.5709275841257454e+53, -1.3910103680782881e+29, 2.6578525627766319e-60};
+    CHECK(!prox_ray_triangle(below, along, needle, 0.0390625, NULL, NULL));
     prox_rng rng = prox_rng_seed(prox_test_seed(74));
     const int count = (int)(2000 * test_scale()) + 50;
     int hits = 0;
@@ -210,7 +215,15 @@ PROX_TEST(ray, needles_behind_the_origin) {
                                   prox_vec3_scale(u, -length)};
         const prox_vec3 across = prox_vec3_scale(side, width * (prox_rng_uniform(&rng) - 0.5));
         const prox_vec3 origin = prox_vec3_add(prox_vec3_scale(n, off), across);
-        const prox_vec3 dir = prox_vec3_add(n, prox_vec3_scale(test_random_unit(&rng), 0.3));
+        /* across the plane, or (every other needle) nearly along it, tilted
+         * by 1e-24 to 1e-8 either way */
+        prox_vec3 dir = prox_vec3_add(n, prox_vec3_scale(test_random_unit(&rng), 0.3));
+        if (i % 2 == 1) {
+            const prox_vec3 r0 = test_random_unit(&rng);
+            const prox_vec3 in_plane = prox_vec3_sub(r0, prox_vec3_scale(n, prox_vec3_dot(r0, n)));
+            const double tilt = (prox_rng_uniform(&rng) < 0.5 ? -1 : 1) * pow(10.0, -24 + 16 * prox_rng_uniform(&rng));
+            dir = prox_vec3_add(in_plane, prox_vec3_scale(n, tilt * prox_vec3_length(in_plane)));
+        }
         double t = NAN;
         const bool hit = prox_ray_triangle(origin, dir, tri, INFINITY, &t, NULL);
         if (off > 0 && prox_vec3_dot(dir, n) > 0) CHECK_MSG(!hit, "needle %d: hit at t = %.17g going away", i, t);
