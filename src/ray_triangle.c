@@ -66,14 +66,14 @@ bool ray_frame_make(prox_vec3 origin, prox_vec3 direction, ray_frame* out) {
     return true;
 }
 
-/* Where a ray meets a triangle it sees edge on (to within rounding), in the
- * triangle's own plane: p are the corners relative to the ray's origin (in
- * the ray's units, the direction being the frame's, 2^-e times the caller's),
- * dropped onto the two axes across the plane's normal. The ray's shadow there
- * enters the triangle at t_in and leaves at t_out; a ray crossing the plane
- * (beyond rounding) meets the triangle where it crosses, clamped to that
- * stretch, and one lying in the plane (to rounding) where it enters. False
- * when the shadow misses the triangle, or for no area. */
+/* The ray's direction in the frame's units (2^-e times the caller's):
+ * d[kz] = 1 / sz, the others by the shear. */
+static void frame_direction(const ray_frame* r, double d[3]) {
+    d[r->kz] = 1.0 / r->sz;
+    d[r->kx] = r->sx * d[r->kz];
+    d[r->ky] = r->sy * d[r->kz];
+}
+
 /* Whether the point t d lies on the triangle p in space, to 2^-46 of the
  * coordinates involved (edge_on_hit): within the triangle's box along each
  * axis, to 2^-46 of that axis's own coordinates, and near the triangle, to
@@ -97,6 +97,14 @@ static bool point_on_triangle(const double p[3][3], double t, const double d[3])
     return prox_max_abs3(prox_vec3_sub(prox_closest_point_triangle(q, corners), q)) <= 0x1p-46 * reach;
 }
 
+/* Where a ray meets a triangle it sees edge on (to within rounding), in the
+ * triangle's own plane: p are the corners relative to the ray's origin (in
+ * the ray's units, the direction being the frame's, 2^-e times the caller's),
+ * dropped onto the two axes across the plane's normal. The ray's shadow there
+ * enters the triangle at t_in and leaves at t_out; a ray crossing the plane
+ * (beyond rounding) meets the triangle where it crosses, clamped to that
+ * stretch, and one lying in the plane (to rounding) where it enters. False
+ * when the shadow misses the triangle, or for no area. */
 static bool edge_on_hit(const double p[3][3], const ray_frame* r, double* out_t, double out_w[3]) {
     const double e1[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
     const double e2[3] = {p[2][0] - p[0][0], p[2][1] - p[0][1], p[2][2] - p[0][2]};
@@ -104,11 +112,8 @@ static bool edge_on_hit(const double p[3][3], const ray_frame* r, double* out_t,
     const int drop = fabs(n[0]) >= fabs(n[1]) ? (fabs(n[0]) >= fabs(n[2]) ? 0 : 2) : (fabs(n[1]) >= fabs(n[2]) ? 1 : 2);
     if (n[drop] == 0.0) return false; /* no area */
     const int a = drop == 2 ? 0 : drop + 1, b = a == 2 ? 0 : a + 1;
-    /* the direction in the frame's units: d[kz] = 1 / sz, the others by the shear */
     double d[3];
-    d[r->kz] = 1.0 / r->sz;
-    d[r->kx] = r->sx * d[r->kz];
-    d[r->ky] = r->sy * d[r->kz];
+    frame_direction(r, d);
     /* each edge's inner side, as alpha + beta t >= 0 along the shadow */
     const double sign = n[drop] > 0.0 ? 1.0 : -1.0;
     double t_in = 0.0, t_out = INFINITY;
@@ -193,10 +198,8 @@ static bool moving_away(const ray_frame* r, const prox_vec3 tri[3]) {
     double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
     const double n_max = prox_fmax(fabs(n[0]), prox_fmax(fabs(n[1]), fabs(n[2])));
     if (!(n_max > 0x1p-20 * m1 * m2)) return false;
-    double d[3]; /* the direction in the frame's units (2^-e times the caller's) */
-    d[r->kz] = 1.0 / r->sz;
-    d[r->kx] = r->sx * d[r->kz];
-    d[r->ky] = r->sy * d[r->kz];
+    double d[3];
+    frame_direction(r, d);
     /* both taken to a largest component in [1, 2) (exactly), so that n . d
      * neither overflows nor sinks into the subnormals, where its sign was
      * wrong (a review: a normal of 2^800 against a direction of 2^226) */
