@@ -525,9 +525,11 @@ prox_vec3 prox_convex_support(const prox_convex* shape, const prox_transform* pl
     const int i = prox_convex_support_index(shape, placement, direction);
     if (i < 0) return prox_vec3_make(0, 0, 0);
     prox_vec3 p = placement ? prox_transform_point(placement, shape->points[i]) : shape->points[i];
-    const double len = prox_vec3_is_finite(direction) ? prox_vec3_length(direction) : 0.0;
-    if (len > 0.0 && len <= DBL_MAX && shape->radius > 0.0)
-        p = prox_vec3_add(p, prox_vec3_scale(direction, shape->radius / len));
+    /* the unit direction from any finite nonzero one (a plain length
+     * underflowed for 1e-160 and overflowed for 1e160) */
+    prox_vec3 unit;
+    if (shape->radius > 0.0 && prox_vec3_is_finite(direction) && prox_unit_vector(direction, &unit) > 0.0)
+        p = prox_vec3_add(p, prox_vec3_scale(unit, shape->radius));
     return p;
 }
 

@@ -718,6 +718,19 @@ prox_convex_penetration_result prox_convex_penetration(const prox_convex* a, con
         depth = rsum - PROX_MIN(g.lower, core);
         lower = rsum - core;
         cvx_simplex_points(&pair, &g.simplex, &pa, &pb);
+        if (g.state == CVX_GJK_CAP && !(g.lower > 0.0)) {
+            /* GJK stopped before it proved the cores apart: they may
+             * overlap, and rsum - g.lower would not bound the depth (a
+             * review: 0 for a box 1.7 deep into another). Along any unit n
+             * the difference a - b reaches no further than its support h,
+             * so moving b by h along n separates the cores: h + rsum bounds
+             * the depth, with those support points as the contact. */
+            n = u;
+            const cvx_vertex w = cvx_support(&pair, n);
+            depth = PROX_MAX(prox_vec3_dot(n, w.w) + rsum, lower);
+            pa = cvx_place(&pair.a, w.ia);
+            pb = cvx_place(&pair.b, w.ib);
+        }
         if (g.state == CVX_GJK_CAP)
             res.status = PROX_CONVEX_ITERATION_CAP;
         else

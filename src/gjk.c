@@ -770,8 +770,13 @@ bool prox_convex_overlap(const prox_convex* a, const prox_transform* xa, const p
     }
     if (g.state == CVX_GJK_CONTACT) return true;
     if (g.state == CVX_GJK_SEPARATING_AXIS) return false;
-    /* converged or capped: decide on the best distance found */
     const double r = pair.a.radius + pair.b.radius + pair.tol;
+    /* converged: |v| is the distance. Capped: |v| only bounds it from above
+     * and g.lower from below, so a gap between them above r proves nothing,
+     * and the query answers true: a capped query may report a contact that
+     * is not there, but never misses one (a review: a box 1.7 deep into
+     * another was "apart" with the cap at 2) */
+    if (g.state == CVX_GJK_CAP) return !(g.lower > r);
     return prox_vec3_dot(g.v, g.v) <= r * r;
 }
 

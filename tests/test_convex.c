@@ -586,6 +586,14 @@ PROX_TEST(convex, shapes_and_support) {
     CHECK(prox_convex_support_index(&box, NULL, prox_vec3_make(NAN, 0, 0)) == 0);
     const prox_vec3 z = prox_convex_support(&ball, NULL, prox_vec3_make(0, 0, 0));
     CHECK(z.x == 1 && z.y == 2 && z.z == 3);
+    /* directions too short or too long for a plain length (a review: the
+     * radius came out 1.00001 and 0) still carry the radius */
+    const double lengths[] = {1e-300, 1e-160, 0x1p-1074, 1e160, 1e300, DBL_MAX};
+    for (int i = 0; i < 6; ++i) {
+        const prox_vec3 e = prox_convex_support(&ball, NULL, prox_vec3_make(0, -lengths[i], lengths[i]));
+        CHECK_MSG(e.x == 1 && fabs(e.y - (2 - 0.5 * sqrt(0.5))) <= 1e-15 && fabs(e.z - (3 + 0.5 * sqrt(0.5))) <= 1e-15,
+                  "direction length %g: support %.17g %.17g %.17g", lengths[i], e.x, e.y, e.z);
+    }
     CHECK(strcmp(prox_convex_status_string(PROX_CONVEX_TOUCHING), "touching") == 0);
     CHECK(strcmp(prox_convex_status_string((prox_convex_status)99), "unknown status") == 0);
     const prox_convex_def def = prox_default_convex_def();
@@ -1092,12 +1100,12 @@ PROX_TEST(convex, iteration_caps) {
         scene_random(&rng, 30, 100, 1.5, 0.3, &s);
         const prox_convex_distance_result full = prox_convex_distance(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
         const prox_convex_penetration_result pfull = prox_convex_penetration(&s.a, &s.xa, &s.b, &s.xb, NULL, NULL);
-        for (int cap = 0; cap < 4; ++cap) {
+        for (int cap = -1; cap < 7; ++cap) { /* a negative cap counts as 0 */
             prox_convex_def def = prox_default_convex_def();
             def.max_gjk_iterations = cap;
             const prox_convex_distance_result d = prox_convex_distance(&s.a, &s.xa, &s.b, &s.xb, &def, NULL);
             CHECK(isfinite(d.distance) && finite_vec(d.point_a) && finite_vec(d.point_b) && finite_vec(d.normal));
-            CHECK(d.iterations <= cap);
+            CHECK(d.iterations <= (cap < 0 ? 0 : cap));
             if (d.status == PROX_CONVEX_ITERATION_CAP) {
                 ++gjk_capped;
                 /* an upper bound: the distance between two points of the shapes */
@@ -1105,12 +1113,26 @@ PROX_TEST(convex, iteration_caps) {
             } else {
                 CHECK_NEAR(d.distance, full.distance, 1e-12 * s.size);
             }
-            (void)prox_convex_overlap(&s.a, &s.xa, &s.b, &s.xb, &def, NULL);
+            /* capped, the boolean query may report a contact that is not
+             * there, never miss one (it said "apart" for a box 1.7 deep in
+             * another with the cap at 2); the penetration's bounds hold */
+            if (full.status == PROX_CONVEX_TOUCHING || full.status == PROX_CONVEX_OVERLAPPING)
+                CHECK_MSG(prox_convex_overlap(&s.a, &s.xa, &s.b, &s.xb, &def, NULL), "cap %d: contact missed", cap);
+            const prox_convex_penetration_result pg = prox_convex_penetration(&s.a, &s.xa, &s.b, &s.xb, &def, NULL);
+            CHECK(isfinite(pg.depth) && finite_vec(pg.direction));
+            CHECK_MSG(pg.depth >= pfull.depth - 1e-9 * s.size && pg.depth_lower_bound <= pfull.depth + 1e-9 * s.size,
+                      "GJK cap %d: %s depth %g, bound %g, true %g", cap, prox_convex_status_string(pg.status),
+                      pg.depth, pg.depth_lower_bound, pfull.depth);
+            if (pg.depth > 0) {
+                scene t = s;
+                t.xb.origin = prox_vec3_add(s.xb.origin, prox_vec3_scale(pg.direction, pg.depth + 1e-10 * s.size));
+                CHECK(!prox_convex_overlap(&t.a, &t.xa, &t.b, &t.xb, NULL, NULL));
+            }
             def = prox_default_convex_def();
             def.max_epa_iterations = cap;
             const prox_convex_penetration_result p = prox_convex_penetration(&s.a, &s.xa, &s.b, &s.xb, &def, NULL);
             CHECK(isfinite(p.depth) && finite_vec(p.direction));
-            CHECK(p.epa_iterations <= cap);
+            CHECK(p.epa_iterations <= (cap < 0 ? 0 : cap));
             if (p.status == PROX_CONVEX_ITERATION_CAP) {
                 ++epa_capped;
                 /* still an upper bound of the depth, with a lower bound below the truth */

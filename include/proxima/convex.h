@@ -40,9 +40,15 @@
  *   separates the shapes, and a contact point on each.
  *
  * TOLERANCE AND SCALE. The queries work in double precision on the placed
- * points measured from a's origin. Call S the size of the scene: the largest
- * coordinate magnitude of either placed core measured from a's origin, plus
- * both radii (computed from the points, the bases and the origins).
+ * points measured from a's origin. Call S the size of the scene: a bound of
+ * the coordinate magnitudes of either placed core measured from a's origin,
+ * plus both radii, computed without placing the points: each shape's largest
+ * point coordinate times its basis's largest row sum, plus for b the largest
+ * component of the offset between the origins. Under a rotation S is up to
+ * about 3 times the placed cores' largest coordinate, and far more under a
+ * basis that flattens the points; so the same two shapes written two ways
+ * (a point placed by its origin, or carried in its coordinates) can fall on
+ * either side of the touching threshold below.
  * Everything is scaled by a power of two near 1/S internally (exactly; the
  * bases are never scaled past 2^1000, which matters only for subnormal
  * points), so the answers do not depend on the units. Shapes are TOUCHING
@@ -165,8 +171,9 @@ PROX_API const char* prox_convex_status_string(prox_convex_status status);
 
 /// Limits of the iterative algorithms. Get one from prox_default_convex_def().
 typedef struct prox_convex_def {
-    /// GJK iterations (support evaluations after the start); default 128.
-    /// On polytopes GJK stops by itself long before (typically 3-15).
+    /// GJK iterations (support evaluations after the start); default 128;
+    /// a negative value counts as 0. On polytopes GJK stops by itself long
+    /// before (typically 3-15).
     int max_gjk_iterations;
     /// EPA iterations (vertices added to the polytope); default and
     /// maximum PROX_EPA_MAX_VERTICES - 4 (124). Two 100-vertex polytopes
@@ -266,8 +273,10 @@ typedef struct prox_convex_penetration_result {
 /// or a tetrahedron of support points clearly around the origin) and runs
 /// the full GJK when it finds none; so where rounding stalls the full GJK on
 /// ill-conditioned input (see TOLERANCE AND SCALE), a proof of separation
-/// can answer false where prox_convex_distance reports TOUCHING.
-/// False for invalid input.
+/// can answer false where prox_convex_distance reports TOUCHING. When GJK
+/// stops at max_gjk_iterations before it has proved either answer, the
+/// answer is true: a capped query may report a contact that is not there,
+/// never miss one. False for invalid input.
 PROX_API bool prox_convex_overlap(const prox_convex* a, const prox_transform* xa, const prox_convex* b,
                                   const prox_transform* xb, const prox_convex_def* def, prox_gjk_cache* cache);
 
@@ -348,7 +357,8 @@ typedef struct prox_convex_cast_result {
 /// carries each one's simplex to the next; `def` (may be NULL) limits each
 /// distance query, and max_gjk_iterations also caps the cast's own steps
 /// (at most 64 in any case; grazing contacts converge slowest). A target
-/// that is negative or not finite, or a motion that is not finite, is
+/// that is negative or not finite, a motion that is not finite, or two
+/// motions whose difference overflows (-1e308 and 1e308 along one axis) is
 /// invalid input.
 PROX_API prox_convex_cast_result prox_convex_cast(const prox_convex* a, const prox_transform* xa, prox_vec3 move_a,
                                                   const prox_convex* b, const prox_transform* xb, prox_vec3 move_b,
