@@ -62,6 +62,28 @@ static bool within_volume_range(const prox_vec3* vertices, int count, int* out_v
     return true;
 }
 
+static size_t unused_words(const prox_bvh* bvh) { return ((size_t)bvh->vertex_count + 31) / 32; }
+
+/* Marks the vertices no triangle uses (prox_bvh.unused_vertices), keeping the
+ * bitmap only when there are some. False when out of memory. */
+static bool find_unused_vertices(prox_bvh* bvh) {
+    const prox_allocator* a = &bvh->def.allocator;
+    const size_t words = unused_words(bvh);
+    uint32_t* bits = prox_alloc(a, words * sizeof(uint32_t));
+    if (!bits) return false;
+    memset(bits, 0xff, words * sizeof(uint32_t));
+    for (size_t k = 0; k < 3 * (size_t)bvh->triangle_count; ++k) {
+        const uint32_t v = bvh->mesh_indices[k];
+        bits[v / 32] &= ~(1u << (v % 32));
+    }
+    if (bvh->vertex_count % 32) bits[words - 1] &= (1u << (bvh->vertex_count % 32)) - 1; /* past the last vertex */
+    bool any = false;
+    for (size_t w = 0; w < words; ++w) any |= bits[w] != 0;
+    if (any) bvh->unused_vertices = bits;
+    else prox_free(a, bits, words * sizeof(uint32_t));
+    return true;
+}
+
 static size_t bvh_bytes(const prox_bvh* bvh) {
     size_t n = (size_t)bvh->triangle_count;
     size_t tree = (size_t)bvh->node_count * sizeof(prox_node) + prox_bvh_volume_bytes(bvh) +
@@ -69,7 +91,8 @@ static size_t bvh_bytes(const prox_bvh* bvh) {
     size_t mesh = (size_t)bvh->vertex_count * sizeof(prox_vec3) +
                   n * (3 * sizeof(uint32_t) + sizeof(int32_t) + 3 * sizeof(uint32_t));
     const size_t weld = bvh->weld ? (size_t)bvh->vertex_count * sizeof(int32_t) : 0;
-    return sizeof(prox_bvh) + tree + mesh + bvh->hull.bytes + weld;
+    const size_t unused = bvh->unused_vertices ? unused_words(bvh) * sizeof(uint32_t) : 0;
+    return sizeof(prox_bvh) + tree + mesh + bvh->hull.bytes + weld + unused;
 }
 
 static void bvh_free_arrays(prox_bvh* bvh) {
@@ -82,6 +105,7 @@ static void bvh_free_arrays(prox_bvh* bvh) {
     prox_free(a, bvh->slot_indices, 3 * n * sizeof(uint32_t));
     prox_free(a, bvh->slot_triangle, n * sizeof(int32_t));
     prox_free(a, bvh->mesh_indices, 3 * n * sizeof(uint32_t));
+    if (bvh->unused_vertices) prox_free(a, bvh->unused_vertices, unused_words(bvh) * sizeof(uint32_t));
 }
 
 prox_result prox_bvh_create(const prox_bvh_def* def, const prox_mesh* mesh, prox_bvh** out_bvh, char* message,
@@ -147,7 +171,7 @@ prox_result prox_bvh_create(const prox_bvh_def* def, const prox_mesh* mesh, prox
     }
     memcpy(bvh->vertices, mesh->vertices, (size_t)mesh->vertex_count * sizeof(prox_vec3));
     memcpy(bvh->mesh_indices, mesh->indices, 3 * n * sizeof(uint32_t));
-    r = prox_bvh_build_tree(bvh);
+    r = find_unused_vertices(bvh) ? prox_bvh_build_tree(bvh) : PROX_ERROR_OUT_OF_MEMORY;
     if (r == PROX_OK) r = prox_bvh_find_closed(bvh);
     if (r == PROX_OK && def->convex_hull) r = prox_bvh_make_hull(bvh);
     if (r != PROX_OK) {

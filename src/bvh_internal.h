@@ -151,7 +151,17 @@ struct prox_bvh {
      * them apart opens it. */
     bool closed;
     int32_t* weld;
+    /* One bit per vertex that no triangle uses (bit v % 32 of word v / 32);
+     * NULL when every vertex is used, as in most meshes. Queries that walk
+     * the vertices (prox_penetration) skip those: they are not part of the
+     * surface. */
+    uint32_t* unused_vertices;
 };
+
+/// Whether some triangle of the hierarchy uses vertex v.
+static inline bool prox_bvh_vertex_used(const prox_bvh* bvh, int v) {
+    return !bvh->unused_vertices || !(bvh->unused_vertices[v / 32] >> (v % 32) & 1u);
+}
 
 /* A float at or below x, without a branch or a rounding-mode change (the
  * refit rounds every leaf box through here). x is first moved down by 2^-22

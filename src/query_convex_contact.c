@@ -27,6 +27,10 @@ typedef struct contact_build {
     prox_vec3 normal_sum;
     prox_vec3 deepest_normal; /* of the triangle the shape reaches deepest below */
     double deepest;
+    /* From the shape into the deepest zero-area triangle touched (EPA's
+     * direction): the normal when no touched triangle has a plane. */
+    prox_vec3 degenerate_normal;
+    double degenerate_deepest;
 } contact_build;
 
 /* The triangle's unit normal turned towards the side of its plane where
@@ -82,6 +86,10 @@ static void on_touch(int32_t triangle, const prox_vec3 t[3], void* context) {
     const prox_transform xs_local = local_placement(b->xs);
     prox_convex_penetration_result p = prox_convex_penetration(b->shape, &xs_local, &tri, NULL, NULL, NULL);
     if (p.status == PROX_CONVEX_INVALID_INPUT) return;
+    if (!flat && p.depth > b->degenerate_deepest) {
+        b->degenerate_deepest = p.depth;
+        b->degenerate_normal = p.direction;
+    }
     const prox_vec3 middle = prox_vec3_scale(prox_vec3_add(p.point_a, p.point_b), 0.5);
     prox_manifold_add(b->out, prox_vec3_add(middle, b->xs->origin), pair);
 }
@@ -95,16 +103,18 @@ int64_t prox_convex_mesh_contacts(const prox_convex* shape, const prox_transform
     b.shape = shape;
     b.xs = xs ? xs : &identity;
     b.out = out;
-    b.deepest = -INFINITY;
+    b.deepest = b.degenerate_deepest = -INFINITY;
     const int64_t touching = prox_convex_mesh_touching(shape, xs, mesh, xm, on_touch, &b, NULL);
     if (touching <= 0 || !out) {
         if (out) memset(out, 0, sizeof *out);
         return touching;
     }
     /* the mean normal, unless the touched sides cancel (a shape pinched
-     * between two faces): then the deepest triangle's */
+     * between two faces): then the deepest triangle's; where every touched
+     * triangle has no area (so no plane), EPA's direction into the deepest
+     * (a review found the normal zero there) */
     prox_vec3 mean;
     if (prox_unit_vector(b.normal_sum, &mean) > 1e-6 * (double)touching) out->normal = mean;
-    else out->normal = b.deepest_normal;
+    else out->normal = b.deepest > -INFINITY ? b.deepest_normal : b.degenerate_normal;
     return touching;
 }

@@ -29,6 +29,29 @@ static void point_box_bounds(const prox_node* node, const double p[3], double sl
     }
 }
 
+/* The closest point of triangle t to p, and its distance. Far from 1 (an
+ * AABB tree takes any finite coordinates) the kernel's squares and products
+ * would overflow (1e200: an infinite distance) or underflow (1e-200: 0, the
+ * point "on" the surface), so there the points are first scaled by a power
+ * of two near 1 / their largest coordinate, and back: exact, and the same
+ * answer to the bit wherever no intermediate leaves the normal range. */
+static prox_vec3 closest_on_triangle(prox_vec3 p, const prox_vec3 t[3], double* distance) {
+    double m = prox_max_abs3(p);
+    for (int c = 0; c < 3; ++c) m = prox_fmax(m, prox_max_abs3(t[c]));
+    if (!(m > 0x1p200 || (m < 0x1p-200 && m > 0))) {
+        const prox_vec3 q = prox_closest_point_triangle(p, t);
+        *distance = prox_vec3_length(prox_vec3_sub(q, p));
+        return q;
+    }
+    const int e = ilogb(m);
+    const prox_vec3 sp = prox_vec3_make(ldexp(p.x, -e), ldexp(p.y, -e), ldexp(p.z, -e));
+    prox_vec3 st[3];
+    for (int c = 0; c < 3; ++c) st[c] = prox_vec3_make(ldexp(t[c].x, -e), ldexp(t[c].y, -e), ldexp(t[c].z, -e));
+    const prox_vec3 sq = prox_closest_point_triangle(sp, st);
+    *distance = ldexp(prox_vec3_length(prox_vec3_sub(sq, sp)), e);
+    return prox_vec3_make(ldexp(sq.x, e), ldexp(sq.y, e), ldexp(sq.z, e));
+}
+
 prox_point_result prox_closest_point(const prox_bvh* bvh, const prox_transform* x, prox_vec3 point,
                                      double upper_bound) {
     prox_point_result result;
@@ -67,8 +90,8 @@ prox_point_result prox_closest_point(const prox_bvh* bvh, const prox_transform* 
                 prox_vec3 t[3];
                 place_triangle(bvh, x, v.index + i, t);
                 result.triangle_tests++;
-                prox_vec3 q = prox_closest_point_triangle(point, t);
-                double d = prox_vec3_length(prox_vec3_sub(q, point));
+                double d;
+                const prox_vec3 q = closest_on_triangle(point, t, &d);
                 if (d < best) {
                     best = d;
                     result.point = q;
@@ -235,6 +258,7 @@ static void deepest_vertex(const prox_bvh* outer, const prox_transform* xo, cons
     double lo[3], hi[3];
     placed_box(outer, xo, lo, hi);
     for (int v = 0; v < inner->vertex_count; ++v) {
+        if (!prox_bvh_vertex_used(inner, v)) continue; /* no part of the surface (a review: it made a depth) */
         prox_vec3 p = prox_transform_point(xi, inner->vertices[v]);
         if (p.x < lo[0] || p.x > hi[0] || p.y < lo[1] || p.y > hi[1] || p.z < lo[2] || p.z > hi[2]) continue;
         best->vertices_tested++;

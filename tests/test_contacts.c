@@ -718,3 +718,71 @@ PROX_TEST(contacts, penetration_against_brute_force) {
     prox_mesh_data_free(&sphere_data);
     prox_mesh_data_free(&torus_data);
 }
+
+/* Two reviews' cases for the vertex-based queries (prox_point_inside,
+ * containment, prox_penetration):
+ * - a vertex that no triangle uses is no part of the surface: one left at
+ *   the centre of a box of the other model made a depth of 1 for models 8.8
+ *   apart;
+ * - an AABB tree takes coordinates beyond float's range, where its root box
+ *   (float) is infinite: a box of half-extent 1e39 was neither inside nor
+ *   outside, a box nested in it not contained, and a box pushed a quarter of
+ *   its size through its face 0 deep. */
+PROX_TEST(contacts, unused_vertices_and_coordinates_beyond_float) {
+    prox_mesh_data big, small;
+    REQUIRE(prox_mesh_box(prox_vec3_make(1, 1, 1), &big) == PROX_OK);
+    REQUIRE(prox_mesh_box(prox_vec3_make(0.2, 0.2, 0.2), &small) == PROX_OK);
+    prox_vec3 vb[9];
+    for (int i = 0; i < 8; ++i) vb[i] = small.vertices[i];
+    vb[8] = prox_vec3_make(-10, 0, 0); /* used by no triangle: at a's centre when b is placed at x = 10 */
+    const prox_mesh mbig = prox_mesh_data_view(&big), mloose = {vb, 9, small.indices, small.triangle_count};
+    prox_bvh* a = test_tree(&mbig, PROX_VOLUME_OBB);
+    prox_bvh* b = test_tree(&mloose, PROX_VOLUME_AABB);
+    REQUIRE(a && b);
+    prox_transform far = prox_transform_identity();
+    far.origin = prox_vec3_make(10, 0, 0);
+    prox_penetration_result p = prox_penetration(a, NULL, b, &far);
+    CHECK_MSG(p.depth == 0 && p.vertex == -1, "apart: depth %g at vertex %d", p.depth, p.vertex);
+    p = prox_penetration(b, &far, a, NULL);
+    CHECK(p.depth == 0 && p.vertex == -1);
+    /* nested: b's used vertices are inside a, 0.8 from its faces */
+    p = prox_penetration(a, NULL, b, NULL);
+    CHECK_NEAR(p.depth, 0.8, 1e-12);
+    CHECK(p.vertex >= 0 && p.vertex < 8);
+    prox_bvh_destroy(a);
+    prox_bvh_destroy(b);
+
+    /* beyond FLT_MAX, just below it, and where squares overflow or underflow
+     * (prox_closest_point then said inf, or 0: on the surface) */
+    const double sizes[] = {1e39, 3e38, 1e200, 1e300, 1e-200, 1e-300};
+    for (int scale = 0; scale < 6; ++scale) {
+        const double h = sizes[scale];
+        prox_mesh_data outer, inner;
+        REQUIRE(prox_mesh_box(prox_vec3_make(h, h, h), &outer) == PROX_OK);
+        REQUIRE(prox_mesh_box(prox_vec3_make(h / 4, h / 4, h / 4), &inner) == PROX_OK);
+        const prox_mesh mo = prox_mesh_data_view(&outer), mi = prox_mesh_data_view(&inner);
+        prox_bvh* o = test_tree(&mo, PROX_VOLUME_AABB);
+        prox_bvh* i = test_tree(&mi, PROX_VOLUME_AABB);
+        REQUIRE(o && i);
+        CHECK_MSG(prox_point_inside(o, NULL, prox_vec3_make(h / 3, h / 5, -h / 7)) == PROX_INSIDE, "h %g", h);
+        CHECK_MSG(prox_point_inside(o, NULL, prox_vec3_make(3 * h, 0, 0)) == PROX_OUTSIDE, "h %g", h);
+        CHECK(prox_point_inside(o, NULL, prox_vec3_make(h, 0, 0)) == PROX_ON_SURFACE);
+        const prox_point_result q = prox_closest_point(o, NULL, prox_vec3_make(0.5 * h, 0.1 * h, 0), INFINITY);
+        CHECK_MSG(fabs(q.distance - 0.5 * h) <= 1e-15 * h && fabs(q.point.x - h) <= 1e-15 * h, "h %g: closest %g", h,
+                  q.distance);
+        prox_collide_def cd = prox_default_collide_def();
+        cd.containment = true;
+        const prox_collide_result c = prox_collide(o, NULL, i, NULL, &cd);
+        CHECK_MSG(!c.colliding && c.containment == PROX_B_INSIDE_A, "h %g: containment %d", h, c.containment);
+        prox_transform through = prox_transform_identity();
+        through.origin = prox_vec3_make(h, 0, 0); /* the inner box's far half sticks out */
+        p = prox_penetration(o, NULL, i, &through);
+        CHECK_MSG(fabs(p.depth - h / 4) <= 1e-12 * h, "h %g: depth %g", h, p.depth);
+        prox_bvh_destroy(o);
+        prox_bvh_destroy(i);
+        prox_mesh_data_free(&outer);
+        prox_mesh_data_free(&inner);
+    }
+    prox_mesh_data_free(&big);
+    prox_mesh_data_free(&small);
+}

@@ -759,3 +759,50 @@ PROX_TEST(convex_mesh, far_from_the_origin_upper_bound_at_the_distance) {
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) prox_bvh_destroy(bvh[kind]);
     prox_mesh_data_free(&data);
 }
+
+/* A shape touching only triangles of no area (a segment, a point, a
+ * sliver of repeated corners) still gets a unit normal from the shape into
+ * the mesh: there is no plane to take it from (a review found it zero), so
+ * it comes from EPA's direction. With a triangle of area also touched, the
+ * plane's normal wins. */
+PROX_TEST(convex_mesh, contacts_with_triangles_of_no_area) {
+    prox_vec3 v[7] = {{-1, 0, 0}, {1, 0, 0}, {0, 0, 0}, {0.2, 0, 0.1}, /* a segment; a point */
+                      {-2, -0.1, -2}, {2, -0.1, -2}, {0, -0.1, 2}};       /* a floor just below */
+    const uint32_t segment[3] = {0, 1, 2}, point[3] = {3, 3, 3}, both[6] = {0, 1, 2, 4, 6, 5};
+    const uint32_t* indices[3] = {segment, point, both};
+    const int triangles[3] = {1, 1, 2};
+    for (int m = 0; m < 3; ++m) {
+        const prox_mesh mesh = {v, 7, indices[m], triangles[m]};
+        prox_bvh* bvh = test_tree(&mesh, PROX_VOLUME_AABB);
+        REQUIRE(bvh);
+        for (int k = 0; k < 8; ++k) {
+            /* a ball and a box above the segment (and the point), at angles around the x axis */
+            const double angle = 0.35 * k - 1.2;
+            prox_vec3 centre = prox_vec3_make(0.2, 0.3 * cos(angle), 0.3 * sin(angle) + (m == 1 ? 0.1 : 0));
+            prox_vec3 corners[8];
+            const prox_convex ball = prox_convex_sphere(&centre, 0.5);
+            const prox_convex box = prox_convex_box(prox_vec3_make(0.35, 0.35, 0.35), corners);
+            prox_transform xbox = prox_transform_identity();
+            xbox.origin = centre;
+            for (int s = 0; s < 2; ++s) {
+                prox_manifold man;
+                const int64_t touched =
+                    prox_convex_mesh_contacts(s ? &box : &ball, s ? &xbox : NULL, bvh, NULL, &man);
+                if (m < 2) CHECK_MSG(touched == 1, "mesh %d, angle %d, shape %d: %lld", m, k, s, (long long)touched);
+                if (touched <= 0) continue;
+                CHECK_MSG(fabs(prox_vec3_length(man.normal) - 1) <= 1e-12, "mesh %d, angle %d, shape %d: |n| %g", m,
+                          k, s, prox_vec3_length(man.normal));
+                /* from the shape into the mesh: against the way from the mesh to the shape's centre */
+                const prox_vec3 away = m == 1 ? prox_vec3_sub(centre, v[3])
+                                              : prox_vec3_make(0, centre.y, centre.z); /* from the segment (x axis) */
+                /* (the ball's along that way; the box's along the face it
+                 * leaves by, a face normal within 90 degrees of it) */
+                if (m < 2)
+                    CHECK_MSG(prox_vec3_dot(man.normal, away) < (s ? 0 : -0.9) * prox_vec3_length(away),
+                              "mesh %d, angle %d, shape %d: normal %g %g %g", m, k, s, man.normal.x, man.normal.y,
+                              man.normal.z);
+            }
+        }
+        prox_bvh_destroy(bvh);
+    }
+}

@@ -64,7 +64,10 @@ PROX_API prox_vec3 prox_mat3_apply(const prox_mat3* a, prox_vec3 v);
 PROX_API prox_mat3 prox_mat3_transpose(const prox_mat3* a);
 PROX_API double prox_mat3_determinant(const prox_mat3* a);
 /// Inverse of an invertible matrix. Returns false (and leaves *out untouched)
-/// when the matrix is singular or not finite.
+/// when the matrix is singular or not finite, when its determinant is below
+/// 1e-14 times the product of its row lengths (nearly singular), or when the
+/// determinant or the inverse overflows or underflows: a uniform scale beyond
+/// about 1e+-102 counts as not invertible.
 PROX_API bool prox_mat3_inverse(const prox_mat3* a, prox_mat3* out_inverse);
 /// Cofactor matrix: element (i, j) is (-1)^(i+j) times the (i, j) minor. Column
 /// k of cofactor(B) is the cross product of the other two columns of B (in
@@ -96,7 +99,8 @@ PROX_API prox_vec3 prox_transform_point(const prox_transform* t, prox_vec3 p);
 PROX_API prox_transform prox_transform_mul(const prox_transform* a, const prox_transform* b);
 /// Inverse map. Returns false when the basis is singular or not finite.
 PROX_API bool prox_transform_inverse(const prox_transform* t, prox_transform* out_inverse);
-/// True when every element is finite and the basis is invertible.
+/// True when every element is finite and the basis is invertible as
+/// prox_mat3_inverse decides (so not for scales beyond about 1e+-102).
 PROX_API bool prox_transform_is_valid(const prox_transform* t);
 
 /// Small, fast, seedable generator (splitmix64 seeding xoshiro256**), for

@@ -3,8 +3,9 @@
  *
  * Transforms are values passed to every query, never stored: queries on const
  * hierarchies are re-entrant and thread-safe, and never allocate. A NULL
- * transform means identity. Transforms may scale nonuniformly (any invertible
- * basis); a non-invertible or non-finite transform makes a query report no
+ * transform means identity. Transforms may scale nonuniformly (any basis that
+ * prox_mat3_inverse inverts: not nearly singular, and scales within about
+ * 1e+-102); a non-invertible or non-finite transform makes a query report no
  * contact and set `invalid_transform`.
  *
  * Every query returns counters so that the cost model of the source papers,
@@ -35,8 +36,10 @@ typedef struct prox_tri_pair {
 /// Receives each contacting pair; return false to stop the query.
 typedef bool prox_pair_fcn(prox_tri_pair pair, void* context);
 
-/// Whether one model lies entirely inside the other while their surfaces do
-/// not touch: a vertex of one inside the other by prox_point_inside, which
+/// Whether one model lies inside the other while their surfaces do not
+/// touch, as told by one vertex: a vertex of one inside the other by
+/// prox_point_inside (so a closed model of two pieces, one inside and one
+/// out, counts as inside when its tested vertex is), which
 /// only a closed mesh has (prox_bvh_stats.closed; an open mesh contains
 /// nothing). A collision query reports no contact then; a user who treats
 /// the models as solids wants to know.
@@ -484,8 +487,10 @@ typedef struct prox_penetration_result {
     /// The deepest-vertex penetration: the largest distance from a vertex of
     /// one model lying inside the other (prox_point_inside: only a closed
     /// mesh has an inside) to the other's surface; 0 when no vertex of either
-    /// lies inside the other (models that only cross edge through edge, or
-    /// do not touch, or both open).
+    /// lies inside the other (models that only cross edge through edge, lie
+    /// apart, or are both open; one nested in the other without touching has
+    /// its vertices inside, and a depth). Vertices no triangle uses are no
+    /// part of the surface and are skipped.
     double depth;
     /// Unit direction to move model b by `depth` so that the deepest vertex
     /// reaches the surface: from that vertex to its closest surface point when
