@@ -426,6 +426,7 @@ static void leave_mesh_ring(prox_world* world, uint32_t id) {
 }
 
 prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32_t* out_object) {
+    if (world && world->in_callback) return PROX_ERROR_INVALID_ARGUMENT; // from a step's callback
     world_object o;
     prox_box box;
     if (!world || !out_object || world_check_object(world, def, NULL, 0, &o, &box) != PROX_OK)
@@ -478,6 +479,7 @@ static void enabled_again(uint32_t other, void* context) {
 }
 
 prox_result prox_world_remove(prox_world* world, uint32_t object) {
+    if (world && world->in_callback) return PROX_ERROR_INVALID_ARGUMENT; // from a step's callback
     if (!world || !is_live(world, object)) return PROX_ERROR_INVALID_ARGUMENT;
     prox_result result = prox_broadphase_remove(world->broadphase, object);
     if (result != PROX_OK) return result;
@@ -500,14 +502,30 @@ prox_result prox_world_remove(prox_world* world, uint32_t object) {
 }
 
 prox_result prox_world_set_pose(prox_world* world, uint32_t object, const prox_transform* pose) {
+    if (world && world->in_callback) return PROX_ERROR_INVALID_ARGUMENT; // from a step's callback
     if (!world || !pose || !is_live(world, object) || !prox_transform_is_valid(pose))
         return PROX_ERROR_INVALID_ARGUMENT;
-    world->objects[object].pose = *pose;
+    world_object* o = &world->objects[object];
+    if (o->shape.kind == PROX_SHAPE_CONVEX) {
+        // Its points may have changed in place since (world.h): measured
+        // again, with the ball the pair tests start from (a review: a box
+        // grown in place kept its old ball, which kept it "apart"). A shape
+        // that changed also voids its scheduled pairs, measured on the old.
+        if (prox_convex_validate(&o->shape.convex, NULL, 0) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
+        const prox_vec3 center = o->ball_center;
+        const double radius = o->ball_radius;
+        fit_ball(o);
+        if (o->ball_radius != radius || o->ball_center.x != center.x || o->ball_center.y != center.y ||
+            o->ball_center.z != center.z)
+            o->epoch++;
+    }
+    o->pose = *pose;
     mark_dirty(world, object);
     return PROX_OK;
 }
 
 prox_result prox_world_set_motion(prox_world* world, uint32_t object, double speed, double max_acceleration) {
+    if (world && world->in_callback) return PROX_ERROR_INVALID_ARGUMENT; // from a step's callback
     if (!world || !is_live(world, object)) return PROX_ERROR_INVALID_ARGUMENT;
     world->objects[object].speed = speed;
     world->objects[object].max_acceleration = max_acceleration;
@@ -518,6 +536,7 @@ prox_result prox_world_set_motion(prox_world* world, uint32_t object, double spe
 }
 
 prox_result prox_world_set_filter(prox_world* world, uint32_t object, uint32_t group, uint32_t mask) {
+    if (world && world->in_callback) return PROX_ERROR_INVALID_ARGUMENT; // from a step's callback
     if (!world || !is_live(world, object)) return PROX_ERROR_INVALID_ARGUMENT;
     world->objects[object].group = group;
     world->objects[object].mask = mask;
@@ -525,6 +544,7 @@ prox_result prox_world_set_filter(prox_world* world, uint32_t object, uint32_t g
 }
 
 prox_result prox_world_set_pair_enabled(prox_world* world, uint32_t a, uint32_t b, bool enabled) {
+    if (world && world->in_callback) return PROX_ERROR_INVALID_ARGUMENT; // from a step's callback
     if (!world || !is_live(world, a) || !is_live(world, b)) return PROX_ERROR_INVALID_ARGUMENT;
     uint64_t key = pair_map_key(a, b);
     const bool disabled = pair_map_find(&world->disabled, key) != NULL;
@@ -542,6 +562,7 @@ prox_result prox_world_set_pair_enabled(prox_world* world, uint32_t a, uint32_t 
 }
 
 prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3* vertices, int vertex_count) {
+    if (world && world->in_callback) return PROX_ERROR_INVALID_ARGUMENT; // from a step's callback
     if (!world || !is_live(world, object) || world->objects[object].shape.kind != PROX_SHAPE_MESH)
         return PROX_ERROR_INVALID_ARGUMENT;
     prox_bvh* mesh = world->objects[object].shape.mesh;
@@ -861,6 +882,7 @@ static void move_boxes(prox_broadphase* broadphase, const uint32_t* ids, const p
 
 prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn* callback, void* context,
                             prox_world_stats* out_stats) {
+    if (world && world->in_callback) return PROX_ERROR_INVALID_ARGUMENT; // from a step's callback
     if (!world || isnan(time) || time < world->last_time) return PROX_ERROR_INVALID_ARGUMENT;
     prox_world_stats stats = {0};
     double t0 = seconds_now();
@@ -957,7 +979,9 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
         if (!callback || stopped) continue;
         prox_world_pair pair = {c->a, c->b, world->objects[c->a].user_data, world->objects[c->b].user_data,
                                 c->manifold, c->triangle_pairs};
+        world->in_callback = true;
         stopped = !callback(&pair, context);
+        world->in_callback = false;
     }
     world->last_time = time;
     stats.objects = prox_broadphase_count(world->broadphase);

@@ -47,6 +47,9 @@ typedef struct candidate {
 
 struct prox_world {
     prox_world_def def;
+    /// A step's callback is running: calls that change the world are
+    /// refused (they would change the lists the step is walking).
+    bool in_callback;
     prox_broadphase* broadphase;
     world_object* objects;
     uint32_t object_capacity;

@@ -236,16 +236,24 @@ static bool stop_at_first(const prox_world_pair* pair, void* context) {
     return false;
 }
 
+/* A world of `count` balls at the origin (every pair collides); *def is
+ * theirs. False when it could not be made. */
+static bool open_world_of_balls(test_world_shapes* sh, prox_world** world, prox_object_def* def, int count) {
+    if (!test_open_world(sh, PROX_VOLUME_AABB, world)) return false;
+    *def = prox_default_object_def();
+    def->shape = prox_shape_convex(sh->ball);
+    for (int i = 0; i < count; i++) {
+        uint32_t id;
+        if (prox_world_add(*world, def, &id) != PROX_OK) return false;
+    }
+    return true;
+}
+
 PROX_TEST(world, callback_can_stop) {
     test_world_shapes sh;
     prox_world* world;
-    REQUIRE(test_open_world(&sh, PROX_VOLUME_AABB, &world));
-    for (int i = 0; i < 4; i++) {
-        prox_object_def def = prox_default_object_def();
-        def.shape = prox_shape_convex(sh.ball);
-        uint32_t id;
-        REQUIRE(prox_world_add(world, &def, &id) == PROX_OK);
-    }
+    prox_object_def def;
+    REQUIRE(open_world_of_balls(&sh, &world, &def, 4));
     int calls = 0;
     prox_world_stats stats;
     REQUIRE(prox_world_step(world, 0, stop_at_first, &calls, &stats) == PROX_OK);
@@ -908,4 +916,97 @@ PROX_TEST(world, resting_pairs_keep_their_answers) {
     prox_world_destroy(fresh);
     prox_world_destroy(world);
     test_world_shapes_free(&sh);
+}
+
+/* A step's callback that changes the world: each call is refused, and the
+ * step reports every pair (a nested step used to end the outer one after one
+ * pair, and let its time run backwards). */
+typedef struct meddler {
+    prox_world* world;
+    const prox_object_def* def;
+    int calls, refused;
+} meddler;
+
+static bool meddle(const prox_world_pair* pair, void* context) {
+    meddler* m = context;
+    prox_world* w = m->world;
+    uint32_t id;
+    const prox_transform here = prox_transform_identity();
+    const prox_vec3 v[1] = {{0, 0, 0}};
+    const prox_result r[8] = {prox_world_step(w, 5, NULL, NULL, NULL), prox_world_add(w, m->def, &id),
+                              prox_world_remove(w, pair->b), prox_world_set_pose(w, pair->a, &here),
+                              prox_world_set_motion(w, pair->a, 1, 1), prox_world_set_filter(w, pair->a, 1, 1),
+                              prox_world_set_pair_enabled(w, pair->a, pair->b, false),
+                              prox_world_refit(w, pair->a, v, 1)};
+    for (int i = 0; i < 8; i++) m->refused += r[i] == PROX_ERROR_INVALID_ARGUMENT;
+    m->calls++;
+    return true;
+}
+
+PROX_TEST(world, callbacks_cannot_change_the_world) {
+    test_world_shapes sh;
+    prox_world* world;
+    prox_object_def def;
+    REQUIRE(open_world_of_balls(&sh, &world, &def, 4));
+    meddler m = {world, &def, 0, 0};
+    prox_world_stats stats;
+    REQUIRE(prox_world_step(world, 1, meddle, &m, &stats) == PROX_OK);
+    CHECK_MSG(m.calls == 6 && stats.colliding_pairs == 6, "%d calls, %lld pairs", m.calls,
+              (long long)stats.colliding_pairs);
+    CHECK_MSG(m.refused == 8 * m.calls, "%d of %d calls refused", m.refused, 8 * m.calls);
+    CHECK(prox_world_step(world, 0.5, NULL, NULL, NULL) == PROX_ERROR_INVALID_ARGUMENT); /* time stays at 1 */
+    int pairs = 0;
+    REQUIRE(prox_world_step(world, 2, count_pairs, &pairs, NULL) == PROX_OK);
+    CHECK(pairs == 6); /* nothing was removed or disabled */
+    prox_world_destroy(world);
+    test_world_shapes_free(&sh);
+}
+
+static bool count_objects(uint32_t object, uint64_t user_data, void* context) {
+    (void)object, (void)user_data;
+    ++*(int*)context;
+    return true;
+}
+
+/* A convex shape whose points grow in place, then set_pose (world.h): the
+ * world measures them again, with and without the schedule (the ball the
+ * pair tests start from stayed the old one, and kept the objects "apart"). */
+PROX_TEST(world, convex_points_changed_in_place) {
+    for (int scheduled = 0; scheduled < 2; scheduled++) {
+        prox_world_def wdef = prox_default_world_def();
+        wdef.schedule = scheduled;
+        prox_world* w;
+        REQUIRE(prox_world_create(&wdef, &w) == PROX_OK);
+        prox_vec3 pa[8], centre = {0, 0, 0};
+        prox_convex a = prox_convex_box((prox_vec3){0.1, 0.1, 0.1}, pa);
+        prox_convex b = prox_convex_sphere(&centre, 0.5);
+        prox_object_def d = prox_default_object_def();
+        d.speed = 0, d.max_acceleration = 0; /* at rest: the schedule sleeps on the pair */
+        d.shape = prox_shape_convex(a);
+        uint32_t ia, ib;
+        REQUIRE(prox_world_add(w, &d, &ia) == PROX_OK);
+        /* b's box reaches a's corner, b does not: a pair the broad phase
+         * reports and the narrow phase finds apart (0.19 between them) */
+        d.shape = prox_shape_convex(b);
+        d.pose.origin = (prox_vec3){0.5, 0.5, 0.5};
+        REQUIRE(prox_world_add(w, &d, &ib) == PROX_OK);
+        int pairs = 0;
+        REQUIRE(prox_world_step(w, 0, count_pairs, &pairs, NULL) == PROX_OK);
+        CHECK(pairs == 0);
+        for (int i = 0; i < 8; i++) pa[i] = prox_vec3_scale(pa[i], 28); /* a spans -2.8..2.8 now, b inside */
+        const prox_transform same = prox_transform_identity();
+        REQUIRE(prox_world_set_pose(w, ia, &same) == PROX_OK);
+        pairs = 0;
+        REQUIRE(prox_world_step(w, 1, count_pairs, &pairs, NULL) == PROX_OK);
+        CHECK_MSG(pairs == 1, "schedule %d: %d pairs", scheduled, pairs);
+        int found = 0;
+        REQUIRE(prox_world_overlap(w, &d.shape, &d.pose, NULL, count_objects, &found) == PROX_OK);
+        CHECK(found == 2); /* b's own shape at b's pose meets a too */
+        prox_world_stats stats;
+        REQUIRE(prox_world_step(w, 2, NULL, NULL, &stats) == PROX_OK);
+        CHECK(stats.colliding_pairs == 1);
+        pa[3].x = NAN; /* a point no longer finite: refused */
+        CHECK(prox_world_set_pose(w, ia, &same) == PROX_ERROR_INVALID_ARGUMENT);
+        prox_world_destroy(w);
+    }
 }

@@ -19,8 +19,10 @@
  * changed elsewhere measures it afresh, but the objects already there keep
  * their boxes until their world's prox_world_refit.) Likewise a convex
  * shape's points changed in place take effect at the object's next
- * prox_world_set_pose (the same pose will do): a step recomputes the boxes
- * and the answers only of objects it was told changed.
+ * prox_world_set_pose (the same pose will do), which measures them again
+ * (a pass over the points; a point no longer finite makes it fail) and,
+ * when they changed, drops the object's scheduled pairs: a step recomputes
+ * the boxes and the answers only of objects it was told changed.
  *
  * Costs: adding an object whose hierarchy is already in the world costs the
  * same whatever the mesh (the first object of a hierarchy, and a convex
@@ -68,7 +70,10 @@ typedef struct prox_object_def {
     /// Placement: any invertible basis (rotation, nonuniform scale, mirror) plus origin.
     prox_transform pose;
     /// Filter (as Box2D's): objects a and b are tested when
-    /// (a.group & b.mask) && (b.group & a.mask). Default: all bits set.
+    /// (a.group & b.mask) && (b.group & a.mask). Default: all bits set. The
+    /// rule is between two objects: an object's own pair (self_collision)
+    /// is tested whatever its group and mask, and turned off by
+    /// self_collision or prox_world_set_pair_enabled(a, a, false).
     uint32_t group;
     uint32_t mask;
     /// A mesh object also tests its own non-adjacent triangles (cloth,
@@ -199,7 +204,11 @@ typedef struct prox_world_stats {
 /// step keeps that step's answer, contacts included, without a test:
 /// prox_world_stats.reused_pairs) and reports
 /// every colliding pair through callback (may be NULL), in order, from the
-/// calling thread. `time` is the simulation time of the poses (only used
+/// calling thread. The callback must not change the world: a call that would
+/// (a step, add, remove, set_pose, set_motion, set_filter,
+/// set_pair_enabled, refit) from inside it is refused with
+/// PROX_ERROR_INVALID_ARGUMENT, and it must not destroy the world. `time` is
+/// the simulation time of the poses (only used
 /// by the schedule): PROX_ERROR_INVALID_ARGUMENT when it is NaN or less than
 /// the last step's. Otherwise fails only when out of memory (then nothing was
 /// reported and the next step catches up).
