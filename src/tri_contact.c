@@ -28,7 +28,12 @@
  * the two primitives by design, and the one nearest the other primitive --
  * measured with well-conditioned point-triangle and point-segment distances
  * -- is kept. Every point returned is then within a few units of rounding of
- * both triangles (the tests check 1e-12 of the configuration's size). The
+ * both triangles (the tests check 1e-12 of the configuration's size), except
+ * where one is a sliver: the point-triangle distance that measures a
+ * candidate against it then takes the sliver by its edges (closest.c), up to
+ * its width off, and a candidate on the sliver can win while lying about
+ * sqrt(eps) L off the other triangle (a review: 2.4e-9 L at widths of
+ * 1e-7 to 1e-8 L; geometry.h). The
  * contact point is the midpoint of the two candidates farthest apart, or for
  * coplanar triangles of positive area the average of all candidates, both
  * inside the (convex) intersection up to that rounding.

@@ -170,7 +170,10 @@ typedef struct prox_tri_contact {
 /// output is untouched. Whether each corner of the intersection exists is
 /// decided with the exact predicates; the points themselves are computed in
 /// floating point and lie on both triangles up to a few units of rounding of
-/// the coordinates, including for nearly coplanar pairs. Costs the overlap
+/// the coordinates, including for nearly coplanar pairs; where one triangle
+/// is a sliver, to the accuracy the paragraph on slivers above allows (a
+/// review measured up to 2.4e-9 L off the other triangle for slivers 1e-7 to
+/// 1e-8 L wide, 4e-11 L at 1e-10 and 5e-11 L at 1e-5). Costs the overlap
 /// test plus, on contact, a few dozen exact orientation tests.
 PROX_API bool prox_tri_tri_contact(const prox_vec3 a[3], const prox_vec3 b[3], prox_tri_contact* out_contact);
 
