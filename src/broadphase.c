@@ -274,7 +274,9 @@ void prox_broadphase_destroy(prox_broadphase* bp) {
     prox_free(&copy, bp, sizeof *bp);
 }
 
-prox_broadphase_kind prox_broadphase_get_kind(const prox_broadphase* bp) { return bp->def.kind; }
+prox_broadphase_kind prox_broadphase_get_kind(const prox_broadphase* bp) {
+    return bp ? bp->def.kind : prox_default_broadphase_def().kind;
+}
 
 size_t prox_broadphase_count(const prox_broadphase* bp) { return bp ? bp->live_count : 0; }
 

@@ -672,8 +672,12 @@ static void ray_prepare(ray* r) {
 
 /* t moved outward by more than slab_t's error: 2^-50 |t| is four times two
  * roundings, DBL_MIN exceeds an underflow's error. Infinities stay. */
-static double widen_down(double t) { return t > -INFINITY && t < INFINITY ? t - (fabs(t) * 0x1p-50 + DBL_MIN) : t; }
-static double widen_up(double t) { return t > -INFINITY && t < INFINITY ? t + (fabs(t) * 0x1p-50 + DBL_MIN) : t; }
+/* A slab's t widened past its rounding: 2^-50 of it, and for a t in the
+ * subnormals, where rounding is absolute (2^-1075 a step), 2^-1070. (It was
+ * DBL_MIN, 2^-1022: times a direction of length 1e308, 2 units of space, and
+ * a ray 0.5 above a box going away visited it; a review.) */
+static double widen_down(double t) { return t > -INFINITY && t < INFINITY ? t - (fabs(t) * 0x1p-50 + 0x1p-1070) : t; }
+static double widen_up(double t) { return t > -INFINITY && t < INFINITY ? t + (fabs(t) * 0x1p-50 + 0x1p-1070) : t; }
 
 /* Slab test (Kay and Kajiya 1986; Ericson, RTCD 5.3.3), conservative: the
  * interval of t where the ray is inside the box on each axis is computed
@@ -686,10 +690,13 @@ static bool ray_hits(const ray* r, const prox_box* box, double max_t, double* ou
     double lo[3] = {box->min.x, box->min.y, box->min.z}, hi[3] = {box->max.x, box->max.y, box->max.z};
     if (r->grown) {
         // Grown outward by more than the rounding of the sums (a relative
-        // 2^-51 of the terms), so a box that touches is never missed.
+        // 2^-51 of the terms), so a box that touches is never missed; each
+        // term scaled before the sum, which overflowed near DBL_MAX (making
+        // a box there reach -inf), and an infinite bound left as it is (inf
+        // - inf gave NaN, which every test took for inside; a review).
         for (int k = 0; k < 3; k++) {
-            lo[k] = lo[k] - r->grow[k] - (fabs(lo[k]) + r->grow[k]) * 0x1p-51;
-            hi[k] = hi[k] + r->grow[k] + (fabs(hi[k]) + r->grow[k]) * 0x1p-51;
+            if (fabs(lo[k]) < INFINITY) lo[k] = lo[k] - r->grow[k] - (fabs(lo[k]) * 0x1p-51 + r->grow[k] * 0x1p-51);
+            if (fabs(hi[k]) < INFINITY) hi[k] = hi[k] + r->grow[k] + (fabs(hi[k]) * 0x1p-51 + r->grow[k] * 0x1p-51);
         }
     }
     double enter = -INFINITY, leave = INFINITY;

@@ -1568,3 +1568,63 @@ PROX_TEST(dynamic_tree, broadphase_kind_matches_all_pairs) {
         printf("broad phase: %ld frames (%ld checked), %ld pairs (%ld touching), %ld failed updates, %ld failed adds\n",
                totals.frames, totals.checked, totals.pairs, totals.touching, totals.failed_updates, totals.failed_adds);
 }
+
+/* A review's casts that visited boxes they miss by far: a direction of
+ * length 1e308 (the t slack was DBL_MIN, 2 units of space there), a target
+ * near DBL_MAX (its grown bound overflowed to -inf), a box at +inf (inf - inf
+ * gave NaN, taken for inside). Each must visit nothing; the same casts
+ * brought to touch must still visit. */
+PROX_TEST(dynamic_tree, casts_at_the_ends_of_the_double_range) {
+    prox_dynamic_tree_def def = prox_default_dynamic_tree_def();
+    def.margin_fraction = 0;
+    prox_dynamic_tree* t;
+    REQUIRE(prox_dynamic_tree_create(&def, &t) == PROX_OK);
+    int32_t id[4];
+    const prox_box unit = {{0, 0, 0}, {1, 1, 1}}, high = {{5, 5, 1.7e308}, {6, 6, 1.7e308}},
+                   at_inf = {{0, INFINITY, 0}, {1, INFINITY, 1}}, at_minus_inf = {{0, -INFINITY, 0}, {1, -INFINITY, 1}};
+    REQUIRE(prox_dynamic_tree_insert(t, &unit, 0, &id[0]) == PROX_OK);
+    REQUIRE(prox_dynamic_tree_insert(t, &high, 1, &id[1]) == PROX_OK);
+    REQUIRE(prox_dynamic_tree_insert(t, &at_inf, 2, &id[2]) == PROX_OK);
+    REQUIRE(prox_dynamic_tree_insert(t, &at_minus_inf, 3, &id[3]) == PROX_OK);
+    ray_counter c = {0, 0};
+    const double lengths[] = {1, 1e300, 1e308};
+    for (int i = 0; i < 3; i++) {
+        const double L = lengths[i];
+        c.calls = 0; /* from 0.5 above the unit box, away from it */
+        prox_dynamic_tree_ray_cast(t, (prox_vec3){0.5, 0.5, 1.5}, (prox_vec3){0, 0, L}, 1, count_ray, &c);
+        CHECK_MSG(c.calls == 0, "ray away, |d| %g: %d visits", L, c.calls);
+        c.calls = 0; /* from 1e-9 above */
+        prox_dynamic_tree_ray_cast(t, (prox_vec3){0.5, 0.5, 1 + 1e-9}, (prox_vec3){0, 0, L}, 1, count_ray, &c);
+        CHECK_MSG(c.calls == 0, "ray 1e-9 above, |d| %g: %d visits", L, c.calls);
+        c.calls = 0; /* towards it: a hit */
+        prox_dynamic_tree_ray_cast(t, (prox_vec3){0.5, 0.5, 1.5}, (prox_vec3){0, 0, -L}, 1, count_ray, &c);
+        CHECK_MSG(c.calls == 1, "ray towards, |d| %g: %d visits", L, c.calls);
+        const prox_box above = {{0, 0, 3}, {1, 1, 4}};
+        c.calls = 0;
+        prox_dynamic_tree_box_cast(t, &above, (prox_vec3){0, 0, L}, 1, count_ray, &c);
+        CHECK_MSG(c.calls == 0, "box cast away, |d| %g: %d visits", L, c.calls);
+    }
+    c.calls = 0; /* a box within the x and z ranges of the boxes at +-inf, beside the unit box in y */
+    const prox_box beside = {{0, 5, 0}, {1, 6, 1}};
+    prox_dynamic_tree_box_cast(t, &beside, (prox_vec3){0, 0, 1}, 1, count_ray, &c);
+    CHECK_MSG(c.calls == 0, "beside: %d visits", c.calls);
+    c.calls = 0; /* towards it, 2 away, but stopped at t = 1e-308 (reached at 2e-308) */
+    prox_dynamic_tree_ray_cast(t, (prox_vec3){0.5, 0.5, 3}, (prox_vec3){0, 0, -1e308}, 1e-308, count_ray, &c);
+    CHECK_MSG(c.calls == 0, "ray stopped short: %d visits", c.calls);
+    /* a tall mover near the high box, never reaching it; the boxes at +-inf are never met */
+    const prox_box tall = {{5, 5, -1e307}, {6, 6, 1e307}}, far = {{10, 0, 10}, {11, 1, 11}};
+    for (int sign = -1; sign <= 1; sign += 2) {
+        c.calls = 0;
+        prox_dynamic_tree_box_cast(t, &tall, (prox_vec3){0, 0, sign}, 1, count_ray, &c);
+        CHECK_MSG(c.calls == 0, "tall mover, %+d: %d visits", sign, c.calls);
+        c.calls = 0;
+        prox_dynamic_tree_box_cast(t, &far, (prox_vec3){0, 0, sign}, 1, count_ray, &c);
+        CHECK_MSG(c.calls == 0, "far mover, %+d: %d visits", sign, c.calls);
+    }
+    c.calls = 0; /* one that does reach the high box */
+    const prox_box riser = {{5, 5, 1.6e308}, {6, 6, 1.65e308}};
+    prox_dynamic_tree_box_cast(t, &riser, (prox_vec3){0, 0, 1e307}, 1, count_ray, &c);
+    CHECK(c.calls == 1);
+    prox_dynamic_tree_destroy(t);
+    CHECK(prox_broadphase_get_kind(NULL) == prox_default_broadphase_def().kind);
+}

@@ -129,6 +129,7 @@ typedef struct prox_broadphase prox_broadphase;
 
 PROX_API prox_result prox_broadphase_create(const prox_broadphase_def* def, prox_broadphase** out_broadphase);
 PROX_API void prox_broadphase_destroy(prox_broadphase* broadphase);
+/// The kind it was made with (for NULL, the default kind).
 PROX_API prox_broadphase_kind prox_broadphase_get_kind(const prox_broadphase* broadphase);
 
 /// Adds a box and returns its id. Ids are small integers; the id of a removed
@@ -240,7 +241,9 @@ typedef double prox_tree_ray_callback(int32_t proxy, prox_vec3 origin, prox_vec3
 /// the current max_t. direction need not be unit (t is in its units) and may
 /// have zero components (or be zero: a point query). The slab test is
 /// conservative: a ray that touches a box is never missed, and one that
-/// misses it by less than about 2^-50 relative may visit it. Returns the
+/// misses it by less than about 2^-50 relative may visit it (also one whose
+/// entry and exit t both overflow, with max_t infinite: a direction of
+/// length 1e-300 from 1e300 away). Returns the
 /// number of boxes tested: 0, visiting nothing, when origin or direction is
 /// not finite, max_t is negative or NaN, or callback is NULL.
 PROX_API size_t prox_dynamic_tree_ray_cast(const prox_dynamic_tree* tree, prox_vec3 origin, prox_vec3 direction,
