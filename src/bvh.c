@@ -385,7 +385,7 @@ prox_bvh_stats prox_bvh_get_stats(const prox_bvh* bvh) {
     s.node_bytes = (size_t)bvh->node_count * sizeof(prox_node) + prox_bvh_volume_bytes(bvh);
     s.split = bvh->def.split;
     /* depths by one forward sweep: child nodes come after their parents */
-    int* depth = malloc(sizeof(int) * (size_t)bvh->node_count);
+    int* depth = prox_alloc(&bvh->def.allocator, sizeof(int) * (size_t)bvh->node_count);
     if (depth) {
         double sum = 0;
         depth[0] = 1;
@@ -404,17 +404,23 @@ prox_bvh_stats prox_bvh_get_stats(const prox_bvh* bvh) {
             }
         }
         s.mean_leaf_depth = s.leaf_count ? sum / s.leaf_count : 0;
-        free(depth);
+        prox_free(&bvh->def.allocator, depth, sizeof(int) * (size_t)bvh->node_count);
     }
     return s;
 }
 
 prox_mesh prox_bvh_mesh(const prox_bvh* bvh) {
+    if (!bvh) return (prox_mesh){NULL, 0, NULL, 0};
     prox_mesh m = {bvh->vertices, bvh->vertex_count, bvh->mesh_indices, bvh->triangle_count};
     return m;
 }
 
 void prox_bvh_bounds(const prox_bvh* bvh, prox_vec3* out_min, prox_vec3* out_max) {
+    if (!bvh) { /* the empty box */
+        if (out_min) *out_min = prox_vec3_make(INFINITY, INFINITY, INFINITY);
+        if (out_max) *out_max = prox_vec3_make(-INFINITY, -INFINITY, -INFINITY);
+        return;
+    }
     const float* lo = bvh->root_lo;
     const float* hi = bvh->root_hi;
     if (out_min) *out_min = prox_vec3_make(lo[0], lo[1], lo[2]);

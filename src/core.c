@@ -21,13 +21,15 @@ const char* prox_result_string(prox_result result) {
 
 void* prox_alloc(const prox_allocator* allocator, size_t size) {
     if (size == 0) size = 1;
-    if (allocator && allocator->alloc) return allocator->alloc(size, allocator->user);
+    /* both hooks or neither (base.h): with one, a block would be freed by
+     * the other side's function (a review: an arena alloc with libc's free) */
+    if (allocator && allocator->alloc && allocator->free) return allocator->alloc(size, allocator->user);
     return malloc(size);
 }
 
 void prox_free(const prox_allocator* allocator, void* pointer, size_t size) {
     if (!pointer) return;
-    if (allocator && allocator->free) {
+    if (allocator && allocator->alloc && allocator->free) {
         allocator->free(pointer, size == 0 ? 1 : size, allocator->user);
         return;
     }

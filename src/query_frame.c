@@ -179,16 +179,18 @@ bool prox_relative_placements(const prox_transform* xa, const prox_transform* xb
     ab->origin = prox_mat3_apply(&xa_inv->basis, gap);
     ba->basis = prox_mat3_mul(&xb_inv->basis, &xa->basis);
     ba->origin = prox_mat3_apply(&xb_inv->basis, prox_vec3_scale(gap, -1.0));
-    // Accepted as before (ab must pass prox_mat3_inverse's test, as when ba
-    // was its inverse); ba, made directly, need only be finite: that test
-    // compares |det| with the rows' norms, which a rotation on the left
-    // changes, and on ba it refused placements taken before (a review:
-    // diag(1e5, 1, 1e-5) against a rotation).
-    prox_transform unused;
-    bool finite = prox_vec3_is_finite(ba->origin);
+    // Both maps, made directly from the placements' inverses, need only be
+    // finite: prox_mat3_inverse's near-singularity test compares |det| with
+    // the rows' norms, which a product of two accepted bases can fail (a
+    // review: the shears [[1, s, 0], ...] and [[1, 0, 0], [s, 1, 0], ...],
+    // determinant 1 each, from s = 2^16; before that, on ba, diag(1e5, 1,
+    // 1e-5) against a rotation). Every bound of the queries carries its own
+    // rounding slack from the maps' norms, so a badly conditioned relative
+    // map costs pruning, not answers.
+    bool finite = prox_vec3_is_finite(ab->origin) && prox_vec3_is_finite(ba->origin);
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) finite = finite && isfinite(ba->basis.m[i][j]);
-    return finite && prox_transform_inverse(ab, &unused);
+        for (int j = 0; j < 3; ++j) finite = finite && isfinite(ab->basis.m[i][j]) && isfinite(ba->basis.m[i][j]);
+    return finite;
 }
 
 bool prox_make_query_frames(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b, const prox_transform* xb,

@@ -662,3 +662,42 @@ PROX_TEST(bvh, rss_fit_is_tight) {
     prox_bvh_destroy(bvh);
     prox_mesh_data_free(&data);
 }
+
+/* A review's cases: an allocator with one hook set made blocks go back to
+ * the other side's function (an arena's block to libc's free: an abort);
+ * with one hook both are libc's now, and the hook set is never called. The
+ * stats' scratch goes through the caller's allocator too. NULL hierarchies
+ * give an empty mesh and box instead of a crash. */
+PROX_TEST(bvh, half_set_allocators_and_null_hierarchies) {
+    prox_mesh_data data;
+    REQUIRE(prox_mesh_box(prox_vec3_make(1, 1, 1), &data) == PROX_OK);
+    const prox_mesh mesh = prox_mesh_data_view(&data);
+    counting_allocator c = {0, 0};
+    for (int half = 0; half < 2; ++half) {
+        prox_bvh_def def = prox_default_bvh_def();
+        def.volume = PROX_VOLUME_OBB;
+        def.allocator.user = &c;
+        if (half == 0) def.allocator.alloc = counting_alloc;
+        else def.allocator.free = counting_free;
+        prox_bvh* bvh;
+        REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+        CHECK(prox_bvh_get_stats(bvh).leaf_count == 12);
+        prox_bvh_destroy(bvh);
+        CHECK(c.live_blocks == 0 && c.live_bytes == 0); /* never called */
+    }
+    prox_bvh_def def = prox_default_bvh_def();
+    def.allocator = (prox_allocator){counting_alloc, counting_free, &c};
+    prox_bvh* bvh;
+    REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+    const long blocks = c.live_blocks;
+    const prox_bvh_stats s = prox_bvh_get_stats(bvh);
+    CHECK(s.leaf_count == 12 && s.depth >= 1 && c.live_blocks == blocks);
+    prox_bvh_destroy(bvh);
+    CHECK(c.live_blocks == 0 && c.live_bytes == 0);
+    const prox_mesh none = prox_bvh_mesh(NULL);
+    CHECK(!none.vertices && !none.indices && none.vertex_count == 0 && none.triangle_count == 0);
+    prox_vec3 lo, hi;
+    prox_bvh_bounds(NULL, &lo, &hi);
+    CHECK(lo.x == INFINITY && hi.x == -INFINITY);
+    prox_mesh_data_free(&data);
+}

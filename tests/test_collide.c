@@ -6,6 +6,7 @@
 #include <proxima/geometry.h>
 #include <proxima/query.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -516,4 +517,53 @@ PROX_TEST(collide, coordinates_near_the_float_range) {
     }
     if (!prox_test_current_failures) CHECK_MSG(checked == scenes, "%d of %d soups built", checked, scenes);
     free(buffer.pairs);
+}
+
+/* Two placements each fine on its own whose relative map is badly
+ * conditioned: shears x += s y and y += s x (determinant 1 each) give a
+ * relative map with |det| far below its rows' norms. The queries refused them
+ * (invalid_transform) from s = 2^16 (a review); their bounds carry the maps'
+ * own rounding, so they answer, and answer as brute force does. */
+PROX_TEST(collide, shears_whose_product_is_badly_conditioned) {
+    prox_mesh_data torus;
+    REQUIRE(prox_mesh_torus(1.0, 0.35, 12, 8, &torus) == PROX_OK);
+    const prox_mesh mesh = prox_mesh_data_view(&torus);
+    const prox_volume kinds[3] = {PROX_VOLUME_AABB, PROX_VOLUME_OBB, PROX_VOLUME_RSS};
+    prox_rng rng = prox_rng_seed(prox_test_seed(311));
+    int hits = 0, cases = 0;
+    for (int k = 0; k < 3; ++k) {
+        prox_bvh* tree = test_tree(&mesh, kinds[k]);
+        REQUIRE(tree);
+        for (int i = 0; i < (int)(40 * test_scale()) + 4; ++i) {
+            const double s = ldexp(1.0, 10 + (int)(prox_rng_uniform(&rng) * 21));
+            prox_transform xa = prox_transform_identity(), xb = prox_transform_identity();
+            xa.basis.m[0][1] = s;
+            xb.basis.m[1][0] = prox_rng_uniform(&rng) < 0.5 ? s : -s;
+            xb.origin = prox_vec3_make(prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5,
+                                       0.3 + 0.9 * prox_rng_uniform(&rng)); /* the tori are 0.7 thick in z */
+            bool brute = false;
+            double nearest = INFINITY;
+            for (int a = 0; a < torus.triangle_count; ++a) {
+                prox_vec3 ta[3], tb[3];
+                test_placed_triangle(&mesh, &xa, a, ta);
+                for (int b = 0; b < torus.triangle_count; ++b) {
+                    test_placed_triangle(&mesh, &xb, b, tb);
+                    brute = brute || prox_tri_tri_overlap(ta, tb);
+                    nearest = fmin(nearest, prox_tri_tri_distance(ta, tb, NULL, NULL));
+                }
+            }
+            const prox_collide_def cd = prox_default_collide_def();
+            const prox_collide_result c = prox_collide(tree, &xa, tree, &xb, &cd);
+            const prox_distance_result d = prox_distance(tree, &xa, tree, &xb, NULL);
+            CHECK_MSG(!c.invalid_transform && c.colliding == brute, "kind %d, s %g: colliding %d, brute force %d", k,
+                      s, c.colliding, brute);
+            CHECK_MSG(!d.invalid_transform && fabs(d.distance - nearest) <= 1e-9, "kind %d, s %g: %.17g, brute %.17g",
+                      k, s, d.distance, nearest);
+            hits += brute;
+            ++cases;
+        }
+        prox_bvh_destroy(tree);
+    }
+    CHECK(hits > 0 && hits < cases);
+    prox_mesh_data_free(&torus);
 }

@@ -48,7 +48,9 @@ typedef enum prox_result {
 /// A short, static, English description of a result code.
 PROX_API const char* prox_result_string(prox_result result);
 
-/// Allocation hooks. All-zero means malloc/free. `free` receives the size that
+/// Allocation hooks. All-zero means malloc/free, and so does a pair with only
+/// one of the two functions set (blocks must go back to their own side's
+/// function). `free` receives the size that
 /// was allocated, so arena and pool allocators work without headers. A broad
 /// phase or world created with threads > 1 calls the hooks from its worker
 /// threads too: they must then be thread-safe (malloc and free are).

@@ -172,6 +172,8 @@ typedef struct prox_bvh_stats {
     int triangle_count;
     int vertex_count;
     int node_count;       ///< 8-wide nodes
+    /// The next four come from a walk that needs a scratch array of node_count
+    /// ints (through the allocator); all 0 when that allocation fails.
     int box_count;        ///< bounding volumes stored (leaves + internal)
     int leaf_count;       ///< leaf volumes (each holds 1..leaf_size triangles)
     int depth;            ///< 8-wide nodes on the longest root-to-leaf path
@@ -195,13 +197,15 @@ typedef struct prox_bvh_stats {
 PROX_API prox_bvh_stats prox_bvh_get_stats(const prox_bvh* bvh);
 
 /// The hierarchy's mesh (its own copy; valid until refit, rebuild or destroy).
+/// For NULL, an empty mesh (NULL arrays, zero counts).
 PROX_API prox_mesh prox_bvh_mesh(const prox_bvh* bvh);
 
-/// Bounds of the root volume in the model's frame.
+/// Bounds of the root volume in the model's frame. For NULL, the empty box
+/// (+inf to -inf).
 PROX_API void prox_bvh_bounds(const prox_bvh* bvh, prox_vec3* out_min, prox_vec3* out_max);
 
-/// "aabb", "obb", "obb-sphere", "sphere", "kdop14", "kdop18", "kdop26", "rss";
-/// "unknown" for other values.
+/// "aabb", "obb", "obb-sphere", "sphere", "kdop14", "kdop18", "kdop26", "rss",
+/// "lss"; "unknown" for other values.
 PROX_API const char* prox_volume_name(prox_volume volume);
 /// Parses a name as printed by prox_volume_name; false when unknown.
 PROX_API bool prox_volume_from_name(const char* name, prox_volume* out_volume);
