@@ -29,27 +29,17 @@ static void point_box_bounds(const prox_node* node, const double p[3], double sl
     }
 }
 
-/* The closest point of triangle t to p, and its distance. Far from 1 (an
- * AABB tree takes any finite coordinates) the kernel's squares and products
- * would overflow (1e200: an infinite distance) or underflow (1e-200: 0, the
- * point "on" the surface), so there the points are first scaled by a power
- * of two near 1 / their largest coordinate, and back: exact, and the same
- * answer to the bit wherever no intermediate leaves the normal range. */
+/* The closest point of triangle t to p, and its distance. The kernel scales
+ * its own arithmetic; the distance is taken without squaring the difference
+ * where the square would overflow or underflow (an AABB tree takes any finite
+ * coordinates: a plain length gave inf at 1e200 and 0, "on the surface", at
+ * 1e-200), and is the plain length to the bit everywhere else. */
 static prox_vec3 closest_on_triangle(prox_vec3 p, const prox_vec3 t[3], double* distance) {
-    double m = prox_max_abs3(p);
-    for (int c = 0; c < 3; ++c) m = prox_fmax(m, prox_max_abs3(t[c]));
-    if (!(m > 0x1p200 || (m < 0x1p-200 && m > 0))) {
-        const prox_vec3 q = prox_closest_point_triangle(p, t);
-        *distance = prox_vec3_length(prox_vec3_sub(q, p));
-        return q;
-    }
-    const int e = ilogb(m);
-    const prox_vec3 sp = prox_vec3_make(ldexp(p.x, -e), ldexp(p.y, -e), ldexp(p.z, -e));
-    prox_vec3 st[3];
-    for (int c = 0; c < 3; ++c) st[c] = prox_vec3_make(ldexp(t[c].x, -e), ldexp(t[c].y, -e), ldexp(t[c].z, -e));
-    const prox_vec3 sq = prox_closest_point_triangle(sp, st);
-    *distance = ldexp(prox_vec3_length(prox_vec3_sub(sq, sp)), e);
-    return prox_vec3_make(ldexp(sq.x, e), ldexp(sq.y, e), ldexp(sq.z, e));
+    const prox_vec3 q = prox_closest_point_triangle(p, t);
+    prox_vec3 unit;
+    const double d = prox_unit_vector(prox_vec3_sub(q, p), &unit);
+    *distance = d >= 0 ? d : INFINITY; /* (a difference beyond DBL_MAX) */
+    return q;
 }
 
 prox_point_result prox_closest_point(const prox_bvh* bvh, const prox_transform* x, prox_vec3 point,
