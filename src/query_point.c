@@ -197,7 +197,7 @@ prox_inside prox_point_inside(const prox_bvh* bvh, const prox_transform* x, prox
     if (!prox_transform_inverse(x, &inverse)) return PROX_INSIDE_UNKNOWN;
     /* the world box of the placed mesh: a point outside it is outside */
     double lo[3], hi[3], reach = 0;
-    placed_box(bvh, x, lo, hi);
+    placed_box_finite(bvh, x, lo, hi);
     for (int i = 0; i < 3; ++i) reach = prox_fmax(reach, prox_fmax(fabs(lo[i]), fabs(hi[i])));
     const double pw[3] = {point.x, point.y, point.z};
     for (int i = 0; i < 3; ++i)
@@ -246,7 +246,7 @@ static void deepest_vertex(const prox_bvh* outer, const prox_transform* xo, cons
                            const prox_transform* xi, bool inner_is_a, prox_penetration_result* best) {
     if (!outer->closed) return; /* no inside */
     double lo[3], hi[3];
-    placed_box(outer, xo, lo, hi);
+    placed_box_finite(outer, xo, lo, hi);
     for (int v = 0; v < inner->vertex_count; ++v) {
         if (!prox_bvh_vertex_used(inner, v)) continue; /* no part of the surface (a review: it made a depth) */
         prox_vec3 p = prox_transform_point(xi, inner->vertices[v]);

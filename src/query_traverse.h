@@ -276,12 +276,6 @@ static __attribute__((noinline, cold)) void placed_vertex_box(const prox_bvh* bv
  * of its size and position so that rounding never shrinks it below the
  * placed model. */
 static inline void placed_box(const prox_bvh* bvh, const prox_transform* x, double lo[3], double hi[3]) {
-    if (!(fabsf(bvh->root_lo[0]) <= FLT_MAX && fabsf(bvh->root_lo[1]) <= FLT_MAX &&
-          fabsf(bvh->root_lo[2]) <= FLT_MAX && fabsf(bvh->root_hi[0]) <= FLT_MAX &&
-          fabsf(bvh->root_hi[1]) <= FLT_MAX && fabsf(bvh->root_hi[2]) <= FLT_MAX)) {
-        placed_vertex_box(bvh, x, lo, hi);
-        return;
-    }
     for (int i = 0; i < 3; ++i) {
         double c = prox_vec3_get(x->origin, i), r = 0;
         for (int j = 0; j < 3; ++j) {
@@ -294,6 +288,20 @@ static inline void placed_box(const prox_bvh* bvh, const prox_transform* x, doub
         lo[i] = c - r;
         hi[i] = c + r;
     }
+}
+
+/* placed_box, or where the root box is infinite (coordinates beyond float's
+ * range, in an AABB tree) placed_vertex_box: for the queries that need a
+ * finite box to aim from (the inside test's rays, penetration). The others
+ * take the infinite box as it is: it only prunes nothing (the ray cast also
+ * sizes its slack from it, and a finite box there lost a hit: CI's fuzz_ray
+ * smoke run). */
+static inline void placed_box_finite(const prox_bvh* bvh, const prox_transform* x, double lo[3], double hi[3]) {
+    if (fabsf(bvh->root_lo[0]) <= FLT_MAX && fabsf(bvh->root_lo[1]) <= FLT_MAX && fabsf(bvh->root_lo[2]) <= FLT_MAX &&
+        fabsf(bvh->root_hi[0]) <= FLT_MAX && fabsf(bvh->root_hi[1]) <= FLT_MAX && fabsf(bvh->root_hi[2]) <= FLT_MAX)
+        placed_box(bvh, x, lo, hi);
+    else
+        placed_vertex_box(bvh, x, lo, hi);
 }
 
 /* A triangle by its index in the mesh as given, placed in world coordinates. */
