@@ -250,7 +250,15 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
      * from 3e-19 behind its plane, went to the edge-on test below, whose
      * tolerance grows with the needle's length, and was "hit" at t = 0,
      * where a hierarchy's box test rightly found nothing (fuzz_ray). */
-    if (p[0][kz] * r->sz < 0.0 && p[1][kz] * r->sz < 0.0 && p[2][kz] * r->sz < 0.0) return false;
+    /* (On the corners as given, by comparison: the scaled differences can
+     * underflow to 0. A needle 1.8e287 long put the corners' 2.5e-45 along
+     * the ray at 2^-1105 after scaling by 2^-956, seemingly in the origin's
+     * plane, and the edge-on test "hit" it at t = 0 from below, moving away:
+     * CI's fuzz_ray smoke run.) */
+    const double oz = r->o[kz], cz[3] = {kz == 0 ? tri[0].x : kz == 1 ? tri[0].y : tri[0].z,
+                                         kz == 0 ? tri[1].x : kz == 1 ? tri[1].y : tri[1].z,
+                                         kz == 0 ? tri[2].x : kz == 1 ? tri[2].y : tri[2].z};
+    if (r->sz > 0.0 ? cz[0] < oz && cz[1] < oz && cz[2] < oz : cz[0] > oz && cz[1] > oz && cz[2] > oz) return false;
     /* sheared corners: x and y across the ray, z along it */
     double x[3], y[3];
     for (int c = 0; c < 3; ++c) {

@@ -197,6 +197,16 @@ PROX_TEST(ray, needles_behind_the_origin) {
     const prox_vec3 below = {-1.5958792802571655e-52, -1.1491617198785158e-33, -3.6268050386556794e-97};
     const prox_vec3 along = {1.5709275841257454e+53, -1.3910103680782881e+29, 2.6578525627766319e-60};
     CHECK(!prox_ray_triangle(below, along, needle, 0.0390625, NULL, NULL));
+    /* (fuzz_ray a third time) a needle 1.8e287 long whose corners lie 2.5e-45
+     * above the origin along the ray, which goes away from them: scaled by
+     * 2^-956 for its length, those offsets underflowed to 0 and the needle
+     * seemed to lie in the origin's plane, "met" at t = 0 */
+    const prox_vec3 high[3] = {{-0x1.691be36076fedp-451, 0x0.0b5a2a81d00b3p-1022, 0x0.25080c23aff7fp-1022},
+                               {-0x1.0000000000001p-31, -0x1.000e1fb4cd772p+931, 0x1.c104b84cf045cp-152},
+                               {-0x1.a52932c01ff94p-975, 0x1.287593feb44d4p+954, -0x1.e402f04ff50bp-161}};
+    const prox_vec3 under = {0x1.2e84da46db5p-1011, -0x1.8dd5664744209p-333, -0x1.c125318b90f12p-149};
+    const prox_vec3 down = {0x0.0f8100994f53dp-1022, 0x1.5e479c23aff7fp-396, -0x1.45cfa20da00bbp+241};
+    CHECK(!prox_ray_triangle(under, down, high, INFINITY, NULL, NULL));
     prox_rng rng = prox_rng_seed(prox_test_seed(74));
     const int count = (int)(2000 * test_scale()) + 50;
     int hits = 0;
