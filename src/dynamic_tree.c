@@ -671,11 +671,10 @@ static void ray_prepare(ray* r) {
 }
 
 /* t moved outward by more than slab_t's error: 2^-50 |t| is four times two
- * roundings, DBL_MIN exceeds an underflow's error. Infinities stay. */
-/* A slab's t widened past its rounding: 2^-50 of it, and for a t in the
- * subnormals, where rounding is absolute (2^-1075 a step), 2^-1070. (It was
- * DBL_MIN, 2^-1022: times a direction of length 1e308, 2 units of space, and
- * a ray 0.5 above a box going away visited it; a review.) */
+ * roundings, and 2^-1070 exceeds an underflow's (absolute in the subnormals,
+ * 2^-1075 a step). Infinities stay. (The floor was DBL_MIN, 2^-1022: times a
+ * direction of length 1e308, 2 units of space, and a ray 0.5 above a box
+ * going away visited it; a review.) */
 static double widen_down(double t) { return t > -INFINITY && t < INFINITY ? t - (fabs(t) * 0x1p-50 + 0x1p-1070) : t; }
 static double widen_up(double t) { return t > -INFINITY && t < INFINITY ? t + (fabs(t) * 0x1p-50 + 0x1p-1070) : t; }
 

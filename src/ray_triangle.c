@@ -255,9 +255,8 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
      * the ray at 2^-1105 after scaling by 2^-956, seemingly in the origin's
      * plane, and the edge-on test "hit" it at t = 0 from below, moving away:
      * CI's fuzz_ray smoke run.) */
-    const double oz = r->o[kz], cz[3] = {kz == 0 ? tri[0].x : kz == 1 ? tri[0].y : tri[0].z,
-                                         kz == 0 ? tri[1].x : kz == 1 ? tri[1].y : tri[1].z,
-                                         kz == 0 ? tri[2].x : kz == 1 ? tri[2].y : tri[2].z};
+    const double oz = r->o[kz];
+    const double cz[3] = {prox_vec3_get(tri[0], kz), prox_vec3_get(tri[1], kz), prox_vec3_get(tri[2], kz)};
     if (r->sz > 0.0 ? cz[0] < oz && cz[1] < oz && cz[2] < oz : cz[0] > oz && cz[1] > oz && cz[2] > oz) return false;
     /* sheared corners: x and y across the ray, z along it */
     double x[3], y[3];

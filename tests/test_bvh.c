@@ -401,12 +401,14 @@ PROX_TEST(bvh, invalid_input_is_reported) {
 typedef struct counting_allocator {
     long live_blocks;
     long long live_bytes;
+    long allocations; ///< every call of counting_alloc
 } counting_allocator;
 
 static void* counting_alloc(size_t size, void* user) {
     counting_allocator* c = user;
     c->live_blocks++;
     c->live_bytes += (long long)size;
+    c->allocations++;
     return malloc(size);
 }
 
@@ -423,7 +425,7 @@ PROX_TEST(bvh, custom_allocator_balances) {
     prox_mesh mesh = prox_mesh_data_view(&data);
     /* every kind, then an RSS tree that keeps the convex hull */
     for (int volume = 0; volume <= PROX_VOLUME_COUNT; ++volume) {
-        counting_allocator counter = {0, 0};
+        counting_allocator counter = {0, 0, 0};
         prox_bvh_def def = prox_default_bvh_def();
         def.volume = volume < PROX_VOLUME_COUNT ? (prox_volume)volume : PROX_VOLUME_RSS;
         def.convex_hull = volume == PROX_VOLUME_COUNT;
@@ -473,7 +475,7 @@ PROX_TEST(bvh, out_of_memory_at_every_allocation) {
     for (int volume = 0; volume <= PROX_VOLUME_COUNT; ++volume) {
         int successes = 0;
         for (int allowed = 0; allowed < 400 && successes < 3; ++allowed) {
-            failing_allocator f = {{0, 0}, allowed};
+            failing_allocator f = {{0, 0, 0}, allowed};
             prox_bvh_def def = prox_default_bvh_def();
             def.volume = volume < PROX_VOLUME_COUNT ? (prox_volume)volume : PROX_VOLUME_RSS;
             def.convex_hull = volume == PROX_VOLUME_COUNT;
@@ -519,7 +521,7 @@ PROX_TEST(bvh, out_of_memory_at_every_allocation) {
     const prox_mesh soup_mesh = {soup, corners, soup_indices, mesh.triangle_count};
     int successes = 0;
     for (int allowed = 0; allowed < 400 && successes < 3; ++allowed) {
-        failing_allocator f = {{0, 0}, allowed};
+        failing_allocator f = {{0, 0, 0}, allowed};
         prox_bvh_def def = prox_default_bvh_def();
         def.allocator.alloc = failing_alloc;
         def.allocator.free = failing_free;
@@ -672,7 +674,7 @@ PROX_TEST(bvh, half_set_allocators_and_null_hierarchies) {
     prox_mesh_data data;
     REQUIRE(prox_mesh_box(prox_vec3_make(1, 1, 1), &data) == PROX_OK);
     const prox_mesh mesh = prox_mesh_data_view(&data);
-    counting_allocator c = {0, 0};
+    counting_allocator c = {0, 0, 0};
     for (int half = 0; half < 2; ++half) {
         prox_bvh_def def = prox_default_bvh_def();
         def.volume = PROX_VOLUME_OBB;
@@ -683,15 +685,15 @@ PROX_TEST(bvh, half_set_allocators_and_null_hierarchies) {
         REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
         CHECK(prox_bvh_get_stats(bvh).leaf_count == 12);
         prox_bvh_destroy(bvh);
-        CHECK(c.live_blocks == 0 && c.live_bytes == 0); /* never called */
+        CHECK(c.live_blocks == 0 && c.live_bytes == 0 && c.allocations == 0); /* never called */
     }
     prox_bvh_def def = prox_default_bvh_def();
     def.allocator = (prox_allocator){counting_alloc, counting_free, &c};
     prox_bvh* bvh;
     REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
-    const long blocks = c.live_blocks;
+    const long blocks = c.live_blocks, allocations = c.allocations;
     const prox_bvh_stats s = prox_bvh_get_stats(bvh);
-    CHECK(s.leaf_count == 12 && s.depth >= 1 && c.live_blocks == blocks);
+    CHECK(s.leaf_count == 12 && s.depth >= 1 && c.live_blocks == blocks && c.allocations > allocations);
     prox_bvh_destroy(bvh);
     CHECK(c.live_blocks == 0 && c.live_bytes == 0);
     const prox_mesh none = prox_bvh_mesh(NULL);
