@@ -184,12 +184,25 @@ static inline prox_vec3 cvx_to_world(const cvx_pair* pair, prox_vec3 p) {
 /// corners give the same vector in exact arithmetic; from a corner of the
 /// longest edge, a needle (one far corner, two near ones) would cross two
 /// long, nearly parallel edges and lose the result to cancellation.
-static inline prox_vec3 cvx_triangle_normal(prox_vec3 a, prox_vec3 b, prox_vec3 c) {
+/// *shorter_squares is the product of the two shorter edges' squared lengths.
+static inline prox_vec3 cvx_triangle_normal_sides(prox_vec3 a, prox_vec3 b, prox_vec3 c, double* shorter_squares) {
     const prox_vec3 ab = prox_vec3_sub(b, a), bc = prox_vec3_sub(c, b), ca = prox_vec3_sub(a, c);
     const double lab = prox_vec3_dot(ab, ab), lbc = prox_vec3_dot(bc, bc), lca = prox_vec3_dot(ca, ca);
-    if (lbc >= lab && lbc >= lca) return prox_vec3_cross(ab, prox_vec3_scale(ca, -1.0)); /* at a */
-    if (lca >= lab) return prox_vec3_cross(bc, prox_vec3_scale(ab, -1.0));                /* at b */
-    return prox_vec3_cross(ca, prox_vec3_scale(bc, -1.0));                                /* at c */
+    if (lbc >= lab && lbc >= lca) { /* at a */
+        *shorter_squares = lab * lca;
+        return prox_vec3_cross(ab, prox_vec3_scale(ca, -1.0));
+    }
+    if (lca >= lab) { /* at b */
+        *shorter_squares = lbc * lab;
+        return prox_vec3_cross(bc, prox_vec3_scale(ab, -1.0));
+    }
+    *shorter_squares = lca * lbc; /* at c */
+    return prox_vec3_cross(ca, prox_vec3_scale(bc, -1.0));
+}
+
+static inline prox_vec3 cvx_triangle_normal(prox_vec3 a, prox_vec3 b, prox_vec3 c) {
+    double unused;
+    return cvx_triangle_normal_sides(a, b, c, &unused);
 }
 
 /* ---- GJK (gjk.c) ---- */
