@@ -10,6 +10,12 @@
 #include "manifold.h"
 #include "query_traverse.h"
 
+/* The manifold's normal between two models is chosen among the plane
+ * normals of the first MANIFOLD_AXES distinct directions of the contacting
+ * triangles; the pairs are kept for measuring along them when there are at
+ * most KEPT_PAIRS, else the traversal runs again. */
+enum { MANIFOLD_AXES = 16, KEPT_PAIRS = 512 };
+
 prox_contacts_def prox_default_contacts_def(void) {
     prox_contacts_def def;
     memset(&def, 0, sizeof def);
@@ -23,9 +29,18 @@ typedef struct contact_state {
     const prox_contacts_def* def;
     int64_t count;
     bool stopped;
-    prox_vec3 normal_sum;
+    prox_vec3 normal_sum;       /* the pairs' normals weighted by their segments' lengths */
+    prox_vec3 point_normal_sum; /* the normals of pairs that meet in a point */
+    double first_length;        /* the first positive segment length: the weights' unit */
     prox_vec3 towards_b; /* from a's world box centre to b's; self: the first pair's normal */
     bool self;
+    /* two models: the candidate axes of the manifold's normal and the pairs
+     * measured along them (manifold_normal) */
+    prox_vec3 axis[MANIFOLD_AXES];
+    double a_lo[MANIFOLD_AXES], a_hi[MANIFOLD_AXES], b_lo[MANIFOLD_AXES], b_hi[MANIFOLD_AXES];
+    int axis_count;
+    prox_tri_pair kept[KEPT_PAIRS];
+    int64_t measured; /* pairs measured by the second traversal */
 } contact_state;
 
 /* The centre of the model's bounding box, placed. */
@@ -34,6 +49,80 @@ static prox_vec3 box_centre(const prox_bvh* bvh, const prox_transform* x) {
                                  0.5 * ((double)bvh->root_lo[1] + (double)bvh->root_hi[1]),
                                  0.5 * ((double)bvh->root_lo[2] + (double)bvh->root_hi[2]));
     return prox_transform_point(x, c);
+}
+
+/* A triangle's unit plane normal (corners counter-clockwise about it), from
+ * its edges scaled by a power of two so that their cross product stays in
+ * range at any scale; false for a triangle of no area. */
+static bool plane_normal(const prox_vec3 t[3], prox_vec3* n) {
+    const prox_vec3 u = prox_vec3_sub(t[1], t[0]), v = prox_vec3_sub(t[2], t[0]);
+    const double m = prox_fmax(prox_max_abs3(u), prox_max_abs3(v));
+    if (!(m > 0 && m < INFINITY)) return false;
+    const int e = ilogb(m);
+    const prox_vec3 su = prox_vec3_make(ldexp(u.x, -e), ldexp(u.y, -e), ldexp(u.z, -e));
+    const prox_vec3 sv = prox_vec3_make(ldexp(v.x, -e), ldexp(v.y, -e), ldexp(v.z, -e));
+    return prox_unit_vector(prox_vec3_cross(su, sv), n) > 0;
+}
+
+/* A direction among the candidate axes of the manifold's normal, unless
+ * it is one already (up to sign, within 1e-9) or there are enough. */
+static void add_axis(contact_state* st, prox_vec3 n) {
+    for (int i = 0; i < st->axis_count; ++i)
+        if (fabs(prox_vec3_dot(st->axis[i], n)) > 1 - 1e-9) return;
+    if (st->axis_count == MANIFOLD_AXES) return;
+    const int i = st->axis_count++;
+    st->axis[i] = n;
+    st->a_lo[i] = st->b_lo[i] = INFINITY;
+    st->a_hi[i] = st->b_hi[i] = -INFINITY;
+}
+
+static void add_to_manifold(contact_state* st, const prox_vec3 ta[3], const prox_vec3 tb[3], const prox_contact* c) {
+    prox_manifold* m = st->def->manifold;
+    if (!st->self) {
+        prox_vec3 n;
+        if (plane_normal(ta, &n)) add_axis(st, n);
+        if (plane_normal(tb, &n)) add_axis(st, n);
+        if (st->count <= KEPT_PAIRS) st->kept[st->count - 1] = c->pair;
+    }
+    /* the fallback normal (and one mesh's): the pairs' normals, each turned
+     * to b's side (one mesh has no "from a to b": to the first contact's),
+     * weighted by the intersection's length (without squares that leave the
+     * range) in units of the first; pairs that meet in a point count only
+     * where no pair meets along a segment */
+    if (st->self && st->count == 1) st->towards_b = c->normal;
+    const prox_vec3 n = prox_vec3_dot(c->normal, st->towards_b) < 0 ? prox_vec3_scale(c->normal, -1.0) : c->normal;
+    prox_vec3 unused;
+    const double length = prox_unit_vector(prox_vec3_sub(c->segment[1], c->segment[0]), &unused);
+    if (length > 0 && st->first_length == 0) st->first_length = length;
+    if (length > 0)
+        st->normal_sum = prox_vec3_add(st->normal_sum, prox_vec3_scale(n, length / st->first_length));
+    else
+        st->point_normal_sum = prox_vec3_add(st->point_normal_sum, n);
+    prox_manifold_add(m, c->point, c->pair);
+    if (m->point_count == 1) m->normal = n; /* until the normal is chosen */
+}
+
+/* Widens the extents along every candidate axis by the pair's triangles. */
+static void measure_pair(contact_state* st, prox_tri_pair pair) {
+    prox_vec3 ta[3], tb[3];
+    place_mesh_triangle(st->a, st->xa, pair.triangle_a, ta);
+    place_mesh_triangle(st->b, st->xb, pair.triangle_b, tb);
+    for (int i = 0; i < st->axis_count; ++i)
+        for (int k = 0; k < 3; ++k) {
+            const double pa = prox_vec3_dot(st->axis[i], ta[k]), pb = prox_vec3_dot(st->axis[i], tb[k]);
+            st->a_lo[i] = prox_fmin(st->a_lo[i], pa);
+            st->a_hi[i] = prox_fmax(st->a_hi[i], pa);
+            st->b_lo[i] = prox_fmin(st->b_lo[i], pb);
+            st->b_hi[i] = prox_fmax(st->b_hi[i], pb);
+        }
+}
+
+static bool measure_again(prox_tri_pair pair, void* context) {
+    contact_state* st = context;
+    if (st->measured == st->count) return false; /* the first traversal stopped here */
+    st->measured++;
+    measure_pair(st, pair);
+    return true;
 }
 
 static bool on_pair(prox_tri_pair pair, void* context) {
@@ -50,20 +139,9 @@ static bool on_pair(prox_tri_pair pair, void* context) {
     c.segment[0] = where.segment[0];
     c.segment[1] = where.segment[1];
     const prox_contacts_def* def = st->def;
-    if (st->self && st->count == 0) st->towards_b = c.normal; /* one mesh has no "from a to b" */
     if (def->contacts && st->count < def->capacity) def->contacts[st->count] = c;
     st->count++;
-    if (def->manifold) {
-        /* weight: the intersection's length; contacts at single points
-         * count only where nothing else does */
-        double weight = prox_vec3_length(prox_vec3_sub(c.segment[1], c.segment[0]));
-        weight = weight > 0 ? weight : 1e-300;
-        if (prox_vec3_dot(c.normal, st->towards_b) < 0) weight = -weight;
-        st->normal_sum = prox_vec3_add(st->normal_sum, prox_vec3_scale(c.normal, weight));
-        prox_manifold_add(def->manifold, c.point, pair);
-        if (def->manifold->point_count == 1)
-            def->manifold->normal = prox_vec3_scale(c.normal, prox_vec3_dot(c.normal, st->towards_b) < 0 ? -1 : 1);
-    }
+    if (def->manifold) add_to_manifold(st, ta, tb, &c);
     if (def->callback && !def->callback(&c, def->context)) {
         st->stopped = true;
         return false;
@@ -71,15 +149,51 @@ static bool on_pair(prox_tri_pair pair, void* context) {
     return true;
 }
 
-/* The manifold's normal: the pairs' normals summed with their weights. */
-static void finish_manifold(const contact_state* st, prox_manifold* manifold) {
-    if (!manifold || manifold->point_count == 0) return;
-    /* opposite normals can cancel (a thin plate pierced through): keep the
-     * first then; point contacts weigh 1e-300, so the sum may be tiny */
-    prox_unit_vector(st->normal_sum, &manifold->normal);
+/* The manifold's normal between two models: a separating-axis test of the
+ * contacting triangles. Along a candidate axis n, moving b by
+ * a_hi - b_lo along n (or by b_hi - a_lo along -n) takes b's contacting
+ * triangles past a's; the normal is the axis and sign that need the least.
+ * It is the same axis whichever model comes first, and the floor's normal
+ * for a box sunk into a floor: the box's side faces cross the floor's
+ * plane by the sinking depth, while the floor's triangles reach across a
+ * side face's plane by their width (the pairs' own normals, a's planes,
+ * made that manifold's normal horizontal with the box as a). */
+static bool manifold_normal(contact_state* st, const prox_collide_def* cd, prox_vec3* out) {
+    if (st->axis_count == 0) return false;
+    if (st->count <= KEPT_PAIRS) {
+        for (int64_t i = 0; i < st->count; ++i) measure_pair(st, st->kept[i]);
+    } else {
+        prox_collide_def again = *cd;
+        again.callback = measure_again;
+        prox_collide(st->a, st->xa, st->b, st->xb, &again);
+    }
+    double least = INFINITY;
+    for (int i = 0; i < st->axis_count; ++i) {
+        const double forward = st->a_hi[i] - st->b_lo[i], backward = st->b_hi[i] - st->a_lo[i];
+        if (forward < least) {
+            least = forward;
+            *out = st->axis[i];
+        }
+        if (backward < least) {
+            least = backward;
+            *out = prox_vec3_scale(st->axis[i], -1.0);
+        }
+    }
+    return least < INFINITY;
 }
 
-static prox_contacts_result result_of(const contact_state* st, prox_collide_result r) {
+/* The manifold's normal: by the separating axes (two models), else the
+ * pairs' normals summed with their weights. */
+static void finish_manifold(contact_state* st, const prox_collide_def* cd, prox_manifold* manifold) {
+    if (!manifold || manifold->point_count == 0) return;
+    if (!st->self && manifold_normal(st, cd, &manifold->normal)) return;
+    /* opposite normals can cancel (a thin plate pierced through): keep the
+     * first then */
+    const bool segments = st->first_length > 0;
+    prox_unit_vector(segments ? st->normal_sum : st->point_normal_sum, &manifold->normal);
+}
+
+static prox_contacts_result result_of(contact_state* st, const prox_collide_def* cd, prox_collide_result r) {
     prox_contacts_result result;
     memset(&result, 0, sizeof result);
     result.invalid_transform = r.invalid_transform;
@@ -87,7 +201,7 @@ static prox_contacts_result result_of(const contact_state* st, prox_collide_resu
     result.triangle_tests = r.triangle_tests;
     result.contact_count = st->count;
     result.stopped = st->stopped;
-    finish_manifold(st, st->def->manifold);
+    finish_manifold(st, cd, st->def->manifold);
     return result;
 }
 
@@ -117,7 +231,8 @@ prox_contacts_result prox_contacts(const prox_bvh* a, const prox_transform* xa, 
     st.def = &d;
     st.towards_b = prox_vec3_sub(box_centre(b, st.xb), box_centre(a, st.xa));
     prox_collide_def cd = collide_def_for(&d, &st);
-    return result_of(&st, prox_collide(a, st.xa, b, st.xb, &cd));
+    const prox_collide_result r = prox_collide(a, st.xa, b, st.xb, &cd);
+    return result_of(&st, &cd, r);
 }
 
 prox_contacts_result prox_self_contacts(const prox_bvh* bvh, const prox_transform* x, const prox_contacts_def* def) {
@@ -134,5 +249,6 @@ prox_contacts_result prox_self_contacts(const prox_bvh* bvh, const prox_transfor
     st.def = &d;
     st.self = true;
     prox_collide_def cd = collide_def_for(&d, &st);
-    return result_of(&st, prox_self_collide(bvh, st.xa, &cd));
+    const prox_collide_result r = prox_self_collide(bvh, st.xa, &cd);
+    return result_of(&st, &cd, r);
 }

@@ -246,6 +246,27 @@ PROX_TEST(convex_mesh, contacts_of_shapes_resting_on_a_floor) {
         prox_bvh_destroy(floor);
     }
     prox_mesh_data_free(&data);
+    /* a long capsule across many triangles of a finer floor: the witness
+     * points of the triangles under its middle are on the line between its
+     * ends, and the manifold keeps both ends (it kept the first four points
+     * on the line, which missed one end on 37 of 224 placements) */
+    REQUIRE(test_cloth(8, 8.0, &data));
+    mesh = prox_mesh_data_view(&data);
+    def.volume = PROX_VOLUME_AABB;
+    prox_bvh* floor = NULL;
+    REQUIRE(prox_bvh_create(&def, &mesh, &floor, NULL, 0) == PROX_OK);
+    const prox_vec3 ends[2] = {{-3.5, 0, 0}, {3.5, 0, 0}};
+    const prox_convex capsule = prox_convex_capsule(ends, 0.25);
+    for (int k = 0; k < 8; ++k) {
+        const double angle = 0.1 * k, c = cos(angle), sn = sin(angle);
+        prox_transform xs = prox_transform_identity();
+        xs.basis = (prox_mat3){{{c, -sn, 0}, {sn, c, 0}, {0, 0, 1}}};
+        xs.origin = prox_vec3_make(0.13, 0.37, 0.24);
+        const prox_vec3 low[2] = {{0.13 - 3.5 * c, 0.37 - 3.5 * sn, -0.01}, {0.13 + 3.5 * c, 0.37 + 3.5 * sn, -0.01}};
+        check_resting(floor, &capsule, &xs, low, 2, 0.01, "long capsule");
+    }
+    prox_bvh_destroy(floor);
+    prox_mesh_data_free(&data);
 }
 
 /* Twelve points whose hull is the box of the eight corners given: the

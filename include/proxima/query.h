@@ -312,15 +312,27 @@ typedef bool prox_contact_fcn(const prox_contact* contact, void* context);
 enum { PROX_MANIFOLD_POINTS = 4 };
 
 /// The contacts of two models reduced to a few points a solver can use: one
-/// normal pointing from model a towards model b (the pairs' normals, each
-/// turned to point to the side of b's bounding-box centre seen from a's and
-/// weighted by the length of its intersection segment, summed and
-/// normalised; a heuristic: for deep or concave overlaps no single normal
-/// is right) and up to
+/// normal pointing from model a towards model b and up to
 /// PROX_MANIFOLD_POINTS of the contact points chosen to span the contact
-/// region (kept as the contacts stream in: a new point replaces a kept one
-/// when that enlarges the quadrilateral they span, as game physics engines
-/// reduce their contact caches).
+/// region.
+///
+/// The normal is a separating-axis estimate over the contacting triangles:
+/// among the plane normals of both models' contacting triangles (the first
+/// 16 distinct directions met), the axis and sign along which b's
+/// contacting triangles need the shortest move to lie past a's. It is the
+/// same axis whichever model comes first (a box sunk into a floor gets the
+/// floor's normal in either order) and on a box crossing another box's end
+/// it is the shallowest face direction. A heuristic: for deep or concave
+/// overlaps no single normal is right, and curved surfaces offer many
+/// candidate planes. It costs a second traversal of the models when more
+/// than 512 triangle pairs touch.
+///
+/// The points are kept as the contacts stream in: a new point replaces a
+/// kept one when that enlarges the quadrilateral they span, as game physics
+/// engines reduce their contact caches; among points on a line, as under a
+/// capsule or an edge lying on a floor, the line's two ends are kept. The
+/// choice does not depend on the units: the same contacts scaled by any
+/// power of ten give the same points, scaled.
 typedef struct prox_manifold {
     int point_count;
     prox_vec3 normal;
@@ -365,7 +377,8 @@ PROX_API prox_contacts_result prox_contacts(const prox_bvh* a, const prox_transf
 /// `manifold` option reduces them as prox_contacts does (up to four
 /// spanning points), with one normal: the pairs' normals, each turned to
 /// agree with the first pair's and weighted by the length of its
-/// intersection, averaged. One mesh has no "from a towards b", so its sign
+/// intersection, averaged (pairs that meet in a point count only when no
+/// pair meets along a segment). One mesh has no "from a towards b", so its sign
 /// is the first pair's and it means most for a single contact region (a
 /// fold); a solver that needs each region's direction takes the contacts'
 /// own normals. `sat` chooses the volume test as for prox_self_collide.
