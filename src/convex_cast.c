@@ -49,10 +49,15 @@ static prox_transform relative_at(const prox_transform* xb, prox_vec3 a_origin, 
     return m;
 }
 
-static void take(prox_convex_cast_result* res, const prox_convex_distance_result* d, prox_vec3 back, double t) {
-    res->t = t;
-    res->point_a = prox_vec3_add(d->point_a, back);
-    res->point_b = prox_vec3_add(d->point_b, back);
+/* The fields of a distance query at t, its points carried back to the
+ * world by `back` (a's origin and its motion up to t), unless that leaves
+ * double's range: then the fields of the last t taken stay (a MISS whose
+ * end placement overflows gave points at inf). res->t is the caller's. */
+static void take(prox_convex_cast_result* res, const prox_convex_distance_result* d, prox_vec3 back) {
+    const prox_vec3 pa = prox_vec3_add(d->point_a, back), pb = prox_vec3_add(d->point_b, back);
+    if (!prox_vec3_is_finite(pa) || !prox_vec3_is_finite(pb)) return;
+    res->point_a = pa;
+    res->point_b = pb;
     res->normal = d->normal;
     res->distance = d->distance;
 }
@@ -91,11 +96,16 @@ prox_convex_cast_result prox_convex_cast(const prox_convex* a, const prox_transf
         if (d.status == PROX_CONVEX_OVERLAPPING && step > 0) {
             /* a step from below landed past the contact by its rounding (a
              * face met in one long step): back off towards the last t, which
-             * is proven apart, by 2^-40 of the step, then 2^-36, ... until
-             * the shapes no longer overlap */
-            const double stride = t - t_apart;
-            for (double back_off = 0x1p-40; back_off < 1.0 && d.status == PROX_CONVEX_OVERLAPPING; back_off *= 16) {
-                t = t - stride * back_off;
+             * is proven apart, by 2^-52 of the step, then 2^-48, ... until
+             * the shapes no longer overlap: the first back-off is about t's
+             * own rounding (which the landing overshot by), where starting
+             * at 2^-40 put the hit 2^-40 early, two shapes moving 1e12
+             * stopping 0.8 short of each other */
+            const double stride = t - t_apart, landed = t;
+            for (double back_off = 0x1p-52; back_off < 1.0 && d.status == PROX_CONVEX_OVERLAPPING; back_off *= 16) {
+                const double earlier = landed - stride * back_off;
+                if (earlier == t) continue; /* below t's rounding */
+                t = earlier;
                 const prox_transform xb_b = relative_at(xb, a_origin, w, t);
                 d = prox_convex_distance(a, &xa_0, b, &xb_b, def, cache);
                 res.iterations++;
@@ -104,11 +114,13 @@ prox_convex_cast_result prox_convex_cast(const prox_convex* a, const prox_transf
                 res.status = PROX_CAST_HIT; /* the last t proven apart, with its fields */
                 return res;
             }
-            take(&res, &d, prox_vec3_add(a_origin, prox_vec3_scale(move_a, t)), t);
+            res.t = t;
+            take(&res, &d, prox_vec3_add(a_origin, prox_vec3_scale(move_a, t)));
             res.status = d.status == PROX_CONVEX_ITERATION_CAP ? PROX_CAST_ITERATION_CAP : PROX_CAST_HIT;
             return res;
         }
-        take(&res, &d, prox_vec3_add(a_origin, prox_vec3_scale(move_a, t)), t);
+        res.t = t;
+        take(&res, &d, prox_vec3_add(a_origin, prox_vec3_scale(move_a, t)));
         if (d.status == PROX_CONVEX_ITERATION_CAP) { /* nothing proven at t (apart up to it) */
             res.status = PROX_CAST_ITERATION_CAP;
             return res;
@@ -161,7 +173,7 @@ prox_convex_cast_result prox_convex_cast(const prox_convex* a, const prox_transf
                                       prox_max_abs3(xb_1.origin));
         if (end.status == PROX_CONVEX_OVERLAPPING || end.distance <= target + 0x1p-44 * scale)
             res.status = PROX_CAST_HIT;
-        take(&res, &end, prox_vec3_add(a_origin, move_a), 1.0);
+        take(&res, &end, prox_vec3_add(a_origin, move_a));
     }
     res.t = 1.0;
     return res;

@@ -485,6 +485,45 @@ PROX_TEST(cast, reviewed_cases) {
     CHECK(face.t <= 0.503090805559174906 && face.t > 0.503090805559174906 * (1 - 1e-12));
 }
 
+/* Two cases of a review: a MISS whose end placement leaves double's range
+ * reported points at inf (the world coordinates were not checked); and a
+ * step that landed in overlap by rounding was taken back by 2^-40 of it
+ * first, stopping shapes cast 1e12 far 0.8 short of each other. */
+PROX_TEST(cast, ends_beyond_range_and_the_back_off) {
+    const prox_vec3 zero = {0, 0, 0};
+    const prox_convex ball = prox_convex_sphere(&zero, 1.0);
+    prox_transform xa = prox_transform_identity(), xb = prox_transform_identity();
+    xa.origin = prox_vec3_make(1e308, 0, 0);
+    xb.origin = prox_vec3_make(1e308, 5, 0);
+    const prox_vec3 far = {1e308, 0, 0};
+    for (int k = 0; k < 2; ++k) {
+        const prox_vec3 move_b = k ? prox_vec3_make(1e308, -1, 0) : far;
+        const prox_convex_cast_result r = prox_convex_cast(&ball, &xa, far, &ball, &xb, move_b, 0, NULL, NULL);
+        CHECK_MSG(r.status == PROX_CAST_MISS && r.t == 1.0, "%s at %g", prox_cast_status_string(r.status), r.t);
+        CHECK_MSG(prox_vec3_is_finite(r.point_a) && prox_vec3_is_finite(r.point_b) && isfinite(r.distance),
+                  "points %g %g %g, %g %g %g", r.point_a.x, r.point_a.y, r.point_a.z, r.point_b.x, r.point_b.y,
+                  r.point_b.z);
+        CHECK_NEAR(r.distance, 3.0, 1e-9); /* the shapes at the last t measured, 0: 5 - 2 apart */
+    }
+    /* unit balls, b 8.8e11 away moving 1e12 towards a: the contact is at
+     * t = (x - sqrt(4 - y^2)) / 1e12; t's rounding there is 1e-4 of
+     * distance, and the hit must lie within a few of them before it */
+    xa = prox_transform_identity();
+    int hits = 0;
+    for (int i = 0; i < 200; ++i) {
+        const double x = 878696267633.0979 + 1000.0 * i, y = 0.014979319135818514 * (1 + 0.01 * i);
+        xb.origin = prox_vec3_make(x, y, 0);
+        const prox_vec3 move = {-1e12, 0, 0};
+        const prox_convex_cast_result r = prox_convex_cast(&ball, NULL, zero, &ball, &xb, move, 0, NULL, NULL);
+        const double exact = (x - sqrt(4 - y * y)) / 1e12;
+        hits += r.status == PROX_CAST_HIT;
+        CHECK_MSG(r.status == PROX_CAST_HIT && r.t <= exact + 1e-15 && r.t >= exact * (1 - 0x1p-44),
+                  "case %d: %s at t %.17g, contact at %.17g (%.3g of t early)", i, prox_cast_status_string(r.status),
+                  r.t, exact, (exact - r.t) / exact);
+    }
+    CHECK(hits == 200);
+}
+
 /* Motions that end on the surface of the other shape, to rounding: the ray
  * of a point that meets a sphere at the end of the motion (the world's ray
  * query casts along the part of a ray inside an object's box, which can end
