@@ -11,6 +11,8 @@
  * either succeeds or says why (scene_read's messages go to stderr), and the
  * run returns 0 or 1 (a failure it reports), never anything else. */
 #include "../tools/scene.c"
+/* after scene.c, whose feature macros must come before any system header */
+#include "../tools/numbers.c"
 
 #include "fuzz_input.h"
 

@@ -144,6 +144,13 @@ static prox_result read_face(obj_reader* r, prox_io_span rest, long line, const 
     return PROX_OK;
 }
 
+/* Cuts the line at a '#', which starts a comment anywhere (also right
+ * after a number, "v 1 0 0#c", which read as the number "0#c"). */
+static void cut_comment(prox_io_span* line) {
+    const char* hash = memchr(line->p, '#', prox_io_span_size(*line));
+    if (hash) line->end = hash;
+}
+
 /* True when the line ends in '\' (before blanks), which is then cut off. */
 static bool continues(prox_io_span* line) {
     const char* e = line->end;
@@ -180,6 +187,7 @@ static prox_result join_lines(obj_reader* r, prox_io_span* line, long number) {
     prox_io_span next;
     long ignored;
     while (result == PROX_OK && more && prox_io_text_line(&r->text, &next, &ignored)) {
+        cut_comment(&next);
         more = continues(&next);
         result = append_joined(r, &length, next, number);
     }
@@ -198,6 +206,7 @@ static prox_result read_statements(obj_reader* r) {
         const char* start = line.p;
         while (start < line.end && prox_io_is_blank(*start)) ++start;
         if (start == line.end || *start == '#') continue; /* blank, or a comment (never continued) */
+        cut_comment(&line); /* a '\\' in the comment does not continue the line */
         if (continues(&line)) {
             prox_result result = join_lines(r, &line, number);
             if (result != PROX_OK) return result;

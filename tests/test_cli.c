@@ -246,16 +246,35 @@ PROX_TEST(cli, errors_say_what_and_where) {
     static char out[1 << 14];
     char command[1024], path[256];
     snprintf(path, sizeof path, "%s/cli_bad_placements.txt", PROX_BINARY_DIR);
-    write_file(path, "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0\n# fine so far\n1 0 0 0 1 0 0 0 1 0 0 0 1 0 0\n");
     snprintf(command, sizeof command, "%s collide builtin:box builtin:box --placements %s", cli(), path);
+    /* each file fails at the line and with the words given */
+    static const struct {
+        const char *text, *line, *words;
+    } bad[] = {
+        {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0\n# fine so far\n1 0 0 0 1 0 0 0 1 0 0 0 1 0 0\n", ":3:",
+         "too few numbers"},
+        {"1 0 0 0 1 0 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", ":1:", "singular"},
+        {"1 0 0 0 1 0 0 0 1 nan 0 0 1 0 0 0 1 0 0 0 1 0 0 0\n", ":1:", "not finite"},
+        /* plain decimals apart by blanks or one comma (strtod read "0x10"
+         * as 16 and let ",," pass) */
+        {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0x10\n", ":1:", "not a decimal number"},
+        {"1,0,0,0,1,0,0,0,1,0,0,0,1,0,0,0,1,0,0,0,1,0,,0,0\n", ":1:", "not a decimal number"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        write_file(path, bad[i].text);
+        CHECK(run(command, out, sizeof out) != 0);
+        CHECK_MSG(strstr(out, bad[i].line) && strstr(out, bad[i].words), "%zu: %.300s", i, out);
+    }
+    write_file(path, "1,0,0,0,1,0,0,0,1,0,0,0,1,0,0,0,1,0,0,0,1,0,0,3\n");
+    CHECK(run(command, out, sizeof out) == 0);
+    /* a NUL byte in a line: the rest of the line was dropped unread */
+    FILE* nul = fopen(path, "wb");
+    REQUIRE(nul != NULL);
+    static const char with_nul[] = "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 3\0garbage\n";
+    fwrite(with_nul, 1, sizeof with_nul - 1, nul);
+    fclose(nul);
     CHECK(run(command, out, sizeof out) != 0);
-    CHECK_MSG(strstr(out, ":3:") && strstr(out, "too few numbers"), "%.300s", out);
-    write_file(path, "1 0 0 0 1 0 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
-    CHECK(run(command, out, sizeof out) != 0);
-    CHECK_MSG(strstr(out, ":1:") && strstr(out, "singular"), "%.300s", out);
-    write_file(path, "1 0 0 0 1 0 0 0 1 nan 0 0 1 0 0 0 1 0 0 0 1 0 0 0\n");
-    CHECK(run(command, out, sizeof out) != 0);
-    CHECK_MSG(strstr(out, "not finite") != NULL, "%.300s", out);
+    CHECK_MSG(strstr(out, ":1:") && strstr(out, "NUL byte"), "%.300s", out);
     snprintf(path, sizeof path, "%s/cli_bad_mesh.obj", PROX_BINARY_DIR);
     write_file(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n");
     snprintf(command, sizeof command, "%s info %s", cli(), path);

@@ -152,18 +152,19 @@ PROX_TEST(io, obj_negative_indices) {
 PROX_TEST(io, obj_extras_comments_continuations_and_line_ends) {
     /* BOM, CRLF and lone CR line ends, w and colour values, inline comments,
      * a face continued over three lines, a comment that ends in a backslash,
-     * a forward reference, and the non-standard count line of FCL's files. */
+     * comments right after a number (read as the number "0#" before), a
+     * forward reference, and the non-standard count line of FCL's files. */
     const char* text = "\xEF\xBB\xBF"
                        "4 2\r\n"
                        "v 0 0 0 1.0\r\n"
                        "v 1 0 0 0.5 0.25 0.125\r"
                        "# C:\\models\\\n"
-                       "v 0 1 0 # a comment\n"
+                       "v 0 1 0# a comment touching a number\n"
                        "f 1 2 \\\n"
                        "  3 \\\n"
                        "  4\n"
                        "\tv\t0\t0\t1\t\n"
-                       "fo 1 4 2\n";
+                       "fo 1 4 2#and a face's\n";
     prox_mesh_data m;
     prox_io_error e;
     prox_result r = parse(text, PROX_FORMAT_OBJ, "extras.obj", &m, &e);

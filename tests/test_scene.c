@@ -279,6 +279,8 @@ PROX_TEST(scene, malformed_files_name_the_line) {
         {"object b ball at 1e999 0 0", "not a finite number"},
         {"object b ball at 1 2", "missing at X Y Z"},
         {"object b ball at 1 two 3", "'two' is not a number"},
+        {"object b ball at 0x10 0 0", "'0x10' is not a number"}, /* strtod's hexadecimal read as 16 */
+        {"object b ball at 1e 0 0", "'1e' is not a number"},
         {"random 99999999999 ball in 0 0 0 1 1 1 speed 1", "must be 1..1000000"},
         {"random 10 ball in 0 0 0 1 1 1", "missing 'speed S'"},
         {"random 10 in 0 0 0 1 1 1 speed 1", "at least one shape"},

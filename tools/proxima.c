@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "numbers.h"
 #include "scene.h"
 
 static void usage(FILE* f) {
@@ -145,24 +146,29 @@ typedef struct options {
     int positional_count;
 } options;
 
-/* Parses exactly `count` finite numbers from `text`; false otherwise. */
+/* Parses exactly `count` finite decimal numbers from `text`, apart by blanks
+ * or one comma; false otherwise. */
 static bool parse_numbers(const char* text, double* out, int count, const char** error) {
     const char* p = text;
     for (int i = 0; i < count; ++i) {
-        char* end;
-        errno = 0;
-        out[i] = strtod(p, &end);
-        if (end == p) {
-            *error = i == 0 ? "no numbers" : "too few numbers";
-            return false;
-        }
-        /* (ERANGE also flags subnormal results, which are numbers all the same) */
-        if (!isfinite(out[i]) || (errno == ERANGE && fabs(out[i]) >= 1.0)) {
-            *error = "a number is out of range or not finite";
+        const char* end;
+        if (!cli_read_decimal(p, &out[i], &end)) {
+            if (i == 0 && *p == '\0')
+                *error = "no numbers";
+            else if (*p == '\0' || *p == '#')
+                *error = "too few numbers";
+            else if (cli_reads_as_non_finite(p))
+                *error = "a number is not finite (nan, inf or beyond double's range)";
+            else
+                *error = "a word is not a decimal number";
             return false;
         }
         p = end;
-        while (*p == ' ' || *p == '\t' || *p == ',' || *p == '\r' || *p == '\n') ++p;
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
+        if (*p == ',' && i + 1 < count) {
+            ++p;
+            while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
+        }
     }
     if (*p != '\0' && *p != '#') {
         *error = "too many numbers or trailing text";
@@ -380,8 +386,14 @@ static int read_number_lines(const char* path, int count, const char* what, cons
     long number = 0;
     int status = 0;
     double v[24];
-    while (status == 0 && getline(&line, &cap, f) != -1) {
+    ssize_t length;
+    while (status == 0 && (length = getline(&line, &cap, f)) != -1) {
         ++number;
+        if (strlen(line) != (size_t)length) { /* the rest of the line would be dropped unread */
+            fprintf(stderr, "proxima: %s:%ld: a NUL byte in the line (not a text file?)\n", path, number);
+            status = 1;
+            break;
+        }
         char* hash = strchr(line, '#');
         if (hash) *hash = '\0';
         const char* p = line;

@@ -87,6 +87,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "numbers.h"
 #include "scene.h"
 
 enum {
@@ -276,20 +277,19 @@ static const char* next_word(parser* p, const char* what) {
 
 static bool looks_like_number(const char* word) {
     if (!word) return false;
-    char* end;
-    (void)strtod(word, &end);
-    return end != word && *end == '\0';
+    double x;
+    const char* end;
+    return cli_read_decimal(word, &x, &end) && *end == '\0';
 }
 
 static bool read_number(parser* p, const char* what, double* out) {
     const char* word = next_word(p, what);
     if (!word) return false;
-    char* end;
-    errno = 0;
-    double x = strtod(word, &end);
-    if (end == word || *end != '\0') return bad(p, "%s: '%s' is not a number", what, word);
-    if (!isfinite(x)) return bad(p, "%s: '%s' is not a finite number", what, word);
-    *out = x;
+    const char* end;
+    if (!cli_read_decimal(word, out, &end))
+        return bad(p, "%s: '%s' is %s", what, word,
+                   cli_reads_as_non_finite(word) ? "not a finite number" : "not a number");
+    if (*end != '\0') return bad(p, "%s: '%s' is not a number", what, word);
     return true;
 }
 
