@@ -299,7 +299,6 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
             x[c] *= lift;
             y[c] *= lift;
         }
-        across *= lift;
     }
     /* edge functions: u weighs corner 0 (edge 1-2), v corner 1, w corner 2 */
     const double u = x[2] * y[1] - y[2] * x[1];
@@ -307,15 +306,39 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
     const double w = x[1] * y[0] - y[1] * x[0];
     if ((u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0)) return false;
     const double det = u + v + w;
-    /* The rounding of the edge functions: their products (below across^2)
-     * and the corners' own (2^-52 of px + py + pz each, lifted). When det is
-     * not far above it, the triangle is seen edge on to within rounding and
-     * the weights are noise (the depth could land anywhere between the
-     * corners', off the triangle): the ray is met in the triangle's own
-     * plane instead. */
-    const double noise = 0x1p-48 * across * (across + lift * (px + py + pz));
-    if (!(fabs(det) > 0x1p20 * noise)) {
-        /* (max_t is compared in the caller's units, where t may round to 0) */
+    /* The rounding of the edge functions: their products (below ax ay, the
+     * corners' largest |x| and |y|) and the sheared corners' own, x within
+     * 2^-51 of px + |sx| pz and y of py + |sy| pz (lifted): the depth pz
+     * enters through the shear only (a difference, corner minus origin, is
+     * rounded relative to itself, and the shear scales it), and each edge
+     * function multiplies an x by a y. (The bound was across^2 + across
+     * (px + py + pz), which sent to the edge-on test below triangles whose
+     * det was far above its rounding: a ray along a sliver 0.7
+     * long and 1e-10 wide, shear 1.5e-10, went there with a det 10^8 times
+     * its rounding, and the plane test, which cannot resolve such a sliver,
+     * missed it; rays slipped through a torus placed by diag(1, 1e-10,
+     * 1e-10), and through one flattened by diag(1, 1, 1e-14) a tenth of them
+     * met it elsewhere: a review.) */
+    const double ax = lift * prox_fmax(-x_lo, x_hi), ay = lift * prox_fmax(-y_lo, y_hi);
+    const double noise =
+        0x1p-48 * (ax * ay + lift * (ay * (px + fabs(r->sx) * pz) + ax * (py + fabs(r->sy) * pz)));
+    /* the depth along the ray: a weighted mean of the corners' depths, so it
+     * lies between them however small det is. Each weight carries about
+     * noise / |det| of rounding, so the depth carries that much of the
+     * farthest corner's depth, besides its own 2^-44 (an origin on the
+     * triangle has depth 0 to within it). */
+    const bool resolved = fabs(det) > 0x1p20 * noise;
+    double depth = resolved ? (u * p[0][kz] + v * p[1][kz] + w * p[2][kz]) / det * r->sz : 0.0;
+    const double depth_rounding = resolved ? (0x1p-44 + 4.0 * noise / fabs(det)) * pz * fabs(r->sz) : INFINITY;
+    if (!(fabs(depth) > depth_rounding)) {
+        /* seen edge on to within rounding (the weights are noise, and the
+         * depth could land anywhere between the corners', off the
+         * triangle), or met within the depth's rounding of the origin: the
+         * ray is met in the triangle's own plane instead, where the exact
+         * side of the origin decides. (A needle 7e15 long reaching back
+         * past the origin, the ray 1e-33 below it and going away, had depth
+         * -8e-63 against a rounding of 5e-52 in t: it was "met" at t = 0.)
+         * max_t is compared in the caller's units, where t may round to 0. */
         double t_edge, w_edge[3];
         if (moving_away(r, tri) || !edge_on_hit((const double(*)[3])p, r, &t_edge, w_edge)) return false;
         t_edge = ldexp(t_edge, f - r->e);
@@ -325,11 +348,6 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
             for (int c = 0; c < 3; ++c) out_weights[c] = w_edge[c];
         return true;
     }
-    /* the depth along the ray: a weighted mean of the corners' depths, so it
-     * lies between them however small det is; an origin on the triangle has
-     * depth 0 to within the rounding of the corners' depths */
-    double depth = (u * p[0][kz] + v * p[1][kz] + w * p[2][kz]) / det * r->sz;
-    if (fabs(depth) <= 0x1p-44 * pz * fabs(r->sz)) depth = 0.0;
     if (!(depth >= 0.0)) return false;
     /* back to the caller's units, and to the unscaled triangle's */
     const double t = f == r->e ? depth : ldexp(depth, f - r->e);

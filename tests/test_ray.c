@@ -719,6 +719,56 @@ PROX_TEST(ray, far_from_the_origin) {
 }
 
 /* Cases a review found (each failed before its fix). */
+/* A mesh squashed by its placement (diag(1, s, s), diag(1, 1, s), s from
+ * 1e-8 to 1e-40) makes slivers and nearly flat triangles: t is an affine
+ * invariant, so each ray must meet the placed mesh where the same ray,
+ * mapped back, meets the mesh unplaced. The ray test sent a ray along a
+ * sliver 0.7 long and 1e-10 wide to its plane test, which cannot resolve
+ * it, with its rounding overestimated 10^8 times: rays went through the
+ * torus at s = 1e-10 (448 of 3,000) and met the flattened one elsewhere at
+ * s = 1e-14 (a review). */
+PROX_TEST(ray, squashed_placements_against_the_unplaced_mesh) {
+    const prox_vec3 sliver[3] = {{0x1.f10f5ede98bfep-1, 0x1.36367bb948818p-34, 0x1.30b4a23b2e7dbp-35},
+                                 {0x1.7bb85756cb194p-2, 0x1.f5ef554ac0294p-34, 0x1.30b4a23b2e7dbp-35},
+                                 {0x1.fa4b1f1e6421ap-3, 0x1.4e9f8e31d570dp-34, 0x1.30b4a23b2e7dcp-35}};
+    const prox_vec3 o = {0x1.7bf4926b9c6cp-1, 0x1.bfbc08e615a8p-34, 0x1.fdceb864ce4dfp-35};
+    const prox_vec3 d = {-0x1.8a2c522dac018p-1, -0x1.522b9315a966ap-34, -0x1.56bfa9c4acf57p-34};
+    double t = -1;
+    CHECK(prox_ray_triangle(o, d, sliver, INFINITY, &t, NULL));
+    CHECK_NEAR(t, 0.29920158723324575, 1e-12);
+    prox_mesh_data data;
+    REQUIRE(prox_mesh_torus(1, 0.4, 10, 6, &data) == PROX_OK);
+    const prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_bvh* tree = test_tree(&mesh, PROX_VOLUME_AABB);
+    REQUIRE(tree);
+    prox_rng rng = prox_rng_seed(prox_test_seed(2030));
+    const int count = (int)(1500 * test_scale()) + 1;
+    int wrong = 0, hits = 0;
+    for (int e = 8; e <= 40; e += 8)
+        for (int mode = 0; mode < 2; ++mode) {
+            const double s = pow(10.0, -e);
+            prox_transform x = prox_transform_identity();
+            x.basis = prox_mat3_diagonal(mode ? prox_vec3_make(1, s, s) : prox_vec3_make(1, 1, s));
+            for (int i = 0; i < count / 10 + 1; ++i) {
+                const prox_vec3 lo = prox_vec3_sub(random_point(&rng, 4), prox_vec3_make(2, 2, 2));
+                const prox_vec3 ld = prox_vec3_sub(random_point(&rng, 2), prox_vec3_make(1, 1, 1));
+                const prox_ray_result placed =
+                    prox_ray_cast(tree, &x, prox_transform_point(&x, lo), prox_mat3_apply(&x.basis, ld), NULL);
+                const prox_ray_result plain = prox_ray_cast(tree, NULL, lo, ld, NULL);
+                hits += plain.hit;
+                const bool same = placed.hit == plain.hit &&
+                                  (!plain.hit || fabs(placed.t - plain.t) <= 1e-9 * fmax(plain.t, 1e-300));
+                if (!same && ++wrong <= 5)
+                    CHECK_MSG(false, "scale %g (mode %d), ray %d: placed %s t %.17g, unplaced %s t %.17g", s, mode,
+                              i, placed.hit ? "hit" : "miss", placed.t, plain.hit ? "hit" : "miss", plain.t);
+            }
+        }
+    CHECK(wrong == 0);
+    CHECK(hits > count / 10);
+    prox_bvh_destroy(tree);
+    prox_mesh_data_free(&data);
+}
+
 PROX_TEST(ray, reviewed_cases) {
     /* a direction component below 2^-1024 (no finite inverse) drifting across a slab: pruned before */
     const prox_vec3 v[3] = {{0, 0x1p-24, -1}, {1, 0x1p-24, -1}, {0.5, 0x1p-24, 1}};
