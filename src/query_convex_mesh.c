@@ -508,7 +508,11 @@ static bool start(shape_query* q, const prox_convex* shape, const prox_transform
     q->mesh = mesh;
     q->xm = xm ? xm : identity;
     prox_transform inverse;
-    if (!shape || !mesh || prox_convex_validate(shape, NULL, 0) != PROX_OK || !prox_transform_is_valid(q->xs) ||
+    /* the shape's placement need only be finite (convex.h: a singular one
+     * flattens the shape; the oriented bound, which inverts it, is then
+     * left out: place_shape_box), as prox_convex_mesh_cast has it; the
+     * mesh's must invert */
+    if (!shape || !mesh || prox_convex_validate(shape, NULL, 0) != PROX_OK || !prox_transform_is_finite(q->xs) ||
         !prox_transform_is_valid(q->xm) || !prox_transform_inverse(q->xm, &inverse))
         return false;
     q->to_world = (1 - 0x1p-40) / prox_stretch_bound(&inverse.basis);

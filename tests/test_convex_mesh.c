@@ -152,6 +152,57 @@ PROX_TEST(convex_mesh, torus_aabb) { shapes_against_mesh("torus", PROX_VOLUME_AA
 PROX_TEST(convex_mesh, teapot_obb_scaled) { shapes_against_mesh("teapot", PROX_VOLUME_OBB, 200, true); }
 PROX_TEST(convex_mesh, sphere_kdop) { shapes_against_mesh("sphere", PROX_VOLUME_KDOP18, 300, true); }
 /* the oriented bounds of the shape's own box against boxes and swept rectangles */
+/* A shape's placement may be any finite matrix, a singular one flattening
+ * it (convex.h), and the shape-against-mesh queries take what the convex
+ * queries take: they refused a singular placement (overlap false, distance
+ * INFINITY) and bases scaled beyond about 1e+-102, while the cast took them
+ * (a review). Every volume kind, against the per-triangle GJK brute force. */
+PROX_TEST(convex_mesh, singular_and_extreme_shape_placements) {
+    prox_mesh_data data;
+    REQUIRE(prox_mesh_sphere(1.0, 8, 12, &data) == PROX_OK);
+    const prox_mesh mesh = prox_mesh_data_view(&data);
+    prox_vec3 corners[8];
+    const prox_convex box = prox_convex_box(prox_vec3_make(1.5, 1.5, 1.5), corners);
+    prox_rng rng = prox_rng_seed(prox_test_seed(4242));
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+        prox_bvh_def def = prox_default_bvh_def();
+        def.volume = (prox_volume)kind;
+        prox_bvh* bvh = NULL;
+        REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+        for (int i = 0; i < 24; ++i) {
+            prox_transform xs = prox_transform_identity();
+            if (i % 3 == 0) { /* flat: a square 3 across (one row of the basis zero) */
+                xs.basis.m[i % 2 == 0 ? 2 : 0][i % 2 == 0 ? 2 : 0] = 0;
+            } else if (i % 3 == 1) { /* a segment: rank one */
+                const prox_vec3 u = test_random_unit(&rng);
+                for (int r = 0; r < 3; ++r)
+                    for (int c = 0; c < 3; ++c) xs.basis.m[r][c] = prox_vec3_get(u, r) * (c == 0 ? 1.0 : 0.5);
+            } else { /* scaled down by 1e-150 but for one axis, 1e150 longer */
+                xs.basis.m[0][0] = 1e-150;
+                xs.basis.m[1][1] = 1e-150;
+                xs.basis.m[2][2] = 1.0;
+            }
+            xs.origin = prox_vec3_scale(test_random_unit(&rng), 2.5 * prox_rng_uniform(&rng));
+            double expected = INFINITY;
+            bool touches = false;
+            for (int t = 0; t < mesh.triangle_count; ++t) {
+                prox_vec3 tri[3];
+                test_placed_triangle(&mesh, NULL, t, tri);
+                touches |= gjk_touches(&box, &xs, tri);
+                expected = fmin(expected, gjk_distance(&box, &xs, tri));
+            }
+            const prox_convex_mesh_result r = prox_convex_mesh_distance(&box, &xs, bvh, NULL, INFINITY);
+            CHECK_MSG(!r.invalid_input && fabs(r.distance - expected) <= 1e-9, "kind %d, placement %d: %g, brute %g",
+                      kind, i, r.distance, expected);
+            CHECK(prox_convex_mesh_overlap(&box, &xs, bvh, NULL) == touches);
+            prox_manifold m;
+            CHECK((prox_convex_mesh_contacts(&box, &xs, bvh, NULL, &m) > 0) == touches);
+        }
+        prox_bvh_destroy(bvh);
+    }
+    prox_mesh_data_free(&data);
+}
+
 PROX_TEST(convex_mesh, torus_rss) { shapes_against_mesh("torus", PROX_VOLUME_RSS, 300, false); }
 PROX_TEST(convex_mesh, teapot_rss_scaled) { shapes_against_mesh("teapot", PROX_VOLUME_RSS, 200, true); }
 PROX_TEST(convex_mesh, torus_obb_sphere_scaled) { shapes_against_mesh("torus", PROX_VOLUME_OBB_SPHERE, 200, true); }

@@ -558,7 +558,11 @@ typedef struct prox_convex_mesh_result {
     prox_vec3 point_mesh;    ///< closest point on the mesh (world)
     int32_t triangle;        ///< the mesh triangle it lies on; -1 when none was measured
     bool beyond_upper_bound; ///< the mesh is farther from the shape than the upper bound
-    bool invalid_input;      ///< an invalid shape (prox_convex_validate), transform or NULL
+    /// An invalid shape (prox_convex_validate), a shape placement that is not
+    /// finite (any finite one is taken, a singular one flattening the shape,
+    /// as in convex.h), a mesh placement prox_transform_inverse refuses, or
+    /// NULL.
+    bool invalid_input;
     int64_t volume_tests;
     int64_t triangle_tests;  ///< triangles given to GJK (past the volumes and a cheaper slab test)
 } prox_convex_mesh_result;
