@@ -77,11 +77,15 @@ static void frame_direction(const ray_frame* r, double d[3]) {
 /* Whether the point t d lies on the triangle p in space, to 2^-46 of the
  * coordinates involved (edge_on_hit): within the triangle's box along each
  * axis, to 2^-46 of that axis's own coordinates, and near the triangle, to
- * 2^-46 of all of them. The box test keeps a needle from taking in points
- * across it by its length's rounding (a needle 1e16 long and 2e-30 wide met
- * a ray 1e-33 below it, going away; a hierarchy's box test found nothing:
- * fuzz_ray). */
-static bool point_on_triangle(const double p[3][3], double t, const double d[3]) {
+ * 2^-46 of all of them plus `width`: the triangle's width when it is a
+ * sliver, which prox_closest_point_triangle measures by its edges, to
+ * within that width (geometry.h; a ray along a sliver 0.7 long and 1e-10
+ * wide, crossing it 5e-12 from its edges, was missed, and rays went through
+ * a torus placed by diag(1, 1e-10, 1e-10): a review), else 0. The box test
+ * keeps a needle from taking in points across it by its length's rounding
+ * (a needle 1e16 long and 2e-30 wide met a ray 1e-33 below it, going away;
+ * a hierarchy's box test found nothing: fuzz_ray). */
+static bool point_on_triangle(const double p[3][3], double t, const double d[3], double width) {
     for (int k = 0; k < 3; ++k) {
         const double lo = prox_fmin(p[0][k], prox_fmin(p[1][k], p[2][k]));
         const double hi = prox_fmax(p[0][k], prox_fmax(p[1][k], p[2][k]));
@@ -94,7 +98,7 @@ static bool point_on_triangle(const double p[3][3], double t, const double d[3])
                                   prox_vec3_make(p[2][0], p[2][1], p[2][2])};
     const double reach = prox_fmax(prox_max_abs3(q), prox_fmax(prox_max_abs3(corners[0]),
                                    prox_fmax(prox_max_abs3(corners[1]), prox_max_abs3(corners[2]))));
-    return prox_max_abs3(prox_vec3_sub(prox_closest_point_triangle(q, corners), q)) <= 0x1p-46 * reach;
+    return prox_max_abs3(prox_vec3_sub(prox_closest_point_triangle(q, corners), q)) <= 0x1p-46 * reach + width;
 }
 
 /* Where a ray meets a triangle it sees edge on (to within rounding), in the
@@ -106,11 +110,35 @@ static bool point_on_triangle(const double p[3][3], double t, const double d[3])
  * stretch, and one lying in the plane (to rounding) where it enters. False
  * when the shadow misses the triangle, or for no area. */
 static bool edge_on_hit(const double p[3][3], const ray_frame* r, double* out_t, double out_w[3]) {
-    const double e1[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
-    const double e2[3] = {p[2][0] - p[0][0], p[2][1] - p[0][1], p[2][2] - p[0][2]};
+    /* the normal at the corner k0 opposite the longest edge, the best
+     * conditioned of the three (a needle's, at a corner of its long edges,
+     * turned by far more than its width: a closed needle box 3e9 long was
+     * crossed at t = 117.9 for 71.76, off every face, and the ray went
+     * through it; a review) */
+    double len[3], len2[3]; /* each edge's max norm and squared length (the corners are below 2^301) */
+    for (int k = 0; k < 3; ++k) {
+        const double* u = p[k];
+        const double* v = p[k == 2 ? 0 : k + 1];
+        const double g[3] = {v[0] - u[0], v[1] - u[1], v[2] - u[2]};
+        len[k] = prox_fmax(fabs(g[0]), prox_fmax(fabs(g[1]), fabs(g[2])));
+        len2[k] = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
+    }
+    const int longest = len2[0] >= len2[1] ? (len2[0] >= len2[2] ? 0 : 2) : (len2[1] >= len2[2] ? 1 : 2);
+    const int k0 = longest == 0 ? 2 : longest - 1, k1 = k0 == 2 ? 0 : k0 + 1, k2 = k1 == 2 ? 0 : k1 + 1;
+    const double e1[3] = {p[k1][0] - p[k0][0], p[k1][1] - p[k0][1], p[k1][2] - p[k0][2]};
+    const double e2[3] = {p[k2][0] - p[k0][0], p[k2][1] - p[k0][1], p[k2][2] - p[k0][2]};
     const double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
     const int drop = fabs(n[0]) >= fabs(n[1]) ? (fabs(n[0]) >= fabs(n[2]) ? 0 : 2) : (fabs(n[1]) >= fabs(n[2]) ? 1 : 2);
     if (n[drop] == 0.0) return false; /* no area */
+    /* a sliver or a needle as closest.c takes it (sin of its largest angle
+     * below 2^-25, or of its smallest below 2^-40; in max norms, with room):
+     * its width over the longest edge, |n| / L, generously */
+    const double m1 = prox_max_abs3(prox_vec3_make(e1[0], e1[1], e1[2]));
+    const double m2 = prox_max_abs3(prox_vec3_make(e2[0], e2[1], e2[2]));
+    const double n_max = fabs(n[drop]);
+    const double width =
+        n_max < 0x1p-23 * m1 * m2 || n_max < 0x1p-38 * len[longest] * prox_fmax(m1, m2) ? 4.0 * n_max / len[longest]
+                                                                                       : 0.0;
     const int a = drop == 2 ? 0 : drop + 1, b = a == 2 ? 0 : a + 1;
     double d[3];
     frame_direction(r, d);
@@ -130,7 +158,7 @@ static bool edge_on_hit(const double p[3][3], const ray_frame* r, double* out_t,
     if (!(t_in <= t_out)) return false;
     /* crossing the plane: n . (t d - p0) = 0 */
     const double nd = n[0] * d[0] + n[1] * d[1] + n[2] * d[2];
-    const double np = n[0] * p[0][0] + n[1] * p[0][1] + n[2] * p[0][2];
+    const double np = n[0] * p[k0][0] + n[1] * p[k0][1] + n[2] * p[k0][2];
     double t = t_in;
     const bool crossing = fabs(nd) > 0x1p-40 * fabs(n[drop]) * (fabs(d[0]) + fabs(d[1]) + fabs(d[2]));
     const double cross = np / nd;
@@ -143,8 +171,8 @@ static bool edge_on_hit(const double p[3][3], const ray_frame* r, double* out_t,
      * triangle, tilted by 1e-12: a review) is not there, and meets it where
      * it crosses the plane, when that is within the shadow. */
     if (!(t >= 0.0)) return false;
-    if (!point_on_triangle(p, t, d)) {
-        if (crossing || !(cross >= t_in && cross <= t_out) || !point_on_triangle(p, cross, d)) return false;
+    if (!point_on_triangle(p, t, d, width)) {
+        if (crossing || !(cross >= t_in && cross <= t_out) || !point_on_triangle(p, cross, d, width)) return false;
         t = cross;
     }
     /* the weights of the point t d in the triangle's plane */
@@ -299,6 +327,7 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
             x[c] *= lift;
             y[c] *= lift;
         }
+        across *= lift;
     }
     /* edge functions: u weighs corner 0 (edge 1-2), v corner 1, w corner 2 */
     const double u = x[2] * y[1] - y[2] * x[1];
@@ -306,39 +335,54 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
     const double w = x[1] * y[0] - y[1] * x[0];
     if ((u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0)) return false;
     const double det = u + v + w;
-    /* The rounding of the edge functions: their products (below ax ay, the
-     * corners' largest |x| and |y|) and the sheared corners' own, x within
-     * 2^-51 of px + |sx| pz and y of py + |sy| pz (lifted): the depth pz
-     * enters through the shear only (a difference, corner minus origin, is
-     * rounded relative to itself, and the shear scales it), and each edge
-     * function multiplies an x by a y. (The bound was across^2 + across
-     * (px + py + pz), which sent to the edge-on test below triangles whose
-     * det was far above its rounding: a ray along a sliver 0.7
-     * long and 1e-10 wide, shear 1.5e-10, went there with a det 10^8 times
-     * its rounding, and the plane test, which cannot resolve such a sliver,
-     * missed it; rays slipped through a torus placed by diag(1, 1e-10,
-     * 1e-10), and through one flattened by diag(1, 1, 1e-14) a tenth of them
-     * met it elsewhere: a review.) */
-    const double ax = lift * prox_fmax(-x_lo, x_hi), ay = lift * prox_fmax(-y_lo, y_hi);
-    const double noise =
-        0x1p-48 * (ax * ay + lift * (ay * (px + fabs(r->sx) * pz) + ax * (py + fabs(r->sy) * pz)));
-    /* the depth along the ray: a weighted mean of the corners' depths, so it
-     * lies between them however small det is. Each weight carries about
-     * noise / |det| of rounding, so the depth carries that much of the
-     * farthest corner's depth, besides its own 2^-44 (an origin on the
-     * triangle has depth 0 to within it). */
-    const bool resolved = fabs(det) > 0x1p20 * noise;
-    double depth = resolved ? (u * p[0][kz] + v * p[1][kz] + w * p[2][kz]) / det * r->sz : 0.0;
-    const double depth_rounding = resolved ? (0x1p-44 + 4.0 * noise / fabs(det)) * pz * fabs(r->sz) : INFINITY;
-    if (!(fabs(depth) > depth_rounding)) {
-        /* seen edge on to within rounding (the weights are noise, and the
-         * depth could land anywhere between the corners', off the
-         * triangle), or met within the depth's rounding of the origin: the
-         * ray is met in the triangle's own plane instead, where the exact
-         * side of the origin decides. (A needle 7e15 long reaching back
-         * past the origin, the ray 1e-33 below it and going away, had depth
-         * -8e-63 against a rounding of 5e-52 in t: it was "met" at t = 0.)
-         * max_t is compared in the caller's units, where t may round to 0. */
+    /* The rounding of the edge functions: their products (below across^2)
+     * and the corners' own (2^-52 of px + py + pz each, lifted). When det is
+     * not far above it, the triangle is seen edge on to within rounding and
+     * the weights are noise (the depth could land anywhere between the
+     * corners', off the triangle): the ray is met in the triangle's own
+     * plane instead. This bound also keeps the depth, a mean weighted by
+     * u, v, w, accurate however far the corners reach along the ray: it
+     * counts the depth pz whole, though pz enters x and y through the shear
+     * alone. */
+    const double noise = 0x1p-48 * across * (across + lift * (px + py + pz));
+    double depth = 0.0;
+    bool weighted = fabs(det) > 0x1p20 * noise;
+    if (!weighted) {
+        /* The bound without that margin: each edge function multiplies an x
+         * by a y, and x errs by 2^-51 of px + |sx| pz, y of py + |sy| pz. A
+         * det far above it has the right signs, and the depth it gives
+         * carries the weights' rounding (tight / det each) times the
+         * farthest corner's depth: when that leaves the depth's sign
+         * certain, a depth behind the origin is a miss, and one ahead known
+         * to 2^-20 of itself is taken (the bound is pessimistic: the depth is
+         * usually good to a few units in the last place). Otherwise the plane
+         * test below, which measures at 2^-40 of the triangle's size: under
+         * an anisotropic placement far too coarse (a sliver 0.7 long and
+         * 1e-10 wide along the ray, in a torus placed by diag(1, 1e-10,
+         * 1e-10), was missed by it; in one flattened by diag(1, 1, 1e-14),
+         * rays within 2^-40 of a face's plane were met where they entered
+         * its shadow; a review). (Only here: taking every depth this bound
+         * allows, and sending those within its rounding of 0 to the plane
+         * test, let rays through closed meshes near edges and lost accuracy
+         * on needles along the ray; a review of that version.) */
+        const double ax = lift * prox_fmax(-x_lo, x_hi), ay = lift * prox_fmax(-y_lo, y_hi);
+        const double tight =
+            0x1p-48 * (ax * ay + lift * (ay * (px + fabs(r->sx) * pz) + ax * (py + fabs(r->sy) * pz)));
+        if (fabs(det) > 0x1p20 * tight) {
+            depth = (u * p[0][kz] + v * p[1][kz] + w * p[2][kz]) / det * r->sz;
+            const double error = (4.0 * tight / fabs(det) + 0x1p-50) * pz * fabs(r->sz);
+            if (depth < -error) return false;
+            weighted = error <= 0x1p-20 * depth;
+        }
+    } else {
+        /* the depth along the ray: a weighted mean of the corners' depths, so
+         * it lies between them however small det is; an origin on the
+         * triangle has depth 0 to within the rounding of the corners' depths */
+        depth = (u * p[0][kz] + v * p[1][kz] + w * p[2][kz]) / det * r->sz;
+        if (fabs(depth) <= 0x1p-44 * pz * fabs(r->sz)) depth = 0.0;
+    }
+    if (!weighted) {
+        /* (max_t is compared in the caller's units, where t may round to 0) */
         double t_edge, w_edge[3];
         if (moving_away(r, tri) || !edge_on_hit((const double(*)[3])p, r, &t_edge, w_edge)) return false;
         t_edge = ldexp(t_edge, f - r->e);
