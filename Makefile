@@ -1,9 +1,9 @@
 # proxima: the commands a newcomer needs. CMake does the building.
 #   make demo    build, then run the paper's experiment on the built-in models and a world
 #                of 2,000 moving objects
-#   make test    build and run all tests: release, then ASan+UBSan, then the queries whose
-#                code is compiled per x86-64 level in a build for the baseline, then fuzz
-#                smoke runs
+#   make test    build and run all tests: release, then ASan+UBSan, then ThreadSanitizer on
+#                the threaded parts, then the queries whose code is compiled per x86-64 level
+#                in a build for the baseline, then fuzz smoke runs
 #   make bench   build with the peers (FCL, Bullet) and run the main benchmarks (vdb98, broad
 #                phase, world); the others are in build/bench/bench/ (see BENCHMARKS.md)
 # On a fresh Debian machine missing tools are installed with apt-get (needs root).
@@ -18,7 +18,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT  := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 
-.PHONY: all demo test test-release test-asan test-baseline test-fuzz bench install deps deps-fuzz deps-peers clean
+.PHONY: all demo test test-release test-asan test-tsan test-baseline test-fuzz bench install deps deps-fuzz deps-peers clean
 
 all: $(BUILD)/release/proxima
 
@@ -44,7 +44,7 @@ demo: $(BUILD)/release/proxima
 	$(BUILD)/release/proxima demo
 	$(BUILD)/release/proxima scene --demo --quiet
 
-test: test-release test-asan test-baseline test-fuzz
+test: test-release test-asan test-tsan test-baseline test-fuzz
 
 test-release: $(BUILD)/release/proxima
 	cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS)
@@ -61,6 +61,16 @@ test-asan: deps
 	cmake --build $(BUILD)/asan -j $(JOBS)
 	cd $(BUILD)/asan && PROX_TEST_SCALE=0.1 ctest --output-on-failure -j $(JOBS) -R '$(ASAN_HEAVY)'
 	cd $(BUILD)/asan && PROX_TEST_SCALE=0.2 ctest --output-on-failure -j $(JOBS) -E '$(ASAN_HEAVY)'
+
+# ThreadSanitizer on what runs on several threads: the pool, the broad phases' passes, the
+# world's narrow phase and its scene queries from several threads at once (a race there, the
+# scene tree made by every thread of a world never queried, corrupted the heap only now and then
+# in release builds). Only the test program is built.
+TSAN_SUITES := ^(thread_pool|broadphase_threads|world|world_query)$$
+test-tsan: deps
+	cmake -S . -B $(BUILD)/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROX_TSAN=ON -DPROX_WERROR=ON -DPROX_BENCH=OFF >/dev/null
+	cmake --build $(BUILD)/tsan -j $(JOBS) --target prox_tests
+	cd $(BUILD)/tsan && PROX_TEST_SCALE=0.1 ctest --output-on-failure -j $(JOBS) -R '$(TSAN_SUITES)'
 
 # A build for the x86-64 baseline (no -march, as a distribution would build it), where
 # the traversals are compiled once per x86-64 level and chosen at load time

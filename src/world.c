@@ -233,12 +233,18 @@ prox_result prox_world_create(const prox_world_def* def, prox_world** out_world)
     prox_world* world = prox_alloc(&def->allocator, sizeof *world);
     if (!world) return PROX_ERROR_OUT_OF_MEMORY;
     *world = (prox_world){.def = *def, .last_time = -INFINITY};
+    atomic_init(&world->scene_current, false);
+    if (pthread_mutex_init(&world->scene_lock, NULL) != 0) {
+        prox_free(&def->allocator, world, sizeof *world);
+        return PROX_ERROR_OUT_OF_MEMORY;
+    }
     prox_broadphase_def bdef = def->broadphase;
     bdef.allocator = def->allocator;
     prox_result result = prox_broadphase_create(&bdef, &world->broadphase);
     if (result == PROX_OK && def->threads > 1) result = thread_pool_create(def->threads, &def->allocator, &world->pool);
     if (result != PROX_OK) {
         prox_broadphase_destroy(world->broadphase);
+        pthread_mutex_destroy(&world->scene_lock);
         prox_free(&def->allocator, world, sizeof *world);
         return result;
     }
@@ -255,6 +261,7 @@ void prox_world_destroy(prox_world* world) {
     prox_free(&allocator, world->dirty, world->object_capacity * sizeof *world->dirty);
     prox_free(&allocator, world->scene_dirty, world->object_capacity * sizeof *world->scene_dirty);
     world_scene_free(world);
+    pthread_mutex_destroy(&world->scene_lock);
     prox_free(&allocator, world->candidates, world->candidate_capacity * sizeof *world->candidates);
     prox_free(&allocator, world->untested, world->untested_capacity * sizeof *world->untested);
     prox_free(&allocator, world->previous, world->previous_capacity * sizeof *world->previous);

@@ -6,6 +6,9 @@
 
 #include <proxima/world.h>
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include "pair_map.h"
 #include "thread_pool.h"
 
@@ -82,6 +85,12 @@ struct prox_world {
     prox_dynamic_tree* scene;
     uint32_t* scene_dirty; ///< ids the scene tree has not seen since they changed (object_capacity long)
     uint32_t scene_dirty_count;
+    /// The tree is there and has seen every change: a query only reads.
+    /// Several threads may query at once (world.h), so the first query after
+    /// a change makes or updates the tree under scene_lock, and the others
+    /// wait for it (acquire / release on this flag).
+    atomic_bool scene_current;
+    pthread_mutex_t scene_lock;
 };
 
 /// The share of a pair's scene size within which the convex queries may call

@@ -54,6 +54,7 @@ void world_scene_changed(prox_world* world, uint32_t object) {
     if (!world->scene || o->scene_dirty) return;
     o->scene_dirty = true;
     world->scene_dirty[world->scene_dirty_count++] = object;
+    atomic_store_explicit(&world->scene_current, false, memory_order_relaxed); // (a change: no query runs)
 }
 
 void world_scene_removed(prox_world* world, uint32_t object) {
@@ -86,19 +87,19 @@ prox_result world_scene_sync(prox_world* world) {
         o->scene_dirty = false;
     }
     world->scene_dirty_count = kept;
+    atomic_store_explicit(&world->scene_current, kept == 0, memory_order_release);
     return result;
 }
 
 void world_scene_free(prox_world* world) {
     prox_dynamic_tree_destroy(world->scene);
     world->scene = NULL;
+    atomic_store_explicit(&world->scene_current, false, memory_order_relaxed);
 }
 
-/// Makes the scene tree on the first query (every live object inserted,
-/// then the whole tree rebuilt with the surface area heuristic), and brings
-/// it up to date on the later ones.
-static prox_result scene_ready(prox_world* world) {
-    if (world->scene) return world->scene_dirty_count ? world_scene_sync(world) : PROX_OK;
+/// Makes the scene tree (every live object inserted, then the whole tree
+/// rebuilt with the surface area heuristic).
+static prox_result scene_make(prox_world* world) {
     prox_dynamic_tree_def def = prox_default_dynamic_tree_def();
     def.allocator = world->def.allocator;
     prox_dynamic_tree* tree;
@@ -117,7 +118,25 @@ static prox_result scene_ready(prox_world* world) {
     }
     world->scene_dirty_count = 0;
     prox_dynamic_tree_rebuild(world->scene); // out of memory keeps the inserted tree: as good for answers
+    atomic_store_explicit(&world->scene_current, true, memory_order_release);
     return PROX_OK;
+}
+
+/// The tree, made on the first query and brought up to date on the later
+/// ones. Queries may run on several threads at once (world.h): a query that
+/// finds the tree current only reads; otherwise it takes the lock, and the
+/// first to get it makes or updates the tree while the others wait. (A step
+/// leaves the tree current only when there is one: a world stepped but never
+/// queried has none, and eight threads querying it at once each made one,
+/// over the same objects: a review found heap corruption.)
+static prox_result scene_ready(prox_world* world) {
+    if (atomic_load_explicit(&world->scene_current, memory_order_acquire)) return PROX_OK;
+    pthread_mutex_lock(&world->scene_lock);
+    prox_result result = PROX_OK;
+    if (!atomic_load_explicit(&world->scene_current, memory_order_relaxed))
+        result = world->scene ? world_scene_sync(world) : scene_make(world);
+    pthread_mutex_unlock(&world->scene_lock);
+    return result;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -227,14 +227,12 @@ PROX_API prox_result prox_world_step(prox_world* world, double time, prox_world_
  * than a box test). A world that is never queried keeps no tree and pays
  * nothing.
  *
- * Thread safety: a query that finds nothing changed since the last query or
- * step only reads the world (its lists of found objects are its own), so
- * after a step (or a first query) several threads may query one world at
- * once, as long as no call changes it meanwhile; one exception: when the
- * step ran out of memory bringing the tree up to date, the next query
- * finishes that, so it needs exclusive access. Otherwise, like every world
- * call, a query needs exclusive access. A query's callback may run further
- * queries, but must not change the world.
+ * Thread safety: several threads may query one world at once, as long as no
+ * call changes it meanwhile (its lists of found objects are each query's
+ * own). The first query after a change (or the first ever) makes or updates
+ * the tree under a lock inside the world, and the queries that arrive
+ * meanwhile wait for it; after that they only read. A query's callback may
+ * run further queries, but must not change the world.
  * ------------------------------------------------------------------------- */
 
 /// Which objects a scene query sees: those with (object group & mask) and
