@@ -175,18 +175,24 @@ static bool edge_on_hit(const double p[3][3], const ray_frame* r, double* out_t,
         if (crossing || !(cross >= t_in && cross <= t_out) || !point_on_triangle(p, cross, d, width)) return false;
         t = cross;
     }
-    /* the weights of the point t d in the triangle's plane */
+    /* the weights of the point t d in the triangle's plane, from corner k0
+     * as n is: the projected area is then n[drop] itself, not zero (from
+     * another corner it could round to 0, and the weights came out NaN:
+     * fuzz_ray) */
     const double qa = t * d[a], qb = t * d[b];
-    const double area = (p[1][a] - p[0][a]) * (p[2][b] - p[0][b]) - (p[1][b] - p[0][b]) * (p[2][a] - p[0][a]);
-    double w1 = ((qa - p[0][a]) * (p[2][b] - p[0][b]) - (qb - p[0][b]) * (p[2][a] - p[0][a])) / area;
-    double w2 = ((p[1][a] - p[0][a]) * (qb - p[0][b]) - (p[1][b] - p[0][b]) * (qa - p[0][a])) / area;
+    const double* c0 = p[k0];
+    const double* c1 = p[k1];
+    const double* c2 = p[k2];
+    const double area = n[drop];
+    double w1 = ((qa - c0[a]) * (c2[b] - c0[b]) - (qb - c0[b]) * (c2[a] - c0[a])) / area;
+    double w2 = ((c1[a] - c0[a]) * (qb - c0[b]) - (c1[b] - c0[b]) * (qa - c0[a])) / area;
     w1 = w1 < 0.0 ? 0.0 : w1 > 1.0 ? 1.0 : w1;
     w2 = w2 < 0.0 ? 0.0 : w2 > 1.0 - w1 ? 1.0 - w1 : w2;
     if (out_t) *out_t = t;
     if (out_w) {
-        out_w[0] = 1.0 - w1 - w2;
-        out_w[1] = w1;
-        out_w[2] = w2;
+        out_w[k0] = 1.0 - w1 - w2;
+        out_w[k1] = w1;
+        out_w[k2] = w2;
     }
     return true;
 }
