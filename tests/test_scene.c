@@ -347,6 +347,12 @@ PROX_TEST(scene, malformed_files_name_the_line) {
         CHECK(run(command, out, sizeof out) == 1);
         CHECK_MSG(strstr(out, "nul.scene:2: a NUL byte"), "%.300s", out);
     }
+    /* axes far from unit length are directions all the same (their lengths
+     * overflowed and underflowed: "must be a non-zero vector") */
+    snprintf(command, sizeof command, "%s scene %s --frames 2", cli(),
+             write_scene("axes.scene", "convex ball sphere 1\nobject a ball rotate 1e200 0 0 90 spin 0 1e-200 0 45\n"
+                                       "object b ball at 1.5 0 0\n"));
+    CHECK_MSG(run(command, out, sizeof out) == 0, "%.300s", out);
     /* no objects, a missing file, bad options */
     snprintf(command, sizeof command, "%s scene %s", cli(), write_scene("empty.scene", "# nothing\nframes 3\n"));
     CHECK(run(command, out, sizeof out) == 1);

@@ -238,7 +238,8 @@ static int parse_options(int argc, char** argv, int first, options* o) {
                             error);
                     return 1;
                 }
-                if (!pose_from_numbers(v, &o->pose[k])) return fail("%s: the basis is singular", a);
+                if (!pose_from_numbers(v, &o->pose[k]))
+                    return fail("%s: the basis does not invert (singular, or scaled beyond about 1e+-100)", a);
                 o->have_pose[k] = true;
             } else if (strcmp(a, "--tolerance") == 0 || strcmp(a, "--rel-error") == 0 ||
                        strcmp(a, "--abs-error") == 0 || strcmp(a, "--upper-bound") == 0) {
@@ -494,7 +495,8 @@ typedef struct placement_context {
 static const char* run_placement(const double* v, void* context) {
     const placement_context* c = context;
     prox_transform xa, xb;
-    if (!pose_from_numbers(v, &xa) || !pose_from_numbers(v + 12, &xb)) return "singular basis";
+    if (!pose_from_numbers(v, &xa) || !pose_from_numbers(v + 12, &xb))
+        return "a basis does not invert (singular, or scaled beyond about 1e+-100)";
     run_one(c->command, c->bvh[0], &xa, c->bvh[1], &xb, c->o, c->totals);
     return NULL;
 }

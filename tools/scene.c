@@ -282,6 +282,17 @@ static bool looks_like_number(const char* word) {
     return cli_read_decimal(word, &x, &end) && *end == '\0';
 }
 
+/// The unit vector along *axis (in place); false for the zero vector. Scaled
+/// by its largest component first: the length of (1e200, 0, 0) overflowed and
+/// that of (1e-200, 0, 0) underflowed, and both were called zero.
+static bool axis_direction(prox_vec3* axis) {
+    const double m = fmax(fabs(axis->x), fmax(fabs(axis->y), fabs(axis->z)));
+    if (!(m > 0)) return false;
+    const prox_vec3 a = prox_vec3_scale(*axis, 1 / m);
+    *axis = prox_vec3_scale(a, 1 / prox_vec3_length(a));
+    return true;
+}
+
 static bool read_number(parser* p, const char* what, double* out) {
     const char* word = next_word(p, what);
     if (!word) return false;
@@ -582,8 +593,7 @@ static bool parse_object(parser* p) {
             prox_vec3 axis;
             double degrees;
             if (!read_vec3(p, "rotate axis", &axis) || !read_number(p, "rotate DEGREES", &degrees)) return false;
-            if (!(prox_vec3_length(axis) > 0) || !isfinite(prox_vec3_length(axis)))
-                return bad(p, "rotate: the axis must be a non-zero vector");
+            if (!axis_direction(&axis)) return bad(p, "rotate: the axis must be a non-zero vector");
             prox_quat turn = quat_axis_angle(axis, degrees * PI / 180);
             o->orientation = prox_quat_normalize(prox_quat_mul(turn, o->orientation));
         } else if (strcmp(word, "scale") == 0) {
@@ -594,11 +604,9 @@ static bool parse_object(parser* p) {
             prox_vec3 axis;
             double rate;
             if (!read_vec3(p, "spin axis", &axis) || !read_number(p, "spin DEGREES_PER_SECOND", &rate)) return false;
-            double length = prox_vec3_length(axis);
-            if (rate != 0 && !(length > 0 && isfinite(length)))
-                return bad(p, "spin: the axis must be a non-zero vector");
+            if (rate != 0 && !axis_direction(&axis)) return bad(p, "spin: the axis must be a non-zero vector");
             if (rate != 0) {
-                o->spin_axis = prox_vec3_scale(axis, 1 / length);
+                o->spin_axis = axis;
                 o->spin = rate * PI / 180;
             }
         } else if (strcmp(word, "self") == 0) {
