@@ -485,8 +485,11 @@ typedef struct prox_ray_result {
 /// prox_ray_triangle over all triangles (ties at the same t go to the lowest
 /// triangle index). A ray starting on or inside the surface hits it at the
 /// first triangle it meets at t >= 0 (t = 0 when the origin lies on one, to
-/// within rounding). A ray in the plane of a triangle (to rounding) meets it
-/// where it enters it: touching counts, as in every query of proxima.
+/// within rounding; not always when it lies exactly on an edge where the
+/// mesh turns away from the ray, a silhouette seen along it, which rounding
+/// can put just outside both triangles: a review found such origins missed
+/// or met farther on). A ray in the plane of a triangle (to rounding) meets
+/// it where it enters it: touching counts, as in every query of proxima.
 /// `def` may be NULL. Never allocates; safe to call concurrently on one
 /// hierarchy (it only reads it).
 PROX_API prox_ray_result prox_ray_cast(const prox_bvh* bvh, const prox_transform* x, prox_vec3 origin,
