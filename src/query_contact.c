@@ -10,11 +10,11 @@
 #include "manifold.h"
 #include "query_traverse.h"
 
-/* The manifold's normal between two models is chosen among the plane
- * normals of the first MANIFOLD_AXES distinct directions of the contacting
- * triangles; the pairs are kept for measuring along them when there are at
- * most KEPT_PAIRS, else the traversal runs again. */
-enum { MANIFOLD_AXES = 16, KEPT_PAIRS = 512 };
+/* The manifold's normal between two models is chosen among a few
+ * candidates by the extents of the contacting triangles along each
+ * (manifold_normal); the pairs are kept for that when there are at most
+ * KEPT_PAIRS, else the traversal runs again. */
+enum { MANIFOLD_AXES = 3, KEPT_PAIRS = 512 };
 
 prox_contacts_def prox_default_contacts_def(void) {
     prox_contacts_def def;
@@ -29,8 +29,11 @@ typedef struct contact_state {
     const prox_contacts_def* def;
     int64_t count;
     bool stopped;
-    prox_vec3 normal_sum;       /* the pairs' normals weighted by their segments' lengths */
-    prox_vec3 point_normal_sum; /* the normals of pairs that meet in a point */
+    /* the pairs' normals (a's planes as prox_tri_tri_contact has them; for
+     * two models also b's planes, the _b sums), each turned to b's side,
+     * weighted by their segments' lengths, or for pairs that meet in a
+     * point by one each (the point_ sums, used where no pair has a segment) */
+    prox_vec3 normal_sum, point_normal_sum, normal_sum_b, point_normal_sum_b;
     double first_length;        /* the first positive segment length: the weights' unit */
     prox_vec3 towards_b; /* from a's world box centre to b's; self: the first pair's normal */
     bool self;
@@ -43,12 +46,19 @@ typedef struct contact_state {
     int64_t measured; /* pairs measured by the second traversal */
 } contact_state;
 
-/* The centre of the model's bounding box, placed. */
+/* The centre of the placed model's box, which the manifold's normal is
+ * turned by: from the vertices (placed_vertex_box) where the float root box
+ * says little, infinite beyond float's range or all rounding below 2^-100
+ * (the boxes of a box and a floor 1e-80 across both centred at 0 turned a
+ * normal the wrong way). */
 static prox_vec3 box_centre(const prox_bvh* bvh, const prox_transform* x) {
-    prox_vec3 c = prox_vec3_make(0.5 * ((double)bvh->root_lo[0] + (double)bvh->root_hi[0]),
-                                 0.5 * ((double)bvh->root_lo[1] + (double)bvh->root_hi[1]),
-                                 0.5 * ((double)bvh->root_lo[2] + (double)bvh->root_hi[2]));
-    return prox_transform_point(x, c);
+    double lo[3], hi[3], m = 0;
+    for (int k = 0; k < 3; ++k) m = prox_fmax(m, prox_fmax(fabsf(bvh->root_lo[k]), fabsf(bvh->root_hi[k])));
+    if (m <= FLT_MAX && m >= 0x1p-100)
+        placed_box(bvh, x, lo, hi);
+    else
+        placed_vertex_box(bvh, x, lo, hi);
+    return prox_vec3_make(0.5 * lo[0] + 0.5 * hi[0], 0.5 * lo[1] + 0.5 * hi[1], 0.5 * lo[2] + 0.5 * hi[2]);
 }
 
 /* A triangle's unit plane normal (corners counter-clockwise about it), from
@@ -64,40 +74,27 @@ static bool plane_normal(const prox_vec3 t[3], prox_vec3* n) {
     return prox_unit_vector(prox_vec3_cross(su, sv), n) > 0;
 }
 
-/* A direction among the candidate axes of the manifold's normal, unless
- * it is one already (up to sign, within 1e-9) or there are enough. */
-static void add_axis(contact_state* st, prox_vec3 n) {
-    for (int i = 0; i < st->axis_count; ++i)
-        if (fabs(prox_vec3_dot(st->axis[i], n)) > 1 - 1e-9) return;
-    if (st->axis_count == MANIFOLD_AXES) return;
-    const int i = st->axis_count++;
-    st->axis[i] = n;
-    st->a_lo[i] = st->b_lo[i] = INFINITY;
-    st->a_hi[i] = st->b_hi[i] = -INFINITY;
-}
-
-static void add_to_manifold(contact_state* st, const prox_vec3 ta[3], const prox_vec3 tb[3], const prox_contact* c) {
+static void add_to_manifold(contact_state* st, const prox_vec3 tb[3], const prox_contact* c) {
     prox_manifold* m = st->def->manifold;
-    if (!st->self) {
-        prox_vec3 n;
-        if (plane_normal(ta, &n)) add_axis(st, n);
-        if (plane_normal(tb, &n)) add_axis(st, n);
-        if (st->count <= KEPT_PAIRS) st->kept[st->count - 1] = c->pair;
-    }
-    /* the fallback normal (and one mesh's): the pairs' normals, each turned
-     * to b's side (one mesh has no "from a to b": to the first contact's),
-     * weighted by the intersection's length (without squares that leave the
-     * range) in units of the first; pairs that meet in a point count only
-     * where no pair meets along a segment */
+    /* one mesh has no "from a to b": its sign is the first contact's */
     if (st->self && st->count == 1) st->towards_b = c->normal;
-    const prox_vec3 n = prox_vec3_dot(c->normal, st->towards_b) < 0 ? prox_vec3_scale(c->normal, -1.0) : c->normal;
-    prox_vec3 unused;
+    /* the weight: the intersection's length (without squares that leave the
+     * range) in units of the first */
+    prox_vec3 unused, nb;
     const double length = prox_unit_vector(prox_vec3_sub(c->segment[1], c->segment[0]), &unused);
     if (length > 0 && st->first_length == 0) st->first_length = length;
-    if (length > 0)
-        st->normal_sum = prox_vec3_add(st->normal_sum, prox_vec3_scale(n, length / st->first_length));
-    else
-        st->point_normal_sum = prox_vec3_add(st->point_normal_sum, n);
+    const double weight = length > 0 ? length / st->first_length : 1.0;
+    const prox_vec3 n = prox_vec3_dot(c->normal, st->towards_b) < 0 ? prox_vec3_scale(c->normal, -1.0) : c->normal;
+    prox_vec3* sum = length > 0 ? &st->normal_sum : &st->point_normal_sum;
+    *sum = prox_vec3_add(*sum, prox_vec3_scale(n, weight));
+    if (!st->self) {
+        if (plane_normal(tb, &nb)) {
+            if (prox_vec3_dot(nb, st->towards_b) < 0) nb = prox_vec3_scale(nb, -1.0);
+            prox_vec3* sum_b = length > 0 ? &st->normal_sum_b : &st->point_normal_sum_b;
+            *sum_b = prox_vec3_add(*sum_b, prox_vec3_scale(nb, weight));
+        }
+        if (st->count <= KEPT_PAIRS) st->kept[st->count - 1] = c->pair;
+    }
     prox_manifold_add(m, c->point, c->pair);
     if (m->point_count == 1) m->normal = n; /* until the normal is chosen */
 }
@@ -141,7 +138,7 @@ static bool on_pair(prox_tri_pair pair, void* context) {
     const prox_contacts_def* def = st->def;
     if (def->contacts && st->count < def->capacity) def->contacts[st->count] = c;
     st->count++;
-    if (def->manifold) add_to_manifold(st, ta, tb, &c);
+    if (def->manifold) add_to_manifold(st, tb, &c);
     if (def->callback && !def->callback(&c, def->context)) {
         st->stopped = true;
         return false;
@@ -149,16 +146,32 @@ static bool on_pair(prox_tri_pair pair, void* context) {
     return true;
 }
 
-/* The manifold's normal between two models: a separating-axis test of the
- * contacting triangles. Along a candidate axis n, moving b by
- * a_hi - b_lo along n (or by b_hi - a_lo along -n) takes b's contacting
- * triangles past a's; the normal is the axis and sign that need the least.
- * It is the same axis whichever model comes first, and the floor's normal
- * for a box sunk into a floor: the box's side faces cross the floor's
- * plane by the sinking depth, while the floor's triangles reach across a
- * side face's plane by their width (the pairs' own normals, a's planes,
- * made that manifold's normal horizontal with the box as a). */
+/* The manifold's normal between two models: of three candidates, each
+ * turned to point from a's box centre towards b's, the one along which b's
+ * contacting triangles need the shortest move to lie past a's (a_hi - b_lo
+ * of their corners' extents along it):
+ *  - a's planes, summed (prox_tri_tri_contact's normals: for two
+ *    tessellated spheres within 1-4 degrees of the line between centres),
+ *  - b's planes, summed (for a box sunk into a floor as model a, its side
+ *    faces' planes left a horizontal normal; the floor's planes give its
+ *    normal, in either argument order),
+ *  - the line between the box centres.
+ * (A separating-axis choice over the first 16 planes met, with either sign,
+ * was tried first: on spheres it was 13-35 degrees off, and a box sunk past
+ * half its height got the normal pointing back: a review.) */
 static bool manifold_normal(contact_state* st, const prox_collide_def* cd, prox_vec3* out) {
+    const bool segments = st->first_length > 0;
+    const prox_vec3 sums[MANIFOLD_AXES] = {segments ? st->normal_sum : st->point_normal_sum,
+                                           segments ? st->normal_sum_b : st->point_normal_sum_b, st->towards_b};
+    st->axis_count = 0;
+    for (int i = 0; i < MANIFOLD_AXES; ++i) {
+        prox_vec3 u;
+        if (!(prox_unit_vector(sums[i], &u) > 0)) continue;
+        const int k = st->axis_count++;
+        st->axis[k] = u;
+        st->a_lo[k] = st->b_lo[k] = INFINITY;
+        st->a_hi[k] = st->b_hi[k] = -INFINITY;
+    }
     if (st->axis_count == 0) return false;
     if (st->count <= KEPT_PAIRS) {
         for (int64_t i = 0; i < st->count; ++i) measure_pair(st, st->kept[i]);
@@ -169,21 +182,17 @@ static bool manifold_normal(contact_state* st, const prox_collide_def* cd, prox_
     }
     double least = INFINITY;
     for (int i = 0; i < st->axis_count; ++i) {
-        const double forward = st->a_hi[i] - st->b_lo[i], backward = st->b_hi[i] - st->a_lo[i];
-        if (forward < least) {
-            least = forward;
+        const double move = st->a_hi[i] - st->b_lo[i];
+        if (move < least) {
+            least = move;
             *out = st->axis[i];
-        }
-        if (backward < least) {
-            least = backward;
-            *out = prox_vec3_scale(st->axis[i], -1.0);
         }
     }
     return least < INFINITY;
 }
 
-/* The manifold's normal: by the separating axes (two models), else the
- * pairs' normals summed with their weights. */
+/* The manifold's normal: of the candidates (two models), else the pairs'
+ * normals summed with their weights. */
 static void finish_manifold(contact_state* st, const prox_collide_def* cd, prox_manifold* manifold) {
     if (!manifold || manifold->point_count == 0) return;
     if (!st->self && manifold_normal(st, cd, &manifold->normal)) return;

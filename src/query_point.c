@@ -29,45 +29,6 @@ static void point_box_bounds(const prox_node* node, const double p[3], double sl
     }
 }
 
-/* The box of the placed vertices that triangles use, widened as placed_box
- * widens: for an AABB tree whose coordinates pass float's range (its root
- * box, in float, is then infinite: a box of half-extent 1e39 was neither
- * inside nor outside for prox_point_inside, a review). */
-static __attribute__((noinline, cold)) void placed_vertex_box(const prox_bvh* bvh, const prox_transform* x,
-                                                              double lo[3], double hi[3]) {
-    for (int i = 0; i < 3; ++i) lo[i] = hi[i] = prox_vec3_get(x->origin, i);
-    bool first = true;
-    for (int v = 0; v < bvh->vertex_count; ++v) {
-        if (!prox_bvh_vertex_used(bvh, v)) continue;
-        const prox_vec3 p = prox_transform_point(x, bvh->vertices[v]);
-        for (int i = 0; i < 3; ++i) {
-            const double c = prox_vec3_get(p, i);
-            lo[i] = first || c < lo[i] ? c : lo[i];
-            hi[i] = first || c > hi[i] ? c : hi[i];
-        }
-        first = false;
-    }
-    for (int i = 0; i < 3; ++i) {
-        const double r = 0x1p-30 * (hi[i] - lo[i] + prox_fmax(fabs(lo[i]), fabs(hi[i])));
-        lo[i] -= r;
-        hi[i] += r;
-    }
-}
-
-/* placed_box, or where the root box is infinite (coordinates beyond float's
- * range, in an AABB tree) placed_vertex_box: for the queries here, which need
- * a finite box to aim from (the inside test's rays, penetration). The other
- * queries keep the infinite box, which prunes nothing there. (A finite box in
- * the ray cast exposed a false hit of the ray-triangle test, fixed since in
- * ray_triangle.c: CI's fuzz_ray smoke run.) */
-static void placed_box_finite(const prox_bvh* bvh, const prox_transform* x, double lo[3], double hi[3]) {
-    if (fabsf(bvh->root_lo[0]) <= FLT_MAX && fabsf(bvh->root_lo[1]) <= FLT_MAX && fabsf(bvh->root_lo[2]) <= FLT_MAX &&
-        fabsf(bvh->root_hi[0]) <= FLT_MAX && fabsf(bvh->root_hi[1]) <= FLT_MAX && fabsf(bvh->root_hi[2]) <= FLT_MAX)
-        placed_box(bvh, x, lo, hi);
-    else
-        placed_vertex_box(bvh, x, lo, hi);
-}
-
 /* The closest point of triangle t to p, and its distance. The kernel scales
  * its own arithmetic; the distance is taken without squaring the difference
  * where the square would overflow or underflow (an AABB tree takes any finite

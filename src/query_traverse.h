@@ -265,6 +265,47 @@ static inline void placed_box(const prox_bvh* bvh, const prox_transform* x, doub
     }
 }
 
+/* The box of the placed vertices that triangles use, widened as placed_box
+ * widens: for an AABB tree whose coordinates pass float's range (its root
+ * box, in float, is then infinite: a box of half-extent 1e39 was neither
+ * inside nor outside for prox_point_inside, a review). */
+static __attribute__((noinline, cold, unused)) void placed_vertex_box(const prox_bvh* bvh, const prox_transform* x,
+                                                              double lo[3], double hi[3]) {
+    for (int i = 0; i < 3; ++i) lo[i] = hi[i] = prox_vec3_get(x->origin, i);
+    bool first = true;
+    for (int v = 0; v < bvh->vertex_count; ++v) {
+        if (!prox_bvh_vertex_used(bvh, v)) continue;
+        const prox_vec3 p = prox_transform_point(x, bvh->vertices[v]);
+        for (int i = 0; i < 3; ++i) {
+            const double c = prox_vec3_get(p, i);
+            lo[i] = first || c < lo[i] ? c : lo[i];
+            hi[i] = first || c > hi[i] ? c : hi[i];
+        }
+        first = false;
+    }
+    for (int i = 0; i < 3; ++i) {
+        const double r = 0x1p-30 * (hi[i] - lo[i] + prox_fmax(fabs(lo[i]), fabs(hi[i])));
+        lo[i] -= r;
+        hi[i] += r;
+    }
+}
+
+/* placed_box, or where the root box is infinite (coordinates beyond float's
+ * range, in an AABB tree) placed_vertex_box: for the queries that need a
+ * finite box to aim from (the inside test's rays and penetration,
+ * query_point.c). The other queries keep the infinite box, which prunes
+ * nothing there. (A finite box in the ray cast exposed a false hit of the
+ * ray-triangle test, fixed since in ray_triangle.c: CI's fuzz_ray smoke
+ * run.) */
+static inline void placed_box_finite(const prox_bvh* bvh, const prox_transform* x, double lo[3], double hi[3]) {
+    if (fabsf(bvh->root_lo[0]) <= FLT_MAX && fabsf(bvh->root_lo[1]) <= FLT_MAX && fabsf(bvh->root_lo[2]) <= FLT_MAX &&
+        fabsf(bvh->root_hi[0]) <= FLT_MAX && fabsf(bvh->root_hi[1]) <= FLT_MAX && fabsf(bvh->root_hi[2]) <= FLT_MAX)
+        placed_box(bvh, x, lo, hi);
+    else
+        placed_vertex_box(bvh, x, lo, hi);
+}
+
+
 /* A triangle by its index in the mesh as given, placed in world coordinates. */
 static inline void place_mesh_triangle(const prox_bvh* bvh, const prox_transform* x, int32_t triangle,
                                        prox_vec3 out[3]) {

@@ -316,16 +316,17 @@ enum { PROX_MANIFOLD_POINTS = 4 };
 /// PROX_MANIFOLD_POINTS of the contact points chosen to span the contact
 /// region.
 ///
-/// The normal is a separating-axis estimate over the contacting triangles:
-/// among the plane normals of both models' contacting triangles (the first
-/// 16 distinct directions met), the axis and sign along which b's
-/// contacting triangles need the shortest move to lie past a's. It is the
-/// same axis whichever model comes first (a box sunk into a floor gets the
-/// floor's normal in either order) and on a box crossing another box's end
-/// it is the shallowest face direction. A heuristic: for deep or concave
-/// overlaps no single normal is right, and curved surfaces offer many
-/// candidate planes. It costs a second traversal of the models when more
-/// than 512 triangle pairs touch.
+/// The normal is the best of three candidates, each turned to point from
+/// a's box centre towards b's: the contacting pairs' plane normals of a
+/// (each weighted by the length of its intersection segment, summed), the
+/// same of b, and the line between the box centres; best is the one along
+/// which b's contacting triangles need the shortest move to lie past a's.
+/// Swapping the models negates it (but for ties); a box sunk into a floor
+/// gets the floor's normal whichever comes first and however deep; on two
+/// tessellated spheres it lies within a degree of the line between their
+/// centres. A heuristic all the same: for deep or concave overlaps no single
+/// normal is right. Measuring the candidates costs a second traversal of the models
+/// when more than 512 triangle pairs touch.
 ///
 /// The points are kept as the contacts stream in: a new point replaces a
 /// kept one when that enlarges the quadrilateral they span, as game physics
