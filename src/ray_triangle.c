@@ -351,13 +351,16 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
      * counts the depth pz whole, though pz enters x and y through the shear
      * alone. */
     const double noise = 0x1p-48 * across * (across + lift * (px + py + pz));
+    /* The bound without that margin: each edge function multiplies an x by
+     * a y, and x errs by 2^-51 of px + |sx| pz, y of py + |sy| pz. */
+    const double ax = lift * prox_fmax(-x_lo, x_hi), ay = lift * prox_fmax(-y_lo, y_hi);
+    const double tight =
+        0x1p-48 * (ax * ay + lift * (ay * (px + fabs(r->sx) * pz) + ax * (py + fabs(r->sy) * pz)));
     double depth = 0.0;
     bool weighted = fabs(det) > 0x1p20 * noise;
     if (!weighted) {
-        /* The bound without that margin: each edge function multiplies an x
-         * by a y, and x errs by 2^-51 of px + |sx| pz, y of py + |sy| pz. A
-         * det far above it has the right signs, and the depth it gives
-         * carries the weights' rounding (tight / det each) times the
+        /* A det far above the tighter bound has the right signs, and the
+         * depth it gives carries the weights' rounding (tight / det each) times the
          * farthest corner's depth: when that leaves the depth's sign
          * certain, a depth behind the origin is a miss, and one ahead known
          * to 2^-20 of itself is taken (the bound is pessimistic: the depth is
@@ -371,9 +374,6 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
          * allows, and sending those within its rounding of 0 to the plane
          * test, let rays through closed meshes near edges and lost accuracy
          * on needles along the ray; a review of that version.) */
-        const double ax = lift * prox_fmax(-x_lo, x_hi), ay = lift * prox_fmax(-y_lo, y_hi);
-        const double tight =
-            0x1p-48 * (ax * ay + lift * (ay * (px + fabs(r->sx) * pz) + ax * (py + fabs(r->sy) * pz)));
         if (fabs(det) > 0x1p20 * tight) {
             depth = (u * p[0][kz] + v * p[1][kz] + w * p[2][kz]) / det * r->sz;
             const double error = (4.0 * tight / fabs(det) + 0x1p-50) * pz * fabs(r->sz);
@@ -383,9 +383,14 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
     } else {
         /* the depth along the ray: a weighted mean of the corners' depths, so
          * it lies between them however small det is; an origin on the
-         * triangle has depth 0 to within the rounding of the corners' depths */
+         * triangle has depth 0 to within the rounding of the corners' depths
+         * and of the weights (tight / det each, times the farthest corner's
+         * depth: an origin exactly on a needle 3e3 long, 1.5e3 from its far
+         * corner, had depth -2.2e-8 and was missed, as were a sixteenth of
+         * the rays from origins exactly inside triangles in a review's
+         * sample) */
         depth = (u * p[0][kz] + v * p[1][kz] + w * p[2][kz]) / det * r->sz;
-        if (fabs(depth) <= 0x1p-44 * pz * fabs(r->sz)) depth = 0.0;
+        if (fabs(depth) <= (0x1p-44 + tight / fabs(det)) * pz * fabs(r->sz)) depth = 0.0;
     }
     if (!weighted) {
         /* (max_t is compared in the caller's units, where t may round to 0) */

@@ -769,6 +769,54 @@ PROX_TEST(ray, squashed_placements_against_the_unplaced_mesh) {
     prox_mesh_data_free(&data);
 }
 
+/* A ray from an origin exactly inside a triangle meets it at t = 0 (query.h).
+ * The weights' rounding reaches the depth through the farthest corner: on a
+ * needle 3e3 long, from an origin 1.5e3 from its far corner, the depth came
+ * out -2.2e-8 and the triangle was missed, as were a sixteenth of such rays
+ * in a review's sample of lattice triangles. */
+PROX_TEST(ray, origins_exactly_inside_a_triangle) {
+    const prox_vec3 o = {0x1.a1b547f8p+9, 0x1.7c841584p+11, -0x1.c5f318cp+9};
+    const prox_vec3 d = {0x1.9ec66bba33c0ep-1, 0x1.ca2519de956b8p-1, 0x1.040de8c206e4p-2};
+    const prox_vec3 needle[3] = {{-0x1.408p-8, -0x1.0c8p-8, -0x1.7bp-8},
+                                 {0x1.a1b598p+10, 0x1.7c841cp+12, -0x1.c5f2fp+10},
+                                 {-0x1.3fp-8, 0x1.868p-8, 0x1.e5p-8}};
+    double t = -1;
+    CHECK(prox_ray_triangle(o, d, needle, INFINITY, &t, NULL) && t == 0);
+    prox_rng rng = prox_rng_seed(prox_test_seed(2131));
+    const int count = (int)(20000 * test_scale()) + 100;
+    int tested = 0, wrong = 0;
+    for (int i = 0; i < count; ++i) {
+        /* corners on a lattice (one far out now and then), the origin at
+         * weights in eighths, kept only when exactly in the plane */
+        const double scale = ldexp(1.0, (int)(60 * prox_rng_uniform(&rng)) - 30);
+        prox_vec3 c[3];
+        for (int k = 0; k < 3; ++k)
+            c[k] = prox_vec3_make(scale * floor(2000 * prox_rng_uniform(&rng) - 1000),
+                                  scale * floor(2000 * prox_rng_uniform(&rng) - 1000),
+                                  scale * floor(2000 * prox_rng_uniform(&rng) - 1000));
+        if (i % 3 == 0) c[1] = prox_vec3_scale(c[1], 1e6);
+        const double a = (1 + floor(6 * prox_rng_uniform(&rng))) / 8;
+        const double b = (1 + floor((7 - 8 * a) * prox_rng_uniform(&rng))) / 8;
+        const prox_vec3 origin = prox_vec3_add(c[0], prox_vec3_add(prox_vec3_scale(prox_vec3_sub(c[1], c[0]), a),
+                                                                   prox_vec3_scale(prox_vec3_sub(c[2], c[0]), b)));
+        const prox_vec3 area = prox_vec3_cross(prox_vec3_sub(c[1], c[0]), prox_vec3_sub(c[2], c[0]));
+        if (prox_orient3d_sign(c[0], c[1], c[2], origin) != 0 || prox_vec3_dot(area, area) == 0)
+            continue; /* (exact all the same: lattice corners, weights in eighths) or no area */
+        ++tested;
+        const prox_vec3 dir = test_random_unit(&rng);
+        /* at t = 0 to within rounding: the point met within 2^-40 of the
+         * coordinates from the origin */
+        double hit_t = -1, reach = fmax(fmax(fabs(origin.x), fabs(origin.y)), fabs(origin.z));
+        for (int k = 0; k < 3; ++k) reach = fmax(reach, fmax(fmax(fabs(c[k].x), fabs(c[k].y)), fabs(c[k].z)));
+        if (!(prox_ray_triangle(origin, dir, c, INFINITY, &hit_t, NULL) && hit_t <= 0x1p-40 * reach) && ++wrong <= 3)
+            CHECK_MSG(false, "origin %a %a %a inside the triangle, direction %a %a %a: t %g", origin.x, origin.y,
+                      origin.z, dir.x, dir.y, dir.z, hit_t);
+    }
+    CHECK(tested > count / 4);
+    CHECK_MSG(wrong == 0, "%d of %d rays from origins inside their triangle not met at t = 0 (to rounding)", wrong,
+              tested);
+}
+
 PROX_TEST(ray, reviewed_cases) {
     /* a direction component below 2^-1024 (no finite inverse) drifting across a slab: pruned before */
     const prox_vec3 v[3] = {{0, 0x1p-24, -1}, {1, 0x1p-24, -1}, {0.5, 0x1p-24, 1}};
