@@ -390,7 +390,18 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
          * the rays from origins exactly inside triangles in a review's
          * sample) */
         depth = (u * p[0][kz] + v * p[1][kz] + w * p[2][kz]) / det * r->sz;
-        if (fabs(depth) <= (0x1p-44 + tight / fabs(det)) * pz * fabs(r->sz)) depth = 0.0;
+        const double own = 0x1p-44 * pz * fabs(r->sz);
+        if (fabs(depth) <= own) {
+            depth = 0.0;
+        } else if (fabs(depth) <= own + tight / fabs(det) * pz * fabs(r->sz)) {
+            /* within the weights' rounding only: the origin on the triangle
+             * unless the exact side of its plane and the ray's direction say
+             * the ray leaves it (an origin 7e-12 off a sliver's plane, the
+             * ray meeting the plane 1.5e-11 behind it, was met at t = 0: a
+             * review) */
+            if (moving_away(r, tri)) return false;
+            depth = 0.0;
+        }
     }
     if (!weighted) {
         /* (max_t is compared in the caller's units, where t may round to 0) */

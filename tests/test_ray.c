@@ -782,6 +782,15 @@ PROX_TEST(ray, origins_exactly_inside_a_triangle) {
                                  {-0x1.3fp-8, 0x1.868p-8, 0x1.e5p-8}};
     double t = -1;
     CHECK(prox_ray_triangle(o, d, needle, INFINITY, &t, NULL) && t == 0);
+    /* and not from an origin off the plane the ray leaves: 7.25e-12 off a
+     * sliver's plane, which the ray meets 1.46e-11 behind it, within the
+     * weights' rounding of 0 but on a side the exact test knows (a review) */
+    const prox_vec3 off = {0x1.569a896b7cc3p-1, -0x1.2f39b8386575ep-2, -0x1.a4344ab1b929bp-5};
+    const prox_vec3 away = {-0x1.fddb0bd81437fp-2, -0x1.3312baa1e76c6p-1, 0x1.40b88b22ca213p-1};
+    const prox_vec3 sliver[3] = {{0x1.58dfcbc2f409p-1, -0x1.21cdef70d3bcp-3, 0x1.d72043a03b028p-1},
+                                 {0x1.568d7c70cee61p-1, -0x1.31db95c283cc7p-2, -0x1.14089e218948p-4},
+                                 {0x1.583f7752e3bd5p-1, -0x1.c230ac35d2b88p-3, 0x1.b427782a6655ap-2}};
+    CHECK(!prox_ray_triangle(off, away, sliver, INFINITY, NULL, NULL));
     prox_rng rng = prox_rng_seed(prox_test_seed(2131));
     const int count = (int)(20000 * test_scale()) + 100;
     int tested = 0, wrong = 0;

@@ -321,11 +321,16 @@ enum { PROX_MANIFOLD_POINTS = 4 };
 /// (each weighted by the length of its intersection segment, summed), the
 /// same of b, and the line between the box centres; best is the one along
 /// which b's contacting triangles need the shortest move to lie past a's.
-/// Swapping the models negates it (but for ties); a box sunk into a floor
-/// gets the floor's normal whichever comes first and however deep; on two
-/// tessellated spheres it lies within a degree of the line between their
+/// Swapping the models negates it (but for ties); a box sunk into a closed
+/// slab gets the slab's normal whichever comes first and however deep; on
+/// two tessellated spheres it lies within a degree of the line between their
 /// centres. A heuristic all the same: for deep or concave overlaps no single
-/// normal is right. Measuring the candidates costs a second traversal of the models
+/// normal is right, and the sign comes from the box centres, so where one
+/// model surrounds the other (a box resting on the floor of a room mesh, a
+/// ball in a bowl, terrain whose box centre lies beyond the other model), or
+/// an open surface is crossed past half the other's depth, it can point the
+/// wrong way: use the contacts' own normals there (each oriented by the two
+/// triangles alone, prox_tri_tri_contact). Measuring the candidates costs a second traversal of the models
 /// when more than 512 triangle pairs touch.
 ///
 /// The points are kept as the contacts stream in: a new point replaces a
