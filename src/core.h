@@ -143,4 +143,26 @@ static inline double prox_unit_vector(prox_vec3 v, prox_vec3* unit) {
     return ldexp(len, e);
 }
 
+/// The unit normal (t1 - t0) x (t2 - t0) of a triangle, for any finite
+/// corners: where the edges would overflow (or their differences did), the
+/// corners are first scaled by a power of two near their size, and tiny
+/// edges are scaled up, so the cross product neither overflows nor sinks
+/// into the subnormals. False, *out untouched, for a triangle of no area.
+static inline bool prox_triangle_unit_normal(const prox_vec3 t[3], prox_vec3* out) {
+    prox_vec3 e1 = prox_vec3_sub(t[1], t[0]), e2 = prox_vec3_sub(t[2], t[0]);
+    const double e = prox_fmax(prox_max_abs3(e1), prox_max_abs3(e2));
+    if (!(e <= 0x1p500)) { /* (also an overflowed difference) */
+        const int f = ilogb(prox_fmax(prox_max_abs3(t[0]), prox_fmax(prox_max_abs3(t[1]), prox_max_abs3(t[2]))));
+        prox_vec3 s[3];
+        for (int c = 0; c < 3; ++c) s[c] = prox_vec3_make(ldexp(t[c].x, -f), ldexp(t[c].y, -f), ldexp(t[c].z, -f));
+        e1 = prox_vec3_sub(s[1], s[0]);
+        e2 = prox_vec3_sub(s[2], s[0]);
+    } else if (e < 0x1p-500 && e > 0.0) {
+        const int f = ilogb(e);
+        e1 = prox_vec3_make(ldexp(e1.x, -f), ldexp(e1.y, -f), ldexp(e1.z, -f));
+        e2 = prox_vec3_make(ldexp(e2.x, -f), ldexp(e2.y, -f), ldexp(e2.z, -f));
+    }
+    return prox_unit_vector(prox_vec3_cross(e1, e2), out) > 0.0;
+}
+
 #endif

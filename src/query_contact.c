@@ -40,7 +40,7 @@ typedef struct contact_state {
     /* two models: the candidate axes of the manifold's normal and the pairs
      * measured along them (manifold_normal) */
     prox_vec3 axis[MANIFOLD_AXES];
-    double a_lo[MANIFOLD_AXES], a_hi[MANIFOLD_AXES], b_lo[MANIFOLD_AXES], b_hi[MANIFOLD_AXES];
+    double a_hi[MANIFOLD_AXES], b_lo[MANIFOLD_AXES]; /* a's greatest extent along each, b's least */
     int axis_count;
     prox_tri_pair kept[KEPT_PAIRS];
     int64_t measured; /* pairs measured by the second traversal */
@@ -54,24 +54,11 @@ typedef struct contact_state {
 static prox_vec3 box_centre(const prox_bvh* bvh, const prox_transform* x) {
     double lo[3], hi[3], m = 0;
     for (int k = 0; k < 3; ++k) m = prox_fmax(m, prox_fmax(fabsf(bvh->root_lo[k]), fabsf(bvh->root_hi[k])));
-    if (m <= FLT_MAX && m >= 0x1p-100)
-        placed_box(bvh, x, lo, hi);
+    if (m >= 0x1p-100)
+        placed_box_finite(bvh, x, lo, hi); /* (the vertices' box where the root box is infinite) */
     else
         placed_vertex_box(bvh, x, lo, hi);
     return prox_vec3_make(0.5 * lo[0] + 0.5 * hi[0], 0.5 * lo[1] + 0.5 * hi[1], 0.5 * lo[2] + 0.5 * hi[2]);
-}
-
-/* A triangle's unit plane normal (corners counter-clockwise about it), from
- * its edges scaled by a power of two so that their cross product stays in
- * range at any scale; false for a triangle of no area. */
-static bool plane_normal(const prox_vec3 t[3], prox_vec3* n) {
-    const prox_vec3 u = prox_vec3_sub(t[1], t[0]), v = prox_vec3_sub(t[2], t[0]);
-    const double m = prox_fmax(prox_max_abs3(u), prox_max_abs3(v));
-    if (!(m > 0 && m < INFINITY)) return false;
-    const int e = ilogb(m);
-    const prox_vec3 su = prox_vec3_make(ldexp(u.x, -e), ldexp(u.y, -e), ldexp(u.z, -e));
-    const prox_vec3 sv = prox_vec3_make(ldexp(v.x, -e), ldexp(v.y, -e), ldexp(v.z, -e));
-    return prox_unit_vector(prox_vec3_cross(su, sv), n) > 0;
 }
 
 static void add_to_manifold(contact_state* st, const prox_vec3 tb[3], const prox_contact* c) {
@@ -88,7 +75,7 @@ static void add_to_manifold(contact_state* st, const prox_vec3 tb[3], const prox
     prox_vec3* sum = length > 0 ? &st->normal_sum : &st->point_normal_sum;
     *sum = prox_vec3_add(*sum, prox_vec3_scale(n, weight));
     if (!st->self) {
-        if (plane_normal(tb, &nb)) {
+        if (prox_triangle_unit_normal(tb, &nb)) {
             if (prox_vec3_dot(nb, st->towards_b) < 0) nb = prox_vec3_scale(nb, -1.0);
             prox_vec3* sum_b = length > 0 ? &st->normal_sum_b : &st->point_normal_sum_b;
             *sum_b = prox_vec3_add(*sum_b, prox_vec3_scale(nb, weight));
@@ -99,18 +86,15 @@ static void add_to_manifold(contact_state* st, const prox_vec3 tb[3], const prox
     if (m->point_count == 1) m->normal = n; /* until the normal is chosen */
 }
 
-/* Widens the extents along every candidate axis by the pair's triangles. */
+/* Widens a's and b's extents along every candidate axis by the pair's triangles. */
 static void measure_pair(contact_state* st, prox_tri_pair pair) {
     prox_vec3 ta[3], tb[3];
     place_mesh_triangle(st->a, st->xa, pair.triangle_a, ta);
     place_mesh_triangle(st->b, st->xb, pair.triangle_b, tb);
     for (int i = 0; i < st->axis_count; ++i)
         for (int k = 0; k < 3; ++k) {
-            const double pa = prox_vec3_dot(st->axis[i], ta[k]), pb = prox_vec3_dot(st->axis[i], tb[k]);
-            st->a_lo[i] = prox_fmin(st->a_lo[i], pa);
-            st->a_hi[i] = prox_fmax(st->a_hi[i], pa);
-            st->b_lo[i] = prox_fmin(st->b_lo[i], pb);
-            st->b_hi[i] = prox_fmax(st->b_hi[i], pb);
+            st->a_hi[i] = prox_fmax(st->a_hi[i], prox_vec3_dot(st->axis[i], ta[k]));
+            st->b_lo[i] = prox_fmin(st->b_lo[i], prox_vec3_dot(st->axis[i], tb[k]));
         }
 }
 
@@ -146,6 +130,13 @@ static bool on_pair(prox_tri_pair pair, void* context) {
     return true;
 }
 
+/* The pairs' normals summed, a's or b's planes: weighted by segment length,
+ * or where no pair meets along a segment, one each. */
+static prox_vec3 weighted_sum(const contact_state* st, bool b_planes) {
+    if (st->first_length > 0) return b_planes ? st->normal_sum_b : st->normal_sum;
+    return b_planes ? st->point_normal_sum_b : st->point_normal_sum;
+}
+
 /* The manifold's normal between two models: of three candidates, each
  * turned to point from a's box centre towards b's, the one along which b's
  * contacting triangles need the shortest move to lie past a's (a_hi - b_lo
@@ -160,17 +151,15 @@ static bool on_pair(prox_tri_pair pair, void* context) {
  * was tried first: on spheres it was 13-35 degrees off, and a box sunk past
  * half its height got the normal pointing back: a review.) */
 static bool manifold_normal(contact_state* st, const prox_collide_def* cd, prox_vec3* out) {
-    const bool segments = st->first_length > 0;
-    const prox_vec3 sums[MANIFOLD_AXES] = {segments ? st->normal_sum : st->point_normal_sum,
-                                           segments ? st->normal_sum_b : st->point_normal_sum_b, st->towards_b};
+    const prox_vec3 sums[MANIFOLD_AXES] = {weighted_sum(st, false), weighted_sum(st, true), st->towards_b};
     st->axis_count = 0;
     for (int i = 0; i < MANIFOLD_AXES; ++i) {
         prox_vec3 u;
         if (!(prox_unit_vector(sums[i], &u) > 0)) continue;
         const int k = st->axis_count++;
         st->axis[k] = u;
-        st->a_lo[k] = st->b_lo[k] = INFINITY;
-        st->a_hi[k] = st->b_hi[k] = -INFINITY;
+        st->a_hi[k] = -INFINITY;
+        st->b_lo[k] = INFINITY;
     }
     if (st->axis_count == 0) return false;
     if (st->count <= KEPT_PAIRS) {
@@ -198,8 +187,7 @@ static void finish_manifold(contact_state* st, const prox_collide_def* cd, prox_
     if (!st->self && manifold_normal(st, cd, &manifold->normal)) return;
     /* opposite normals can cancel (a thin plate pierced through): keep the
      * first then */
-    const bool segments = st->first_length > 0;
-    prox_unit_vector(segments ? st->normal_sum : st->point_normal_sum, &manifold->normal);
+    prox_unit_vector(weighted_sum(st, false), &manifold->normal);
 }
 
 static prox_contacts_result result_of(contact_state* st, const prox_collide_def* cd, prox_collide_result r) {

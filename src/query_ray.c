@@ -75,26 +75,11 @@ static double ray_slack(const prox_bvh* bvh, const prox_transform* x, const prox
 
 /* The unit normal (b - a) x (c - a) of a placed triangle, or the unit vector
  * against the ray for one of no area; returns whether it points against
- * the ray (a front face). The corners are first scaled by a power of two
- * when their differences could overflow or their cross product underflow. */
+ * the ray (a front face). */
 static bool unit_normal(const prox_vec3 t[3], prox_vec3 direction, prox_vec3* out) {
-    const double m = prox_fmax(prox_max_abs3(t[0]), prox_fmax(prox_max_abs3(t[1]), prox_max_abs3(t[2])));
-    prox_vec3 e1 = prox_vec3_sub(t[1], t[0]), e2 = prox_vec3_sub(t[2], t[0]);
-    const double e = prox_fmax(prox_max_abs3(e1), prox_max_abs3(e2));
-    if (!(e <= 0x1p500)) { /* (also an overflowed difference) */
-        const int f = ilogb(m);
-        prox_vec3 s[3];
-        for (int c = 0; c < 3; ++c) s[c] = prox_vec3_make(ldexp(t[c].x, -f), ldexp(t[c].y, -f), ldexp(t[c].z, -f));
-        e1 = prox_vec3_sub(s[1], s[0]);
-        e2 = prox_vec3_sub(s[2], s[0]);
-    } else if (e < 0x1p-500 && e > 0.0) {
-        const int f = ilogb(e);
-        e1 = prox_vec3_make(ldexp(e1.x, -f), ldexp(e1.y, -f), ldexp(e1.z, -f));
-        e2 = prox_vec3_make(ldexp(e2.x, -f), ldexp(e2.y, -f), ldexp(e2.z, -f));
-    }
     const int g = ilogb(prox_max_abs3(direction)); /* the direction, scaled: its dot stays finite */
     const prox_vec3 d = prox_vec3_make(ldexp(direction.x, -g), ldexp(direction.y, -g), ldexp(direction.z, -g));
-    if (!(prox_unit_vector(prox_vec3_cross(e1, e2), out) > 0.0)) {
+    if (!prox_triangle_unit_normal(t, out)) {
         prox_unit_vector(prox_vec3_scale(d, -1.0), out);
         return true;
     }

@@ -292,8 +292,9 @@ static __attribute__((noinline, cold, unused)) void placed_vertex_box(const prox
 
 /* placed_box, or where the root box is infinite (coordinates beyond float's
  * range, in an AABB tree) placed_vertex_box: for the queries that need a
- * finite box to aim from (the inside test's rays and penetration,
- * query_point.c). The other queries keep the infinite box, which prunes
+ * finite box to aim from or to measure from (the inside test's rays and
+ * penetration, query_point.c; the manifold's box centres, query_contact.c).
+ * The other queries keep the infinite box, which prunes
  * nothing there. (A finite box in the ray cast exposed a false hit of the
  * ray-triangle test, fixed since in ray_triangle.c: CI's fuzz_ray smoke
  * run.) */

@@ -356,11 +356,32 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
     const double ax = lift * prox_fmax(-x_lo, x_hi), ay = lift * prox_fmax(-y_lo, y_hi);
     const double tight =
         0x1p-48 * (ax * ay + lift * (ay * (px + fabs(r->sx) * pz) + ax * (py + fabs(r->sy) * pz)));
-    double depth = 0.0;
+    /* the depth along the ray: a weighted mean of the corners' depths, so it
+     * lies between them however small det is (det = 0: not used) */
+    double depth = det != 0.0 ? (u * p[0][kz] + v * p[1][kz] + w * p[2][kz]) / det * r->sz : 0.0;
     bool weighted = fabs(det) > 0x1p20 * noise;
-    if (!weighted) {
+    if (weighted) {
+        /* an origin on the triangle has depth 0 to within the rounding of
+         * the corners' depths and of the weights (tight / det each, times the
+         * farthest corner's depth: an origin exactly on a needle 3e3 long,
+         * 1.5e3 from its far corner, had depth -2.2e-8 and was missed, as were
+         * a sixteenth of the rays from origins exactly inside triangles in a
+         * review's sample) */
+        const double own = 0x1p-44 * pz * fabs(r->sz);
+        if (fabs(depth) <= own) {
+            depth = 0.0;
+        } else if (fabs(depth) <= own + tight / fabs(det) * pz * fabs(r->sz)) {
+            /* within the weights' rounding only: the origin on the triangle
+             * unless the exact side of its plane and the ray's direction say
+             * the ray leaves it (an origin 7e-12 off a sliver's plane, the
+             * ray meeting the plane 1.5e-11 behind it, was met at t = 0: a
+             * review) */
+            if (moving_away(r, tri)) return false;
+            depth = 0.0;
+        }
+    } else if (fabs(det) > 0x1p20 * tight) {
         /* A det far above the tighter bound has the right signs, and the
-         * depth it gives carries the weights' rounding (tight / det each) times the
+         * depth carries the weights' rounding (tight / det each) times the
          * farthest corner's depth: when that leaves the depth's sign
          * certain, a depth behind the origin is a miss, and one ahead known
          * to 2^-20 of itself is taken (the bound is pessimistic: the depth is
@@ -374,34 +395,9 @@ bool ray_frame_hit(const ray_frame* r, const prox_vec3 tri[3], double max_t, dou
          * allows, and sending those within its rounding of 0 to the plane
          * test, let rays through closed meshes near edges and lost accuracy
          * on needles along the ray; a review of that version.) */
-        if (fabs(det) > 0x1p20 * tight) {
-            depth = (u * p[0][kz] + v * p[1][kz] + w * p[2][kz]) / det * r->sz;
-            const double error = (4.0 * tight / fabs(det) + 0x1p-50) * pz * fabs(r->sz);
-            if (depth < -error) return false;
-            weighted = error <= 0x1p-20 * depth;
-        }
-    } else {
-        /* the depth along the ray: a weighted mean of the corners' depths, so
-         * it lies between them however small det is; an origin on the
-         * triangle has depth 0 to within the rounding of the corners' depths
-         * and of the weights (tight / det each, times the farthest corner's
-         * depth: an origin exactly on a needle 3e3 long, 1.5e3 from its far
-         * corner, had depth -2.2e-8 and was missed, as were a sixteenth of
-         * the rays from origins exactly inside triangles in a review's
-         * sample) */
-        depth = (u * p[0][kz] + v * p[1][kz] + w * p[2][kz]) / det * r->sz;
-        const double own = 0x1p-44 * pz * fabs(r->sz);
-        if (fabs(depth) <= own) {
-            depth = 0.0;
-        } else if (fabs(depth) <= own + tight / fabs(det) * pz * fabs(r->sz)) {
-            /* within the weights' rounding only: the origin on the triangle
-             * unless the exact side of its plane and the ray's direction say
-             * the ray leaves it (an origin 7e-12 off a sliver's plane, the
-             * ray meeting the plane 1.5e-11 behind it, was met at t = 0: a
-             * review) */
-            if (moving_away(r, tri)) return false;
-            depth = 0.0;
-        }
+        const double error = (4.0 * tight / fabs(det) + 0x1p-50) * pz * fabs(r->sz);
+        if (depth < -error) return false;
+        weighted = error <= 0x1p-20 * depth;
     }
     if (!weighted) {
         /* (max_t is compared in the caller's units, where t may round to 0) */

@@ -165,10 +165,8 @@ PROX_TEST(convex_mesh, singular_and_extreme_shape_placements) {
     const prox_convex box = prox_convex_box(prox_vec3_make(1.5, 1.5, 1.5), corners);
     prox_rng rng = prox_rng_seed(prox_test_seed(4242));
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
-        prox_bvh_def def = prox_default_bvh_def();
-        def.volume = (prox_volume)kind;
-        prox_bvh* bvh = NULL;
-        REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
+        prox_bvh* bvh = test_tree(&mesh, (prox_volume)kind);
+        REQUIRE(bvh != NULL);
         for (int i = 0; i < 24; ++i) {
             prox_transform xs = prox_transform_identity();
             if (i % 3 == 0) { /* flat: a square 3 across (one row of the basis zero) */

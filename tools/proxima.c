@@ -147,6 +147,11 @@ typedef struct options {
     int positional_count;
 } options;
 
+static const char* skip_blanks(const char* p) {
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
+    return p;
+}
+
 /* Parses exactly `count` finite decimal numbers from `text`, apart by blanks
  * or one comma; false otherwise. */
 static bool parse_numbers(const char* text, double* out, int count, const char** error) {
@@ -164,12 +169,8 @@ static bool parse_numbers(const char* text, double* out, int count, const char**
                 *error = "a word is not a decimal number";
             return false;
         }
-        p = end;
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
-        if (*p == ',' && i + 1 < count) {
-            ++p;
-            while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
-        }
+        p = skip_blanks(end);
+        if (*p == ',' && i + 1 < count) p = skip_blanks(p + 1);
     }
     if (*p != '\0' && *p != '#') {
         *error = "too many numbers or trailing text";
@@ -398,8 +399,7 @@ static int read_number_lines(const char* path, int count, const char* what, cons
         }
         char* hash = strchr(line, '#');
         if (hash) *hash = '\0';
-        const char* p = line;
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
+        const char* p = skip_blanks(line);
         if (*p == '\0') continue;
         const char* error = "";
         if (!parse_numbers(p, v, count, &error)) {
