@@ -127,6 +127,11 @@ PROX_TEST(cli, single_pose_all_pairs_and_info) {
              cli());
     REQUIRE(run(command, out, sizeof out) == 0);
     CHECK(out[0] == '0');
+    /* blanks around a quoted value, as strtod allowed before the decimal reader */
+    snprintf(command, sizeof command,
+             "%s collide builtin:box builtin:box --pose-b \" 1 0 0 0 1 0 0 0 1 2.000001 0 0 \"", cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK(out[0] == '0');
     snprintf(command, sizeof command, "%s info builtin:teapot", cli());
     REQUIRE(run(command, out, sizeof out) == 0);
     CHECK(strstr(out, "triangles   4032") != NULL);

@@ -155,7 +155,7 @@ static const char* skip_blanks(const char* p) {
 /* Parses exactly `count` finite decimal numbers from `text`, apart by blanks
  * or one comma; false otherwise. */
 static bool parse_numbers(const char* text, double* out, int count, const char** error) {
-    const char* p = text;
+    const char* p = skip_blanks(text); /* (an option's quoted value may start with blanks) */
     for (int i = 0; i < count; ++i) {
         const char* end;
         if (!cli_read_decimal(p, &out[i], &end)) {
