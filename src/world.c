@@ -20,6 +20,7 @@
 #include <proxima/world.h>
 
 #include "bvh_internal.h"
+#include "closest.h"
 #include "core.h"
 #include "pair_map.h"
 #include "query_traverse.h"
@@ -95,14 +96,14 @@ static void fit_ball(world_object* o) {
         hi = (prox_vec3){prox_fmax(hi.x, points[i].x), prox_fmax(hi.y, points[i].y), prox_fmax(hi.z, points[i].z)};
     }
     prox_vec3 c = prox_vec3_scale(prox_vec3_add(lo, hi), 0.5);
-    double r2 = 0;
-    for (int i = 0; i < count; i++) {
-        prox_vec3 d = prox_vec3_sub(points[i], c);
-        r2 = prox_fmax(r2, prox_vec3_dot(d, d));
-    }
-    double reach = prox_max_abs3(c) + sqrt(r2);
+    /* lengths, not squares: the squares of a mesh 1e-170 across underflowed
+     * to 0, and the ball that clipped its world box shrank to a point (its
+     * pairs were never tested) */
+    double r = 0;
+    for (int i = 0; i < count; i++) r = prox_fmax(r, prox_closest_length(prox_vec3_sub(points[i], c)));
+    double reach = prox_max_abs3(c) + r;
     o->ball_center = c;
-    o->ball_radius = sqrt(r2) * (1 + 0x1p-40) + 0x1p-40 * reach + extra;
+    o->ball_radius = r * (1 + 0x1p-40) + 0x1p-40 * reach + extra;
 }
 
 /// The placed ball: centre B c + o; an ellipsoid of extent r |row k of B| along
@@ -121,8 +122,11 @@ static void place_ball(world_object* o) {
     double core = o->shape.kind == PROX_SHAPE_CONVEX ? o->ball_radius - o->shape.convex.radius : o->ball_radius;
     double extra = o->ball_radius - core;
     o->world_center = prox_transform_point(&o->pose, o->ball_center);
-    double reach = fabs(o->world_center.x) + fabs(o->world_center.y) + fabs(o->world_center.z);
-    o->world_radius = (core * sqrt(stretch2) + extra) * (1 + 0x1p-40) + 0x1p-40 * reach;
+    /* 2^-40 of the centre's 1-norm, each term scaled first: the norm of a
+     * centre at (-1.5e308, 1.5e308, 0) overflowed */
+    const double reach = 0x1p-40 * fabs(o->world_center.x) + 0x1p-40 * fabs(o->world_center.y) +
+                         0x1p-40 * fabs(o->world_center.z);
+    o->world_radius = (core * sqrt(stretch2) + extra) * (1 + 0x1p-40) + reach;
 }
 
 /// The extent of a placed convex shape along the world axes, in one pass
@@ -168,6 +172,8 @@ static void convex_extent(const prox_convex* c, const prox_transform* x, double 
 /// the world treats shapes as possibly touching (world boxes are grown by it,
 /// balls_apart keeps it): far above PROX_CONVEX_TOLERANCE (convex.h).
 static const double touch_share = 1e-9;
+/// The farthest a placed object may reach from its ball's centre (placed_check).
+static const double max_world_radius = 0x1p1020;
 
 /// A billionth of the box's reach from the object's origin, on every side:
 /// the convex queries call shapes within PROX_CONVEX_TOLERANCE (1e-12) of
@@ -217,8 +223,12 @@ static prox_box world_box(const world_object* o) {
 }
 
 bool world_object_box(world_object* o, prox_box* out_box) {
-    place_ball(o);
-    *out_box = world_box(o);
+    if (!o->box_current) {
+        place_ball(o);
+        o->box = world_box(o);
+        o->box_current = true;
+    }
+    *out_box = o->box;
     return prox_box_is_valid(out_box);
 }
 
@@ -344,8 +354,29 @@ static world_object object_of(const prox_object_def* def, const world_object* sh
         fit_ball(&o);
     }
     place_ball(&o);
-    *out_box = world_box(&o);
+    *out_box = o.box = world_box(&o);
+    o.box_current = true;
     return o;
+}
+
+/// Whether the queries can measure the placed object o with world box
+/// `box`: the box within double's range, and the placed shape's ball no
+/// wider than max_world_radius (a pair's scene then spans at most a few
+/// times that: a ball of radius 9e307 over a unit box overflowed the convex
+/// query's sizes, and the world reported the pair apart).
+static prox_result placed_check(const world_object* o, const prox_box* box, char* message, size_t message_size) {
+    if (!prox_box_is_valid(box)) {
+        prox_message(message, message_size, "object: the pose places the shape beyond the range of doubles");
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    if (!(o->world_radius <= max_world_radius)) {
+        prox_message(message, message_size,
+                     "object: the placed shape reaches %g from its centre, more than 2^1020 (%g): its pair "
+                     "queries would overflow",
+                     o->world_radius, max_world_radius);
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    return PROX_OK;
 }
 
 /// The definition checked (the reason in message if refused) and, when
@@ -363,11 +394,7 @@ prox_result world_check_object(const prox_world* world, const prox_object_def* d
     }
     const world_object* sharer = def->shape.kind == PROX_SHAPE_MESH ? mesh_user(world, def->shape.mesh) : NULL;
     *out_object = object_of(def, sharer, out_box);
-    if (!prox_box_is_valid(out_box)) {
-        prox_message(message, message_size, "object: the pose places the shape beyond the range of doubles");
-        return PROX_ERROR_INVALID_ARGUMENT;
-    }
-    return PROX_OK;
+    return placed_check(out_object, out_box, message, message_size);
 }
 
 prox_result prox_object_def_validate(const prox_object_def* def, char* message, size_t message_size) {
@@ -513,19 +540,29 @@ prox_result prox_world_set_pose(prox_world* world, uint32_t object, const prox_t
     if (!world || !pose || !is_live(world, object) || !prox_transform_is_valid(pose))
         return PROX_ERROR_INVALID_ARGUMENT;
     world_object* o = &world->objects[object];
+    // The object as placed, checked as add checks it before anything changes.
+    world_object placed = *o;
+    placed.pose = *pose;
     if (o->shape.kind == PROX_SHAPE_CONVEX) {
         // Its points may have changed in place since (world.h): measured
         // again, with the ball the pair tests start from (a review: a box
-        // grown in place kept its old ball, which kept it "apart"). A shape
-        // that changed also voids its scheduled pairs, measured on the old.
+        // grown in place kept its old ball, which kept it "apart").
         if (prox_convex_validate(&o->shape.convex, NULL, 0) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
-        const prox_vec3 center = o->ball_center;
-        const double radius = o->ball_radius;
-        fit_ball(o);
-        if (o->ball_radius != radius || o->ball_center.x != center.x || o->ball_center.y != center.y ||
-            o->ball_center.z != center.z)
-            o->epoch++;
+        fit_ball(&placed);
     }
+    place_ball(&placed);
+    const prox_box box = world_box(&placed);
+    if (placed_check(&placed, &box, NULL, 0) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
+    // A convex shape that changed voids its scheduled pairs, measured on the old.
+    if (placed.ball_radius != o->ball_radius || placed.ball_center.x != o->ball_center.x ||
+        placed.ball_center.y != o->ball_center.y || placed.ball_center.z != o->ball_center.z)
+        o->epoch++;
+    o->ball_center = placed.ball_center;
+    o->ball_radius = placed.ball_radius;
+    o->world_center = placed.world_center;
+    o->world_radius = placed.world_radius;
+    o->box = box;
+    o->box_current = true;
     o->pose = *pose;
     mark_dirty(world, object);
     return PROX_OK;
@@ -585,6 +622,7 @@ prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3
         o->ball_center = first->ball_center;
         o->ball_radius = first->ball_radius;
         o->ball_generation = first->ball_generation;
+        o->box_current = false;
         mark_dirty(world, id);
         id = o->share_next;
     } while (id != object);
@@ -732,9 +770,12 @@ static void test_self(const world_object* o, bool contacts, candidate* c) {
 /// convex queries' touching tolerance (convex.h) could not call it touching;
 /// *out_gap gets a lower bound of the distance.
 static bool balls_apart(const world_object* a, const world_object* b, double* out_gap) {
-    double between = prox_vec3_length(prox_vec3_sub(a->world_center, b->world_center));
+    /* (lengths that neither overflow nor underflow: centres 1e200 apart had
+     * an infinite distance, and balls of radius 1e306 around a unit box were
+     * called apart from it) */
+    double between = prox_closest_length(prox_vec3_sub(a->world_center, b->world_center));
     double size = between + a->world_radius + b->world_radius +
-                  prox_vec3_length(prox_vec3_sub(a->world_center, a->pose.origin));
+                  prox_closest_length(prox_vec3_sub(a->world_center, a->pose.origin));
     double gap = between - a->world_radius - b->world_radius - touch_share * size;
     if (!(gap > 0)) return false;
     *out_gap = gap;
@@ -908,8 +949,8 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
         o->changed_at = step; // (also when this step fails: later steps then test its pairs)
         if (o->motion_pending) o->motion_since = time, o->motion_pending = false;
         prox_box box;
-        // A pose at the edge of double range can overflow the box: keep the
-        // last one rather than fail (the narrow phase still sees the pose).
+        // A refit that grows a mesh past double's range overflows the box
+        // (poses that would are refused): keep the last one rather than fail.
         if (!world_object_box(o, &box)) continue;
         if (world->scene) world_scene_moved(world, id, &box);
         moved_ids[moved] = id;

@@ -20,6 +20,10 @@ typedef struct world_object {
     uint64_t ball_generation; ///< mesh: the hierarchy's generation the ball was measured at
     prox_vec3 world_center; ///< that ball placed (an ellipsoid under scale, bounded by this ball)
     double world_radius;
+    /// The world box of the present pose and ball, when box_current: made
+    /// by prox_world_set_pose's check, taken by the step (world_object_box)
+    prox_box box;
+    bool box_current;
     uint32_t group, mask;
     bool self_collision;
     bool live;

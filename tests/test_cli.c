@@ -264,6 +264,9 @@ PROX_TEST(cli, errors_say_what_and_where) {
          * as 16 and let ",," pass) */
         {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0x10\n", ":1:", "not a decimal number"},
         {"1,0,0,0,1,0,0,0,1,0,0,0,1,0,0,0,1,0,0,0,1,0,,0,0\n", ":1:", "not a decimal number"},
+        /* two numbers with nothing between them ("0-1" read as 0 and -1) */
+        {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0.2-1 0\n", ":1:", "numbers run together"},
+        {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 3+0\n", ":1:", "numbers run together"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         write_file(path, bad[i].text);

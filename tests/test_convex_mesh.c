@@ -201,6 +201,52 @@ PROX_TEST(convex_mesh, singular_and_extreme_shape_placements) {
     prox_mesh_data_free(&data);
 }
 
+/* Shapes from 1e100 to 1e300 across around a unit sphere mesh, holding it
+ * or beside it, against GJK on every triangle. The volume bounds summed
+ * squares of gaps beyond 1e154 to infinity: every volume was pruned, and a
+ * ball of radius 1e168 holding the mesh touched none of its triangles (21
+ * checks here failed). */
+PROX_TEST(convex_mesh, huge_shapes_around_a_small_mesh) {
+    prox_mesh_data data;
+    REQUIRE(prox_mesh_sphere(1.0, 6, 8, &data) == PROX_OK);
+    const prox_mesh mesh = prox_mesh_data_view(&data);
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+        prox_bvh* bvh = test_tree(&mesh, (prox_volume)kind);
+        REQUIRE(bvh != NULL);
+        for (double r = 1e100; r < 1e301; r *= 1e25) {
+            prox_vec3 corners[8], centre = {0, 0, 0};
+            const prox_vec3 ends[2] = {{0, 0, 0}, {r, 0, 0}};
+            const prox_convex shapes[3] = {prox_convex_box(prox_vec3_make(r, r, r), corners),
+                                           prox_convex_sphere(&centre, r), prox_convex_capsule(ends, r)};
+            /* the mesh well inside, then outside by at least half of r */
+            const double offsets[3] = {0.5 * r, -2.5 * r, -3.5 * r};
+            for (int s = 0; s < 3; ++s)
+                for (int o = 0; o < 3; ++o) {
+                    prox_transform xs = prox_transform_identity();
+                    xs.origin = prox_vec3_make(offsets[o], 0.25 * r, 0);
+                    double expected = INFINITY;
+                    bool touches = false;
+                    for (int t = 0; t < mesh.triangle_count; ++t) {
+                        prox_vec3 tri[3];
+                        test_placed_triangle(&mesh, NULL, t, tri);
+                        touches |= gjk_touches(&shapes[s], &xs, tri);
+                        expected = fmin(expected, gjk_distance(&shapes[s], &xs, tri));
+                    }
+                    CHECK(touches == (o == 0)); /* (the oracle itself) */
+                    const prox_convex_mesh_result d = prox_convex_mesh_distance(&shapes[s], &xs, bvh, NULL, INFINITY);
+                    CHECK_MSG(!d.invalid_input && fabs(d.distance - expected) <= 1e-9 * expected,
+                              "kind %d, r %g, shape %d, offset %d: %g, brute %g", kind, r, s, o, d.distance, expected);
+                    CHECK_MSG(prox_convex_mesh_overlap(&shapes[s], &xs, bvh, NULL) == touches,
+                              "kind %d, r %g, shape %d, offset %d", kind, r, s, o);
+                    prox_manifold m;
+                    CHECK((prox_convex_mesh_contacts(&shapes[s], &xs, bvh, NULL, &m) > 0) == touches);
+                }
+        }
+        prox_bvh_destroy(bvh);
+    }
+    prox_mesh_data_free(&data);
+}
+
 PROX_TEST(convex_mesh, torus_rss) { shapes_against_mesh("torus", PROX_VOLUME_RSS, 300, false); }
 PROX_TEST(convex_mesh, teapot_rss_scaled) { shapes_against_mesh("teapot", PROX_VOLUME_RSS, 200, true); }
 PROX_TEST(convex_mesh, torus_obb_sphere_scaled) { shapes_against_mesh("torus", PROX_VOLUME_OBB_SPHERE, 200, true); }

@@ -797,16 +797,24 @@ PROX_TEST(world, reviewed_upkeep_cases) {
         prox_mesh_data_free(&cube);
     }
     // 2. A convex shape with finite points whose coordinates sum past the
-    // largest double: taken (it was refused as not finite).
+    // largest double: taken (it was refused as not finite) as long as its
+    // pair queries can measure it, refused with the reason beyond that (a
+    // ball of radius 9e307 over a unit box was reported apart from it).
     {
         prox_world* w;
         REQUIRE(prox_world_create(&wdef, &w) == PROX_OK);
-        const prox_vec3 ends[2] = {{0, 0, 0}, {9e307, 9e307, 0}};
+        const prox_vec3 ends[2] = {{-9e306, 0, 0}, {9e306, 9e306, 0}};
         prox_object_def def = prox_default_object_def();
         def.shape = prox_shape_convex(prox_convex_capsule(ends, 0));
         uint32_t id;
         CHECK(prox_object_def_validate(&def, NULL, 0) == PROX_OK);
         CHECK(prox_world_add(w, &def, &id) == PROX_OK);
+        const prox_vec3 far_ends[2] = {{0, 0, 0}, {9e307, 9e307, 0}};
+        def.shape = prox_shape_convex(prox_convex_capsule(far_ends, 0));
+        char why[200];
+        CHECK(prox_object_def_validate(&def, why, sizeof why) == PROX_ERROR_INVALID_ARGUMENT);
+        CHECK_MSG(strstr(why, "would overflow") != NULL, "%s", why);
+        CHECK(prox_world_add(w, &def, &id) == PROX_ERROR_INVALID_ARGUMENT);
         prox_world_destroy(w);
     }
     // 3. Two boxes 2e6 long, 1e-7 apart: the convex query calls them
@@ -1009,4 +1017,92 @@ PROX_TEST(world, convex_points_changed_in_place) {
         CHECK(prox_world_set_pose(w, ia, &same) == PROX_ERROR_INVALID_ARGUMENT);
         prox_world_destroy(w);
     }
+}
+
+/* The pairs a world of two objects (b at `at`, a at the origin) reports. */
+static int pairs_of_two(prox_shape a, prox_shape b, prox_vec3 at) {
+    const prox_world_def wdef = prox_default_world_def();
+    prox_world* w;
+    if (prox_world_create(&wdef, &w) != PROX_OK) return -1;
+    prox_object_def def = prox_default_object_def();
+    def.shape = a;
+    uint32_t ia, ib;
+    int pairs = -1;
+    if (prox_world_add(w, &def, &ia) == PROX_OK) {
+        def.shape = b;
+        def.pose.origin = at;
+        if (prox_world_add(w, &def, &ib) == PROX_OK) {
+            pairs = 0;
+            if (prox_world_step(w, 0, count_pairs, &pairs, NULL) != PROX_OK) pairs = -1;
+        }
+    }
+    prox_world_destroy(w);
+    return pairs;
+}
+
+/* Objects near the ends of double's range of sizes. A mesh 1e-170 across:
+ * the squares in its ball underflowed to 0, the ball shrank to a point and
+ * clipped its world box to one, and its pairs were never tested. A ball of
+ * radius 1e306 holding a unit box: the distance between their balls'
+ * centres overflowed, and the pair was called apart. A pose that makes an
+ * object too large to measure is refused, and the object stays where it
+ * was. */
+PROX_TEST(world, tiny_and_huge_objects) {
+    for (int i = 0; i < 3; i++) {
+        const double size = i == 0 ? 1e-170 : i == 1 ? 1e-300 : 1e150;
+        prox_mesh_data cube;
+        REQUIRE(prox_mesh_box((prox_vec3){size, size, size}, &cube) == PROX_OK);
+        const prox_mesh view = prox_mesh_data_view(&cube);
+        prox_bvh_def bdef = prox_default_bvh_def();
+        prox_bvh* bvh;
+        REQUIRE(prox_bvh_create(&bdef, &view, &bvh, NULL, 0) == PROX_OK);
+        prox_vec3 corners[8];
+        const prox_shape mesh = prox_shape_mesh(bvh);
+        const prox_shape box = prox_shape_convex(prox_convex_box((prox_vec3){size, size, size}, corners));
+        const prox_vec3 at = {1.5 * size, 0.5 * size, 0};
+        CHECK_MSG(pairs_of_two(mesh, mesh, at) == 1, "size %g: two meshes", size);
+        CHECK_MSG(pairs_of_two(mesh, box, at) == 1, "size %g: a mesh and a convex box", size);
+        CHECK_MSG(pairs_of_two(box, box, at) == 1, "size %g: two convex boxes", size);
+        prox_bvh_destroy(bvh);
+        prox_mesh_data_free(&cube);
+    }
+    prox_mesh_data cube;
+    REQUIRE(prox_mesh_box((prox_vec3){1, 1, 1}, &cube) == PROX_OK);
+    const prox_mesh view = prox_mesh_data_view(&cube);
+    prox_bvh_def bdef = prox_default_bvh_def();
+    prox_bvh* bvh;
+    REQUIRE(prox_bvh_create(&bdef, &view, &bvh, NULL, 0) == PROX_OK);
+    const prox_vec3 centre = {0, 0, 0};
+    for (double radius = 1e150; radius < 2e306; radius *= 1e52)
+        CHECK_MSG(pairs_of_two(prox_shape_mesh(bvh), prox_shape_convex(prox_convex_sphere(&centre, radius)),
+                               (prox_vec3){0.9 * radius, 0, 0}) == 1,
+                  "radius %g: a ball and the box it holds", radius);
+    // A box 1e300 across placed by 1e10 reaches past DBL_MAX, and by 1.5e7
+    // past what the queries measure: both refused, the pair unchanged.
+    const prox_world_def wdef = prox_default_world_def();
+    prox_world* w;
+    REQUIRE(prox_world_create(&wdef, &w) == PROX_OK);
+    prox_object_def def = prox_default_object_def();
+    def.shape = prox_shape_mesh(bvh);
+    uint32_t a, b;
+    REQUIRE(prox_world_add(w, &def, &a) == PROX_OK);
+    prox_vec3 corners[8];
+    def.shape = prox_shape_convex(prox_convex_box((prox_vec3){1e300, 1e300, 1e300}, corners));
+    def.pose.origin = (prox_vec3){2e300, 0, 0}; // apart from the unit box
+    REQUIRE(prox_world_add(w, &def, &b) == PROX_OK);
+    for (int i = 0; i < 2; i++) {
+        prox_transform big = def.pose;
+        const double s = i == 0 ? 1e10 : 1.5e7;
+        big.basis = prox_mat3_diagonal((prox_vec3){s, s, s});
+        CHECK(prox_world_set_pose(w, b, &big) == PROX_ERROR_INVALID_ARGUMENT);
+        def.pose = big;
+        CHECK(prox_object_def_validate(&def, NULL, 0) == PROX_ERROR_INVALID_ARGUMENT);
+        def.pose.basis = prox_mat3_identity();
+    }
+    int pairs = 0;
+    REQUIRE(prox_world_step(w, 0, count_pairs, &pairs, NULL) == PROX_OK);
+    CHECK_MSG(pairs == 0, "%d pairs: the refused poses were taken", pairs);
+    prox_world_destroy(w);
+    prox_bvh_destroy(bvh);
+    prox_mesh_data_free(&cube);
 }

@@ -169,6 +169,12 @@ static bool parse_numbers(const char* text, double* out, int count, const char**
                 *error = "a word is not a decimal number";
             return false;
         }
+        /* a number ends at a blank, a comma, a comment or the end: "0.2-1"
+         * was read as 0.2 and -1 */
+        if (*end != '\0' && *end != ',' && *end != '#' && skip_blanks(end) == end) {
+            *error = "numbers run together (put a blank or a comma between them)";
+            return false;
+        }
         p = skip_blanks(end);
         if (*p == ',' && i + 1 < count) p = skip_blanks(p + 1);
     }

@@ -128,7 +128,10 @@ PROX_API void prox_world_destroy(prox_world* world);
 /// (may be NULL): a NULL definition, an unknown shape kind, a mesh shape
 /// without a hierarchy, a convex shape prox_convex_validate refuses (its
 /// reason, naming the point), a pose that is not finite or not invertible,
-/// or a pose that places the shape beyond the range of doubles.
+/// a pose that places the shape beyond the range of doubles, or a placed
+/// shape more than 2^1020 (about 1.1e307) from its centre to its farthest
+/// point, whose pair queries would overflow (convex.h's bad input; the pair
+/// would be reported apart). Objects may lie anywhere in double's range.
 PROX_API prox_result prox_object_def_validate(const prox_object_def* def, char* message, size_t message_size);
 
 /// Adds an object; its id is small and reused only after the next step.
@@ -136,6 +139,8 @@ PROX_API prox_result prox_object_def_validate(const prox_object_def* def, char* 
 /// prox_object_def_validate refuses (call it for the reason), or out of memory.
 PROX_API prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32_t* out_object);
 PROX_API prox_result prox_world_remove(prox_world* world, uint32_t object);
+/// A new pose, checked as prox_object_def_validate checks an object's
+/// (PROX_ERROR_INVALID_ARGUMENT, the object left where it was).
 PROX_API prox_result prox_world_set_pose(prox_world* world, uint32_t object, const prox_transform* pose);
 /// New motion bounds from now on (see prox_object_def.speed).
 PROX_API prox_result prox_world_set_motion(prox_world* world, uint32_t object, double speed,
