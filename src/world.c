@@ -76,20 +76,11 @@ static bool shape_is_valid(const prox_shape* shape, char* message, size_t messag
 /* World boxes                                                              */
 /* ------------------------------------------------------------------------ */
 
-/// A ball around the shape in its own frame: centred on the centre of its
-/// points' box, radius to the farthest point (plus a convex shape's radius),
-/// widened by a few units in the last place for the rounding of the sums.
-static void fit_ball(world_object* o) {
-    const prox_vec3* points;
-    int count;
-    double extra = 0;
-    if (o->shape.kind == PROX_SHAPE_MESH) {
-        prox_mesh mesh = prox_bvh_mesh(o->shape.mesh);
-        points = mesh.vertices, count = mesh.vertex_count;
-        o->ball_generation = o->shape.mesh->generation;
-    } else {
-        points = o->shape.convex.points, count = o->shape.convex.count, extra = o->shape.convex.radius;
-    }
+/// A ball around `count` points: centred on the centre of their box, radius
+/// to the farthest point plus `extra`, widened by a few units in the last
+/// place for the rounding of the sums.
+static void ball_of_points(const prox_vec3* points, int count, double extra, prox_vec3* out_center,
+                           double* out_radius) {
     prox_vec3 lo = points[0], hi = points[0];
     for (int i = 1; i < count; i++) {
         lo = (prox_vec3){prox_fmin(lo.x, points[i].x), prox_fmin(lo.y, points[i].y), prox_fmin(lo.z, points[i].z)};
@@ -102,8 +93,20 @@ static void fit_ball(world_object* o) {
     double r = 0;
     for (int i = 0; i < count; i++) r = prox_fmax(r, prox_closest_length(prox_vec3_sub(points[i], c)));
     double reach = prox_max_abs3(c) + r;
-    o->ball_center = c;
-    o->ball_radius = r * (1 + 0x1p-40) + 0x1p-40 * reach + extra;
+    *out_center = c;
+    *out_radius = r * (1 + 0x1p-40) + 0x1p-40 * reach + extra;
+}
+
+/// The object's ball in its own frame (a convex shape's radius included).
+static void fit_ball(world_object* o) {
+    if (o->shape.kind == PROX_SHAPE_MESH) {
+        prox_mesh mesh = prox_bvh_mesh(o->shape.mesh);
+        o->ball_generation = o->shape.mesh->generation;
+        ball_of_points(mesh.vertices, mesh.vertex_count, 0, &o->ball_center, &o->ball_radius);
+    } else {
+        ball_of_points(o->shape.convex.points, o->shape.convex.count, o->shape.convex.radius, &o->ball_center,
+                       &o->ball_radius);
+    }
 }
 
 /// The placed ball: centre B c + o; an ellipsoid of extent r |row k of B| along
@@ -610,13 +613,31 @@ prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3
     if (!world || !is_live(world, object) || world->objects[object].shape.kind != PROX_SHAPE_MESH)
         return PROX_ERROR_INVALID_ARGUMENT;
     prox_bvh* mesh = world->objects[object].shape.mesh;
+    // The new ball first: a refit that would make an object of the ring
+    // too large for its pair queries (placed_check) is refused before
+    // anything changes.
+    if (!vertices || vertex_count != prox_bvh_mesh(mesh).vertex_count || vertex_count < 1)
+        return PROX_ERROR_INVALID_ARGUMENT;
+    prox_vec3 center;
+    double radius;
+    ball_of_points(vertices, vertex_count, 0, &center, &radius);
+    uint32_t id = object;
+    do {
+        world_object placed = world->objects[id];
+        placed.ball_center = center;
+        placed.ball_radius = radius;
+        place_ball(&placed);
+        if (!(placed.world_radius <= max_world_radius)) return PROX_ERROR_INVALID_ARGUMENT;
+        id = placed.share_next;
+    } while (id != object);
     prox_result result = prox_bvh_refit(mesh, vertices, vertex_count);
     if (result != PROX_OK) return result;
     // Every object sharing the hierarchy has changed shape, not only this
     // one: its ring, each given the ball measured once.
     world_object* first = &world->objects[object];
-    fit_ball(first);
-    uint32_t id = object;
+    first->ball_center = center;
+    first->ball_radius = radius;
+    first->ball_generation = mesh->generation;
     do {
         world_object* o = &world->objects[id];
         o->ball_center = first->ball_center;

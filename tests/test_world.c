@@ -1099,9 +1099,25 @@ PROX_TEST(world, tiny_and_huge_objects) {
         CHECK(prox_object_def_validate(&def, NULL, 0) == PROX_ERROR_INVALID_ARGUMENT);
         def.pose.basis = prox_mat3_identity();
     }
+    // A refit that would make the unit box reach 1e307 from its centre
+    // (beyond 2^1020 once placed by 1e2): refused, nothing changed.
+    prox_transform scaled = prox_transform_identity();
+    scaled.basis = prox_mat3_diagonal((prox_vec3){100, 100, 100});
+    REQUIRE(prox_world_set_pose(w, a, &scaled) == PROX_OK);
+    prox_vec3 grown[8];
+    for (int i = 0; i < 8; i++) grown[i] = prox_vec3_scale(cube.vertices[i], 1e305);
+    CHECK(prox_world_refit(w, a, grown, 8) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(prox_bvh_mesh(bvh).vertices[0].x == cube.vertices[0].x);
+    for (int i = 0; i < 8; i++) grown[i] = prox_vec3_scale(cube.vertices[i], 1e303);
+    CHECK(prox_world_refit(w, a, grown, 8) == PROX_OK); // 1e305 placed: taken
     int pairs = 0;
     REQUIRE(prox_world_step(w, 0, count_pairs, &pairs, NULL) == PROX_OK);
-    CHECK_MSG(pairs == 0, "%d pairs: the refused poses were taken", pairs);
+    prox_box grown_box;
+    REQUIRE(prox_world_box(w, a, &grown_box));
+    CHECK_MSG(grown_box.max.x >= 1e305 && grown_box.min.x <= -1e305, "box x [%g, %g]", grown_box.min.x,
+              grown_box.max.x);
+    // (the convex box now lies inside the closed mesh: no triangle touches it)
+    CHECK_MSG(pairs == 0, "%d pairs: a refused pose was taken", pairs);
     prox_world_destroy(w);
     prox_bvh_destroy(bvh);
     prox_mesh_data_free(&cube);
