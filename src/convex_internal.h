@@ -243,6 +243,12 @@ void cvx_gjk_run(const cvx_pair* pair, const prox_gjk_cache* cache, int max_iter
 /// searches take different directions, and rounding rarely stops both.
 int cvx_gjk_boolean(const cvx_pair* pair, double radius, int max_iterations, prox_vec3* out_v, double* out_vw);
 
+/// prox_convex_overlap with the invalid input told apart: 1 touching, 0
+/// apart, -1 invalid input (a bad shape or placement, or a scene whose
+/// size overflows), for callers that must not read that as apart.
+int cvx_overlap(const prox_convex* a, const prox_transform* xa, const prox_convex* b, const prox_transform* xb,
+                const prox_convex_def* def, prox_gjk_cache* cache);
+
 /// Stores the simplex in the cache (NULL allowed).
 void cvx_cache_store(const cvx_simplex* simplex, prox_gjk_cache* cache);
 

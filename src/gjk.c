@@ -747,16 +747,16 @@ void cvx_simplex_points(const cvx_pair* pair, const cvx_simplex* simplex, prox_v
     *out_pb = pb;
 }
 
-bool prox_convex_overlap(const prox_convex* a, const prox_transform* xa, const prox_convex* b,
-                         const prox_transform* xb, const prox_convex_def* def, prox_gjk_cache* cache) {
+int cvx_overlap(const prox_convex* a, const prox_transform* xa, const prox_convex* b, const prox_transform* xb,
+                const prox_convex_def* def, prox_gjk_cache* cache) {
     cvx_pair pair;
     /* without a cache the fast path runs first, with its probes */
-    if (!(cache ? cvx_pair_init(&pair, a, xa, b, xb) : cvx_pair_init_probed(&pair, a, xa, b, xb))) return false;
+    if (!(cache ? cvx_pair_init(&pair, a, xa, b, xb) : cvx_pair_init_probed(&pair, a, xa, b, xb))) return -1;
     int max_gjk, max_epa;
     cvx_limits(def, &max_gjk, &max_epa);
     if (!cache) { /* (with a cache the full GJK starts from it, usually one step) */
         const int fast = cvx_gjk_boolean(&pair, pair.a.radius + pair.b.radius + pair.tol, max_gjk, NULL, NULL);
-        if (fast >= 0) return fast == 1;
+        if (fast >= 0) return fast;
     }
     cvx_gjk_output g;
     cvx_gjk_run(&pair, cache, max_gjk, pair.a.radius + pair.b.radius + pair.tol, &g);
@@ -768,8 +768,8 @@ bool prox_convex_overlap(const prox_convex* a, const prox_transform* xa, const p
         cvx_epa_run(&pair, &g.simplex, max_epa, &e);
         return !(e.upper + pair.a.radius + pair.b.radius < -pair.tol);
     }
-    if (g.state == CVX_GJK_CONTACT) return true;
-    if (g.state == CVX_GJK_SEPARATING_AXIS) return false;
+    if (g.state == CVX_GJK_CONTACT) return 1;
+    if (g.state == CVX_GJK_SEPARATING_AXIS) return 0;
     const double r = pair.a.radius + pair.b.radius + pair.tol;
     /* converged: |v| is the distance. Capped: |v| only bounds it from above
      * and g.lower from below, so a gap between them above r proves nothing,
@@ -778,6 +778,11 @@ bool prox_convex_overlap(const prox_convex* a, const prox_transform* xa, const p
      * another was "apart" with the cap at 2) */
     if (g.state == CVX_GJK_CAP) return !(g.lower > r);
     return prox_vec3_dot(g.v, g.v) <= r * r;
+}
+
+bool prox_convex_overlap(const prox_convex* a, const prox_transform* xa, const prox_convex* b,
+                         const prox_transform* xb, const prox_convex_def* def, prox_gjk_cache* cache) {
+    return cvx_overlap(a, xa, b, xb, def, cache) == 1;
 }
 
 /* Smallest distance from the origin to the planes of the tetrahedron's

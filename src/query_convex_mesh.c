@@ -571,15 +571,20 @@ prox_convex_mesh_result prox_convex_mesh_distance(const prox_convex* shape, cons
     return r;
 }
 
-bool prox_convex_mesh_overlap(const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,
-                              const prox_transform* xm) {
+int prox_convex_mesh_overlap_checked(const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,
+                                     const prox_transform* xm) {
     prox_convex_mesh_result r = empty_result();
     shape_query q;
     prox_transform identity;
-    if (!start(&q, shape, xs, mesh, xm, &identity)) return false;
+    if (!start(&q, shape, xs, mesh, xm, &identity)) return -1;
     q.overlap_only = true;
     run(&q, q.touch_band, &r);
     return r.distance == 0;
+}
+
+bool prox_convex_mesh_overlap(const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,
+                              const prox_transform* xm) {
+    return prox_convex_mesh_overlap_checked(shape, xs, mesh, xm) == 1;
 }
 
 int64_t prox_convex_mesh_touching(const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,

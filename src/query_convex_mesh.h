@@ -18,6 +18,13 @@ int64_t prox_convex_mesh_touching(const prox_convex* shape, const prox_transform
                                   const prox_transform* xm, convex_mesh_touch_fcn* touch, void* context,
                                   int64_t* triangle_tests);
 
+/* prox_convex_mesh_overlap with invalid input told apart: 1 touching, 0
+ * apart, -1 invalid input (also sizes that overflow: a shape 1e208 across
+ * against a mesh placed at scale 1e-100 is 1e308 across in the mesh's
+ * frame), for callers that must not read that as apart. */
+int prox_convex_mesh_overlap_checked(const prox_convex* shape, const prox_transform* xs, const prox_bvh* mesh,
+                                     const prox_transform* xm);
+
 /* What GJK and EPA are given for a triangle in every query between a convex
  * shape and a mesh: the triangle's placed corners measured from the shape's
  * origin, against the shape placed by its basis alone (local_placement).

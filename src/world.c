@@ -21,8 +21,10 @@
 
 #include "bvh_internal.h"
 #include "closest.h"
+#include "convex_internal.h"
 #include "core.h"
 #include "pair_map.h"
+#include "query_convex_mesh.h"
 #include "query_traverse.h"
 #include "thread_pool.h"
 #include "world_internal.h"
@@ -175,8 +177,6 @@ static void convex_extent(const prox_convex* c, const prox_transform* x, double 
 /// the world treats shapes as possibly touching (world boxes are grown by it,
 /// balls_apart keeps it): far above PROX_CONVEX_TOLERANCE (convex.h).
 static const double touch_share = 1e-9;
-/// The farthest a placed object may reach from its ball's centre (placed_check).
-static const double max_world_radius = 0x1p1020;
 
 /// A billionth of the box's reach from the object's origin, on every side:
 /// the convex queries call shapes within PROX_CONVEX_TOLERANCE (1e-12) of
@@ -362,26 +362,6 @@ static world_object object_of(const prox_object_def* def, const world_object* sh
     return o;
 }
 
-/// Whether the queries can measure the placed object o with world box
-/// `box`: the box within double's range, and the placed shape's ball no
-/// wider than max_world_radius (a pair's scene then spans at most a few
-/// times that: a ball of radius 9e307 over a unit box overflowed the convex
-/// query's sizes, and the world reported the pair apart).
-static prox_result placed_check(const world_object* o, const prox_box* box, char* message, size_t message_size) {
-    if (!prox_box_is_valid(box)) {
-        prox_message(message, message_size, "object: the pose places the shape beyond the range of doubles");
-        return PROX_ERROR_INVALID_ARGUMENT;
-    }
-    if (!(o->world_radius <= max_world_radius)) {
-        prox_message(message, message_size,
-                     "object: the placed shape reaches %g from its centre, more than 2^1020 (%g): its pair "
-                     "queries would overflow",
-                     o->world_radius, max_world_radius);
-        return PROX_ERROR_INVALID_ARGUMENT;
-    }
-    return PROX_OK;
-}
-
 /// The definition checked (the reason in message if refused) and, when
 /// valid, the object it makes and its world box: computed once for add.
 prox_result world_check_object(const prox_world* world, const prox_object_def* def, char* message,
@@ -397,7 +377,11 @@ prox_result world_check_object(const prox_world* world, const prox_object_def* d
     }
     const world_object* sharer = def->shape.kind == PROX_SHAPE_MESH ? mesh_user(world, def->shape.mesh) : NULL;
     *out_object = object_of(def, sharer, out_box);
-    return placed_check(out_object, out_box, message, message_size);
+    if (!prox_box_is_valid(out_box)) {
+        prox_message(message, message_size, "object: the pose places the shape beyond the range of doubles");
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    return PROX_OK;
 }
 
 prox_result prox_object_def_validate(const prox_object_def* def, char* message, size_t message_size) {
@@ -555,7 +539,7 @@ prox_result prox_world_set_pose(prox_world* world, uint32_t object, const prox_t
     }
     place_ball(&placed);
     const prox_box box = world_box(&placed);
-    if (placed_check(&placed, &box, NULL, 0) != PROX_OK) return PROX_ERROR_INVALID_ARGUMENT;
+    if (!prox_box_is_valid(&box)) return PROX_ERROR_INVALID_ARGUMENT; // (as add refuses it)
     // A convex shape that changed voids its scheduled pairs, measured on the old.
     if (placed.ball_radius != o->ball_radius || placed.ball_center.x != o->ball_center.x ||
         placed.ball_center.y != o->ball_center.y || placed.ball_center.z != o->ball_center.z)
@@ -613,9 +597,10 @@ prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3
     if (!world || !is_live(world, object) || world->objects[object].shape.kind != PROX_SHAPE_MESH)
         return PROX_ERROR_INVALID_ARGUMENT;
     prox_bvh* mesh = world->objects[object].shape.mesh;
-    // The new ball first: a refit that would make an object of the ring
-    // too large for its pair queries (placed_check) is refused before
-    // anything changes.
+    // The new ball first: a refit that would place an object of the ring
+    // beyond double's range (add and set_pose refuse such a pose; the step
+    // would keep its old box and miss its pairs) is refused before anything
+    // changes. The ball bounds the placed vertices.
     if (!vertices || vertex_count != prox_bvh_mesh(mesh).vertex_count || vertex_count < 1)
         return PROX_ERROR_INVALID_ARGUMENT;
     prox_vec3 center;
@@ -627,7 +612,7 @@ prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3
         placed.ball_center = center;
         placed.ball_radius = radius;
         place_ball(&placed);
-        if (!(placed.world_radius <= max_world_radius)) return PROX_ERROR_INVALID_ARGUMENT;
+        if (!(prox_max_abs3(placed.world_center) + placed.world_radius <= DBL_MAX)) return PROX_ERROR_INVALID_ARGUMENT;
         id = placed.share_next;
     } while (id != object);
     prox_result result = prox_bvh_refit(mesh, vertices, vertex_count);
@@ -667,18 +652,39 @@ static bool motion_known(const world_object* o) {
     return o->speed >= 0 && o->max_acceleration >= 0 && isfinite(o->speed) && isfinite(o->max_acceleration);
 }
 
+/// The pair's query found its input invalid although each object is valid
+/// (the world checks them): sizes that overflow double, two objects whose
+/// scales differ by more than about 1e300. Nothing shows them apart, so the
+/// pair counts as colliding, flagged, with no contacts: reported apart, a
+/// ball of radius 1e208 around a mesh placed at scale 1e-100 went unseen.
+static void unmeasured(candidate* c) {
+    c->colliding = true;
+    c->unmeasured = true;
+    c->manifold.point_count = 0;
+    c->triangle_pairs = 0;
+    c->separation = 0;
+}
+
 static void test_mesh_mesh(const world_object* a, const world_object* b, bool contacts, bool want_separation,
                            candidate* c) {
     if (contacts) {
         prox_contacts_def def = prox_default_contacts_def();
         def.manifold = &c->manifold;
         prox_contacts_result r = prox_contacts(a->shape.mesh, &a->pose, b->shape.mesh, &b->pose, &def);
+        if (r.invalid_transform) {
+            unmeasured(c);
+            return;
+        }
         c->colliding = r.contact_count > 0;
         c->triangle_pairs = r.contact_count;
         c->volume_tests += r.volume_tests, c->triangle_tests += r.triangle_tests;
     } else {
         prox_collide_def def = prox_default_collide_def();
         prox_collide_result r = prox_collide(a->shape.mesh, &a->pose, b->shape.mesh, &b->pose, &def);
+        if (r.invalid_transform) {
+            unmeasured(c);
+            return;
+        }
         c->colliding = r.colliding;
         c->volume_tests += r.volume_tests, c->triangle_tests += r.triangle_tests;
     }
@@ -723,7 +729,12 @@ static double below_convex_tolerance(double distance, const world_object* a, con
 /// distance for the schedule.
 static void test_convex_convex(const world_object* a, const world_object* b, bool contacts, bool want_separation,
                                candidate* c) {
-    c->colliding = prox_convex_overlap(&a->shape.convex, &a->pose, &b->shape.convex, &b->pose, NULL, NULL);
+    const int overlap = cvx_overlap(&a->shape.convex, &a->pose, &b->shape.convex, &b->pose, NULL, NULL);
+    if (overlap < 0) {
+        unmeasured(c);
+        return;
+    }
+    c->colliding = overlap == 1;
     if (c->colliding && contacts) {
         prox_convex_penetration_result r =
             prox_convex_penetration(&a->shape.convex, &a->pose, &b->shape.convex, &b->pose, NULL, NULL);
@@ -746,6 +757,10 @@ static void test_convex_mesh(const world_object* s, const world_object* m, bool 
     if (contacts) {
         const int64_t touching =
             prox_convex_mesh_contacts(&s->shape.convex, &s->pose, m->shape.mesh, &m->pose, &c->manifold);
+        if (touching < 0) {
+            unmeasured(c);
+            return;
+        }
         c->colliding = touching > 0;
         if (c->colliding) {
             c->triangle_pairs = touching;
@@ -759,7 +774,12 @@ static void test_convex_mesh(const world_object* s, const world_object* m, bool 
             return;
         }
     } else {
-        c->colliding = prox_convex_mesh_overlap(&s->shape.convex, &s->pose, m->shape.mesh, &m->pose);
+        const int overlap = prox_convex_mesh_overlap_checked(&s->shape.convex, &s->pose, m->shape.mesh, &m->pose);
+        if (overlap < 0) {
+        unmeasured(c);
+        return;
+    }
+        c->colliding = overlap == 1;
     }
     if (c->colliding || !want_separation) return;
     prox_convex_mesh_result r =
@@ -970,8 +990,8 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
         o->changed_at = step; // (also when this step fails: later steps then test its pairs)
         if (o->motion_pending) o->motion_since = time, o->motion_pending = false;
         prox_box box;
-        // A refit that grows a mesh past double's range overflows the box
-        // (poses that would are refused): keep the last one rather than fail.
+        // (Poses and refits that would overflow the box are refused; should
+        // one still, keep the last box rather than fail.)
         if (!world_object_box(o, &box)) continue;
         if (world->scene) world_scene_moved(world, id, &box);
         moved_ids[moved] = id;
@@ -1045,9 +1065,10 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
         }
         if (!c->colliding) continue;
         stats.colliding_pairs++;
+        stats.unmeasured_pairs += c->unmeasured;
         if (!callback || stopped) continue;
         prox_world_pair pair = {c->a, c->b, world->objects[c->a].user_data, world->objects[c->b].user_data,
-                                c->manifold, c->triangle_pairs};
+                                c->manifold, c->triangle_pairs, c->unmeasured};
         world->in_callback = true;
         stopped = !callback(&pair, context);
         world->in_callback = false;

@@ -46,6 +46,9 @@ typedef struct world_object {
 typedef struct candidate {
     uint32_t a, b;
     bool colliding;
+    /// The pair's query could not measure it (its sizes overflow double):
+    /// reported as colliding, without contacts (prox_world_pair.unmeasured)
+    bool unmeasured;
     double separation; ///< a proven lower bound of the distance when apart and scheduling; else 0
     prox_manifold manifold;
     int64_t triangle_pairs;

@@ -580,6 +580,34 @@ PROX_TEST(contacts, points_far_from_the_origin) {
     prox_mesh_data_free(&data);
 }
 
+/* Points 1e150 to 1e300 from a unit box, and 1e60 to 1e100 from one placed
+ * at scale 1e-100: the distance to the nearest face (the box bounds summed
+ * squared gaps to infinity beyond 1e154 and pruned every volume: no
+ * closest point). */
+PROX_TEST(contacts, points_far_from_the_mesh) {
+    prox_mesh_data data;
+    REQUIRE(prox_mesh_box(prox_vec3_make(1, 1, 1), &data) == PROX_OK);
+    const prox_mesh mesh = prox_mesh_data_view(&data);
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+        prox_bvh* bvh = test_tree(&mesh, (prox_volume)kind);
+        REQUIRE(bvh != NULL);
+        for (int placed = 0; placed < 2; ++placed) {
+            const double s = placed ? 1e-100 : 1;
+            const prox_transform x = {prox_mat3_diagonal(prox_vec3_make(s, s, s)), {0, 0, 0}};
+            for (double d = placed ? 1e60 : 1e150; d < (placed ? 1e101 : 1e301); d *= 1e10) {
+                const prox_point_result r = prox_closest_point(bvh, &x, prox_vec3_make(0.6 * d, -0.8 * d, 0), INFINITY);
+                const double e = s / d; /* (scaled by d: the squares of the plain length overflow) */
+                const double expected = d * sqrt((0.6 - e) * (0.6 - e) + (0.8 - e) * (0.8 - e));
+                CHECK_MSG(!r.invalid_input && r.triangle >= 0 && fabs(r.distance - expected) <= 1e-12 * expected,
+                          "%s, scale %g, point %g away: %g, triangle %d", prox_volume_name((prox_volume)kind), s, d,
+                          r.distance, r.triangle);
+            }
+        }
+        prox_bvh_destroy(bvh);
+    }
+    prox_mesh_data_free(&data);
+}
+
 /* A small model inside a large one: no triangles meet, the distance is the
  * gap, and containment is reported; moved outside, it is not. */
 PROX_TEST(contacts, containment) {

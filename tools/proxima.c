@@ -169,10 +169,14 @@ static bool parse_numbers(const char* text, double* out, int count, const char**
                 *error = "a word is not a decimal number";
             return false;
         }
-        /* a number ends at a blank, a comma, a comment or the end: "0.2-1"
-         * was read as 0.2 and -1 */
-        if (*end != '\0' && *end != ',' && *end != '#' && skip_blanks(end) == end) {
+        /* a number that runs into another ("0.2-1" was read as 0.2 and -1);
+         * other text after it is reported below, as trailing or not a number */
+        if (*end == '+' || *end == '-' || *end == '.') {
             *error = "numbers run together (put a blank or a comma between them)";
+            return false;
+        }
+        if (*end != '\0' && *end != ',' && *end != '#' && skip_blanks(end) == end) {
+            *error = i + 1 < count ? "a word is not a decimal number" : "too many numbers or trailing text";
             return false;
         }
         p = skip_blanks(end);

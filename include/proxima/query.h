@@ -6,7 +6,11 @@
  * transform means identity. Transforms may scale nonuniformly (any basis that
  * prox_mat3_inverse inverts: not nearly singular, and scales within about
  * 1e+-102); a non-invertible or non-finite transform makes a query report no
- * contact and set `invalid_transform`.
+ * contact and set `invalid_transform`, and so does a pair whose sizes
+ * overflow double once one model is taken into the other's frame (models
+ * whose sizes differ by more than about 1e300: a box 1e210 across against a
+ * torus placed at scale 1e-100). prox_world_step reports such a pair as
+ * colliding, flagged (prox_world_pair.unmeasured).
  *
  * Every query returns counters so that the cost model of the source papers,
  * T = Nb * Cb + Np * Cp, can be read off: Nb = volume_tests, Np = triangle_tests. */
@@ -570,7 +574,9 @@ typedef struct prox_convex_mesh_result {
     /// An invalid shape (prox_convex_validate), a shape placement that is not
     /// finite (any finite one is taken, a singular one flattening the shape,
     /// as in convex.h), a mesh placement prox_transform_inverse refuses, or
-    /// NULL.
+    /// NULL; also sizes that overflow double once the shape is taken into
+    /// the mesh's frame (a ball 1e208 across against a mesh placed at scale
+    /// 1e-100).
     bool invalid_input;
     int64_t volume_tests;
     int64_t triangle_tests;  ///< triangles given to GJK (past the volumes and a cheaper slab test)

@@ -128,10 +128,7 @@ PROX_API void prox_world_destroy(prox_world* world);
 /// (may be NULL): a NULL definition, an unknown shape kind, a mesh shape
 /// without a hierarchy, a convex shape prox_convex_validate refuses (its
 /// reason, naming the point), a pose that is not finite or not invertible,
-/// a pose that places the shape beyond the range of doubles, or a placed
-/// shape more than 2^1020 (about 1.1e307) from its centre to its farthest
-/// point, whose pair queries would overflow (convex.h's bad input; the pair
-/// would be reported apart). Objects may lie anywhere in double's range.
+/// or a pose that places the shape beyond the range of doubles.
 PROX_API prox_result prox_object_def_validate(const prox_object_def* def, char* message, size_t message_size);
 
 /// Adds an object; its id is small and reused only after the next step.
@@ -157,8 +154,8 @@ PROX_API prox_result prox_world_set_pair_enabled(prox_world* world, uint32_t a, 
 /// a pass over the other objects): give a deforming object a hierarchy of
 /// its own. The world's only way to change a hierarchy its objects use.
 /// Refused (PROX_ERROR_INVALID_ARGUMENT, nothing changed) when the new
-/// vertices would make one of those objects too large for its pair queries
-/// (prox_object_def_validate), and as prox_bvh_refit refuses.
+/// vertices would place one of those objects beyond the range of doubles,
+/// and as prox_bvh_refit refuses.
 PROX_API prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3* vertices,
                                       int vertex_count);
 PROX_API uint64_t prox_world_user_data(const prox_world* world, uint32_t object);
@@ -184,6 +181,13 @@ typedef struct prox_world_pair {
     /// With def.contacts: mesh-mesh and self, contacting triangle pairs;
     /// convex-mesh, touching triangles.
     int64_t triangle_pairs;
+    /// The pair's own query could not measure it: its sizes overflow double
+    /// (two objects whose scales differ by more than about 1e300, such as a
+    /// ball of radius 1e208 around a mesh placed at scale 1e-100; each object
+    /// alone is valid). Nothing shows such a pair apart, so it is reported
+    /// as colliding, with no contacts (triangle_pairs 0, an empty manifold);
+    /// the single-pair queries call it invalid input.
+    bool unmeasured;
 } prox_world_pair;
 
 /// Receives each colliding pair in order of (a, b); return false to stop.
@@ -201,6 +205,7 @@ typedef struct prox_world_stats {
     /// that passed the filters and the schedule)
     size_t reused_pairs;
     size_t colliding_pairs;  ///< reported
+    size_t unmeasured_pairs; ///< of those, reported colliding because their query could not measure them
     int64_t volume_tests;
     int64_t triangle_tests;
     double broadphase_seconds, narrowphase_seconds;
