@@ -463,10 +463,15 @@ prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32
     const bool new_key = mesh && !shared;
     if (new_key && !pair_map_put(&world->meshes, key, (pair_map_value){.object = 0}, &world->def.allocator))
         return PROX_ERROR_OUT_OF_MEMORY;
+    // The objects' room too, for any id the broad phase can give (a reused
+    // one, or the next): an id taken and given back when this failed
+    // afterwards could be reused only after the next update, and the next
+    // add got another (a review; the header promises nothing changed).
     uint32_t id;
     prox_result result = o.self_collision && !reserve_self_ids(world) ? PROX_ERROR_OUT_OF_MEMORY : PROX_OK;
+    if (result == PROX_OK && !reserve_objects(world, world->id_limit + 1)) result = PROX_ERROR_OUT_OF_MEMORY;
     if (result == PROX_OK) result = prox_broadphase_add(world->broadphase, &box, &id);
-    if (result == PROX_OK && !reserve_objects(world, id + 1)) {
+    if (result == PROX_OK && !reserve_objects(world, id + 1)) { // (not expected: the ids are dense)
         prox_broadphase_remove(world->broadphase, id); // never reported: no update saw it
         result = PROX_ERROR_OUT_OF_MEMORY;
     }
@@ -474,6 +479,7 @@ prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32
         if (new_key) pair_map_remove(&world->meshes, key);
         return result;
     }
+    world->id_limit = PROX_MAX(world->id_limit, id + 1);
     o.epoch = world->objects[id].epoch + 1; // pairs scheduled for a former object of this id are void
     o.motion_pending = true;
     // The id's entry in the scene tree's list of changes, if a former

@@ -12,6 +12,7 @@
 #include <proxima/geometry.h>
 #include <proxima/world.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { MAX_OBJECTS = 192 };
@@ -1131,4 +1132,55 @@ PROX_TEST(world, tiny_and_huge_objects) {
     prox_world_destroy(w);
     prox_bvh_destroy(bvh);
     prox_mesh_data_free(&cube);
+}
+
+/* An allocator that fails the allocation `fail_at` (counted from 1) and no other. */
+typedef struct failing_once {
+    long count, fail_at;
+    bool failed;
+} failing_once;
+
+static void* failing_once_alloc(size_t size, void* user) {
+    failing_once* f = user;
+    if (++f->count == f->fail_at) {
+        f->failed = true;
+        return NULL;
+    }
+    return malloc(size);
+}
+
+static void failing_once_free(void* pointer, size_t size, void* user) {
+    (void)size, (void)user;
+    free(pointer);
+}
+
+/* A prox_world_add that runs out of memory changes nothing: the retry gets
+ * the id the failed call would have (it took the id first and gave it back,
+ * reusable only after the next update: the retry got 1, not 0; a review). */
+PROX_TEST(world, failed_add_keeps_its_id) {
+    const prox_vec3 centre = {0, 0, 0};
+    prox_object_def def = prox_default_object_def();
+    def.shape = prox_shape_convex(prox_convex_sphere(&centre, 1));
+    int failures = 0;
+    for (long k = 1; k < 64; k++) {
+        failing_once f = {0, 0, false};
+        prox_world_def wdef = prox_default_world_def();
+        wdef.allocator = (prox_allocator){failing_once_alloc, failing_once_free, &f};
+        prox_world* w;
+        REQUIRE(prox_world_create(&wdef, &w) == PROX_OK);
+        f.fail_at = f.count + k;
+        uint32_t id = 99;
+        const prox_result r = prox_world_add(w, &def, &id);
+        if (!f.failed) {
+            CHECK(r == PROX_OK && id == 0);
+            prox_world_destroy(w);
+            break;
+        }
+        failures++;
+        CHECK(r == PROX_ERROR_OUT_OF_MEMORY);
+        CHECK(prox_world_add(w, &def, &id) == PROX_OK);
+        CHECK_MSG(id == 0, "allocation %ld failed: the retry got id %u", k, id);
+        prox_world_destroy(w);
+    }
+    CHECK(failures > 0);
 }
