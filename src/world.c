@@ -545,7 +545,12 @@ prox_result prox_world_set_pose(prox_world* world, uint32_t object, const prox_t
     }
     place_ball(&placed);
     const prox_box box = world_box(&placed);
-    if (!prox_box_is_valid(&box)) return PROX_ERROR_INVALID_ARGUMENT; // (as add refuses it)
+    // A mesh whose hierarchy changed outside this world keeps its old ball
+    // until this world's refit (world.h), and that ball clipped against the
+    // new root box can leave nothing: such a pose is taken unchecked, and
+    // the step keeps the last box if this one is no box (as before the check).
+    const bool ball_current = o->shape.kind != PROX_SHAPE_MESH || o->ball_generation == o->shape.mesh->generation;
+    if (ball_current && !prox_box_is_valid(&box)) return PROX_ERROR_INVALID_ARGUMENT; // (as add refuses it)
     // A convex shape that changed voids its scheduled pairs, measured on the old.
     if (placed.ball_radius != o->ball_radius || placed.ball_center.x != o->ball_center.x ||
         placed.ball_center.y != o->ball_center.y || placed.ball_center.z != o->ball_center.z)
@@ -555,7 +560,7 @@ prox_result prox_world_set_pose(prox_world* world, uint32_t object, const prox_t
     o->world_center = placed.world_center;
     o->world_radius = placed.world_radius;
     o->box = box;
-    o->box_current = true;
+    o->box_current = ball_current;
     o->pose = *pose;
     mark_dirty(world, object);
     return PROX_OK;
@@ -603,32 +608,13 @@ prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3
     if (!world || !is_live(world, object) || world->objects[object].shape.kind != PROX_SHAPE_MESH)
         return PROX_ERROR_INVALID_ARGUMENT;
     prox_bvh* mesh = world->objects[object].shape.mesh;
-    // The new ball first: a refit that would place an object of the ring
-    // beyond double's range (add and set_pose refuse such a pose; the step
-    // would keep its old box and miss its pairs) is refused before anything
-    // changes. The ball bounds the placed vertices.
-    if (!vertices || vertex_count != prox_bvh_mesh(mesh).vertex_count || vertex_count < 1)
-        return PROX_ERROR_INVALID_ARGUMENT;
-    prox_vec3 center;
-    double radius;
-    ball_of_points(vertices, vertex_count, 0, &center, &radius);
-    uint32_t id = object;
-    do {
-        world_object placed = world->objects[id];
-        placed.ball_center = center;
-        placed.ball_radius = radius;
-        place_ball(&placed);
-        if (!(prox_max_abs3(placed.world_center) + placed.world_radius <= DBL_MAX)) return PROX_ERROR_INVALID_ARGUMENT;
-        id = placed.share_next;
-    } while (id != object);
     prox_result result = prox_bvh_refit(mesh, vertices, vertex_count);
     if (result != PROX_OK) return result;
     // Every object sharing the hierarchy has changed shape, not only this
     // one: its ring, each given the ball measured once.
     world_object* first = &world->objects[object];
-    first->ball_center = center;
-    first->ball_radius = radius;
-    first->ball_generation = mesh->generation;
+    fit_ball(first);
+    uint32_t id = object;
     do {
         world_object* o = &world->objects[id];
         o->ball_center = first->ball_center;

@@ -171,7 +171,9 @@ static bool parse_numbers(const char* text, double* out, int count, const char**
         }
         /* a number that runs into another ("0.2-1" was read as 0.2 and -1);
          * other text after it is reported below, as trailing or not a number */
-        if (*end == '+' || *end == '-' || *end == '.') {
+        double next;
+        const char* next_end;
+        if ((*end == '+' || *end == '-' || *end == '.') && cli_read_decimal(end, &next, &next_end)) {
             *error = "numbers run together (put a blank or a comma between them)";
             return false;
         }

@@ -59,10 +59,14 @@ PROX_API bool prox_tri_tri_overlap(const prox_vec3 a[3], const prox_vec3 b[3]);
 /// have zero components. False for a zero or non-finite direction, a
 /// non-finite origin or corner, or max_t negative or NaN, and for a hit whose
 /// t would overflow. Coordinates of any magnitude are scaled internally by
-/// powers of two; the one limit left: a triangle mixing coordinates (measured
-/// from the origin) near 2^1020 with ones about 2^970 times smaller may round
-/// a shared corner differently from its neighbour there, and a ray through
-/// that edge can slip between the two.
+/// powers of two. The limits left: the corners are measured from the
+/// origin, so a triangle far smaller than the rounding of its distance from
+/// the origin (about 2^-53 of it along a slanted ray; along an axis-aligned
+/// ray, more than about 2^1000 times smaller: a triangle 1e-100 across 1e208
+/// away) collapses there and may be missed; and a triangle mixing
+/// coordinates (measured from the origin) near 2^1020 with ones about 2^970
+/// times smaller may round a shared corner differently from its neighbour
+/// there, and a ray through that edge can slip between the two.
 PROX_API bool prox_ray_triangle(prox_vec3 origin, prox_vec3 direction, const prox_vec3 tri[3], double max_t,
                                 double* out_t, double out_weights[3]);
 

@@ -153,9 +153,6 @@ PROX_API prox_result prox_world_set_pair_enabled(prox_world* world, uint32_t a, 
 /// share the hierarchy deform with it (their boxes are updated too, without
 /// a pass over the other objects): give a deforming object a hierarchy of
 /// its own. The world's only way to change a hierarchy its objects use.
-/// Refused (PROX_ERROR_INVALID_ARGUMENT, nothing changed) when the new
-/// vertices would place one of those objects beyond the range of doubles,
-/// and as prox_bvh_refit refuses.
 PROX_API prox_result prox_world_refit(prox_world* world, uint32_t object, const prox_vec3* vertices,
                                       int vertex_count);
 PROX_API uint64_t prox_world_user_data(const prox_world* world, uint32_t object);
