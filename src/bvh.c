@@ -26,7 +26,7 @@ const char* prox_volume_name(prox_volume volume) {
 }
 
 bool prox_volume_from_name(const char* name, prox_volume* out_volume) {
-    for (int i = 0; name && i < PROX_VOLUME_COUNT; ++i)
+    for (int i = 0; name && out_volume && i < PROX_VOLUME_COUNT; ++i)
         if (strcmp(name, volume_names[i]) == 0) {
             *out_volume = (prox_volume)i;
             return true;
@@ -39,7 +39,7 @@ const char* prox_split_name(prox_split split) {
 }
 
 bool prox_split_from_name(const char* name, prox_split* out_split) {
-    for (int i = 0; name && i < PROX_SPLIT_COUNT; ++i)
+    for (int i = 0; name && out_split && i < PROX_SPLIT_COUNT; ++i)
         if (strcmp(name, split_names[i]) == 0) {
             *out_split = (prox_split)i;
             return true;
@@ -220,7 +220,8 @@ static prox_result check_new_vertices(const prox_bvh* bvh, const prox_vec3* vert
 prox_result prox_bvh_refit(prox_bvh* bvh, const prox_vec3* vertices, int vertex_count) {
     prox_result r = check_new_vertices(bvh, vertices, vertex_count);
     if (r != PROX_OK) return r;
-    memcpy(bvh->vertices, vertices, (size_t)vertex_count * sizeof(prox_vec3));
+    /* (the hierarchy's own array, from prox_bvh_mesh, is taken as well) */
+    if (vertices != bvh->vertices) memcpy(bvh->vertices, vertices, (size_t)vertex_count * sizeof(prox_vec3));
     bvh->generation++;
     prox_bvh_drop_hull(bvh); /* the corners moved; a rebuild makes it again */
     prox_bvh_refit_closed(bvh);
@@ -232,7 +233,7 @@ prox_result prox_bvh_refit(prox_bvh* bvh, const prox_vec3* vertices, int vertex_
 prox_result prox_bvh_rebuild(prox_bvh* bvh, const prox_vec3* vertices, int vertex_count) {
     prox_result r = check_new_vertices(bvh, vertices, vertex_count);
     if (r != PROX_OK) return r;
-    memcpy(bvh->vertices, vertices, (size_t)vertex_count * sizeof(prox_vec3));
+    if (vertices != bvh->vertices) memcpy(bvh->vertices, vertices, (size_t)vertex_count * sizeof(prox_vec3));
     bvh->generation++;
     prox_bvh_drop_hull(bvh);
     r = prox_bvh_build_tree(bvh);

@@ -104,6 +104,7 @@ void prox_mesh_data_free(prox_mesh_data* data) {
 }
 
 prox_mesh prox_mesh_data_view(const prox_mesh_data* data) {
-    prox_mesh m = {data->vertices, data->vertex_count, data->indices, data->triangle_count};
+    prox_mesh m = {NULL, 0, NULL, 0}; /* (for NULL: an empty mesh, which prox_bvh_create refuses) */
+    if (data) m = (prox_mesh){data->vertices, data->vertex_count, data->indices, data->triangle_count};
     return m;
 }

@@ -126,7 +126,10 @@ prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, co
     st.xa = xa ? xa : &identity;
     st.xb = xb ? xb : &identity;
     st.def = def ? def : &default_def;
-    if (!a || !b) return st.result;
+    if (!a || !b) { /* (reported as bad input, not as apart) */
+        st.result.invalid_transform = true;
+        return st.result;
+    }
     query_frames f;
     if (!prox_make_query_frames(a, st.xa, b, st.xb, &f)) {
         st.result.invalid_transform = true;

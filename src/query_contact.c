@@ -217,6 +217,7 @@ prox_contacts_result prox_contacts(const prox_bvh* a, const prox_transform* xa, 
     if (d.manifold) memset(d.manifold, 0, sizeof *d.manifold);
     prox_contacts_result empty;
     memset(&empty, 0, sizeof empty);
+    empty.invalid_transform = !a || !b; /* (reported as bad input, not as apart) */
     if (!a || !b) return empty;
     prox_transform identity = prox_transform_identity();
     contact_state st;
@@ -237,6 +238,7 @@ prox_contacts_result prox_self_contacts(const prox_bvh* bvh, const prox_transfor
     if (d.manifold) memset(d.manifold, 0, sizeof *d.manifold);
     prox_contacts_result empty;
     memset(&empty, 0, sizeof empty);
+    empty.invalid_transform = !bvh;
     if (!bvh) return empty;
     prox_transform identity = prox_transform_identity();
     contact_state st;

@@ -422,7 +422,7 @@ PROX_TARGET_CLONES static void run(distance_state* st, const distance_frames* f)
     }
 }
 
-typedef enum query_start { START_NOTHING, START_INVALID_TRANSFORM, START_OK } query_start;
+typedef enum query_start { START_INVALID_TRANSFORM, START_OK } query_start;
 
 /* What both queries do first: NULL transforms stand for the identity, the
  * frames are made, the state is reset. */
@@ -437,7 +437,7 @@ static query_start start_query(distance_state* st, distance_frames* f, const pro
     st->best = INFINITY;
     st->upper_limit = INFINITY;
     st->triangle_a = st->triangle_b = -1;
-    if (!a || !b) return START_NOTHING;
+    if (!a || !b) return START_INVALID_TRANSFORM; /* (reported as bad input, not as apart) */
     /* the placed triangles' coordinates reach at most this far, and their
      * projections round by a few of its ulps */
     st->toward_slack = 0x1p-40 * prox_fmax(prox_placed_reach(st->xa, prox_bvh_reach(a)),

@@ -53,6 +53,7 @@ prox_point_result prox_closest_point(const prox_bvh* bvh, const prox_transform* 
     memset(&result, 0, sizeof result);
     result.distance = INFINITY;
     result.triangle = -1;
+    result.invalid_input = !bvh; /* (reported as bad input, not as far) */
     if (!bvh) return result;
     prox_transform identity = prox_transform_identity(), inverse;
     x = x ? x : &identity;
@@ -275,6 +276,7 @@ prox_penetration_result prox_penetration(const prox_bvh* a, const prox_transform
     prox_penetration_result result;
     memset(&result, 0, sizeof result);
     result.vertex = -1;
+    result.invalid_transform = !a || !b; /* (reported as bad input, not as apart) */
     if (!a || !b) return result;
     prox_transform identity = prox_transform_identity(), inverse;
     xa = xa ? xa : &identity;

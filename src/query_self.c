@@ -165,7 +165,10 @@ prox_collide_result prox_self_collide(const prox_bvh* bvh, const prox_transform*
     st.bvh = bvh;
     st.x = x ? x : &identity;
     st.def = def ? def : &default_def;
-    if (!bvh) return st.result;
+    if (!bvh) {
+        st.result.invalid_transform = true;
+        return st.result;
+    }
     query_frames f;
     if (!prox_make_query_frames(bvh, st.x, bvh, st.x, &f)) {
         st.result.invalid_transform = true;

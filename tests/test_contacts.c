@@ -523,6 +523,17 @@ PROX_TEST(contacts, points_on_the_surface_and_bad_input) {
     CHECK(r.invalid_input && r.distance == INFINITY && r.triangle == -1);
     r = prox_closest_point(bvh, NULL, prox_vec3_make(INFINITY, 0, 0), INFINITY);
     CHECK(r.invalid_input);
+    /* a NULL hierarchy is bad input in every query, not "apart" (a review:
+     * no flag was set) */
+    CHECK(prox_closest_point(NULL, NULL, prox_vec3_make(0, 0, 0), INFINITY).invalid_input);
+    CHECK(prox_collide(NULL, NULL, bvh, NULL, NULL).invalid_transform);
+    CHECK(prox_collide(bvh, NULL, NULL, NULL, NULL).invalid_transform);
+    CHECK(prox_distance(bvh, NULL, NULL, NULL, NULL).invalid_transform);
+    CHECK(prox_within_distance(NULL, NULL, bvh, NULL, 1.0).invalid_transform);
+    CHECK(prox_penetration(NULL, NULL, bvh, NULL).invalid_transform);
+    CHECK(prox_contacts(bvh, NULL, NULL, NULL, NULL).invalid_transform);
+    CHECK(prox_self_contacts(NULL, NULL, NULL).invalid_transform);
+    CHECK(prox_self_collide(NULL, NULL, NULL).invalid_transform);
     prox_bvh_destroy(bvh);
     prox_mesh_data_free(&data);
 }

@@ -877,8 +877,8 @@ PROX_TEST(distance, invalid_input) {
     CHECK(r.invalid_transform && r.distance == INFINITY);
     prox_tolerance_result t = prox_within_distance(m.bvh[0], &bad, m.bvh[0], NULL, 1.0);
     CHECK(t.invalid_transform && !t.within);
-    r = prox_distance(NULL, NULL, m.bvh[0], NULL, NULL);
-    CHECK(r.distance == INFINITY && !r.invalid_transform);
+    r = prox_distance(NULL, NULL, m.bvh[0], NULL, NULL); /* bad input, flagged */
+    CHECK(r.distance == INFINITY && r.invalid_transform);
     /* nonsense error bounds are taken as zero; a negative tolerance is never met */
     prox_transform xb = prox_transform_identity();
     xb.origin.x = 5 * m.radius;

@@ -1,6 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* proxima: base definitions shared by every public header: export macro,
- * version, result codes, allocator hook. */
+ * version, result codes, allocator hook.
+ *
+ * Pointers. A function that returns a prox_result, a result struct or a bool
+ * answer checks its pointer arguments: NULL gives PROX_ERROR_INVALID_ARGUMENT,
+ * the result's invalid flag, or false, as its header says (a NULL transform
+ * is the identity wherever one is taken). The small value functions of
+ * math.h and geometry.h (vectors, matrices, transforms, triangle tests,
+ * taking their operands by pointer for speed) and prox_box_overlap /
+ * prox_box_is_valid do not: their pointers must be valid, as for libc's
+ * string functions, unless their documentation says NULL is allowed. */
 #ifndef PROXIMA_BASE_H
 #define PROXIMA_BASE_H
 

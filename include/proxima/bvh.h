@@ -162,7 +162,10 @@ PROX_API prox_result prox_bvh_rebuild(prox_bvh* bvh, const prox_vec3* vertices, 
 /// Checks every invariant: each volume contains its children and its
 /// triangles, child indices exceed parent indices, every triangle sits in
 /// exactly one leaf. Returns true when all hold; otherwise writes the first
-/// violation into `message` (may be NULL).
+/// violation into `message` (may be NULL). Unlike the queries it allocates:
+/// one byte per triangle of scratch through the hierarchy's allocator (false
+/// with "out of memory while validating" when that fails), so the
+/// allocator must be thread-safe for calls from several threads at once.
 PROX_API bool prox_bvh_validate(const prox_bvh* bvh, char* message, size_t message_size);
 
 /// Shape of a hierarchy. The paper's binary tree is stored collapsed 8-wide:

@@ -10,7 +10,8 @@
  * overflow double once one model is taken into the other's frame (models
  * whose sizes differ by more than about 1e300: a box 1e210 across against a
  * torus placed at scale 1e-100). prox_world_step reports such a pair as
- * colliding, flagged (prox_world_pair.unmeasured).
+ * colliding, flagged (prox_world_pair.unmeasured). A NULL hierarchy sets
+ * the same flag (`invalid_input` where a result names it so).
  *
  * Every query returns counters so that the cost model of the source papers,
  * T = Nb * Cb + Np * Cp, can be read off: Nb = volume_tests, Np = triangle_tests. */
@@ -74,7 +75,7 @@ PROX_API prox_collide_def prox_default_collide_def(void);
 
 typedef struct prox_collide_result {
     bool colliding;          ///< at least one pair of triangles shares a point
-    bool invalid_transform;  ///< a transform was singular or not finite; nothing was tested
+    bool invalid_transform;  ///< a transform was singular or not finite, or a hierarchy NULL; nothing was tested
     bool stopped;            ///< the callback returned false
     int64_t pair_count;      ///< pairs found (may exceed `capacity`: then the buffer holds the first ones)
     int64_t volume_tests;    ///< Nb: volume pairs tested (a node's children tested in one batch count one each)
@@ -222,7 +223,7 @@ typedef struct prox_distance_result {
     /// error bounds the pair found may lie beyond it while the models might
     /// not: then this is false and `distance` keeps its error bounds.
     bool beyond_upper_bound;
-    bool invalid_transform;  ///< a transform was singular or not finite; nothing was tested
+    bool invalid_transform;  ///< a transform was singular or not finite, or a hierarchy NULL; nothing was tested
     /// When the distance is positive: whether one model lies inside the
     /// other (closed meshes; one ray cast when a vertex of one lies in the
     /// other's world box).
@@ -270,7 +271,7 @@ typedef struct prox_tolerance_result {
     prox_vec3 point_b;
     int32_t triangle_a;      ///< when within: the pair found, else -1
     int32_t triangle_b;
-    bool invalid_transform;  ///< a transform was singular or not finite; nothing was tested
+    bool invalid_transform;  ///< a transform was singular or not finite, or a hierarchy NULL; nothing was tested
     int64_t volume_tests;    ///< Nb
     int64_t triangle_tests;  ///< Np
 } prox_tolerance_result;
@@ -366,7 +367,7 @@ PROX_API prox_contacts_def prox_default_contacts_def(void);
 
 typedef struct prox_contacts_result {
     int64_t contact_count;   ///< contacting triangle pairs (may exceed `capacity`)
-    bool invalid_transform;
+    bool invalid_transform;  ///< a transform was singular or not finite, or a hierarchy NULL
     bool stopped;            ///< the callback returned false
     int64_t volume_tests;
     int64_t triangle_tests;
@@ -407,7 +408,7 @@ typedef struct prox_point_result {
     prox_vec3 point;         ///< the closest point of the mesh, world coordinates
     int32_t triangle;        ///< the triangle it lies on; -1 when none was measured
     bool beyond_upper_bound; ///< the mesh is certainly farther than the upper bound
-    bool invalid_input;      ///< a non-finite point, or a singular or non-finite transform
+    bool invalid_input;      ///< a non-finite point, a singular or non-finite transform, or a NULL hierarchy
     int64_t volume_tests;
     int64_t triangle_tests;
 } prox_point_result;
@@ -527,7 +528,7 @@ typedef struct prox_penetration_result {
     prox_vec3 point_b;       ///< on or inside b; |point_a - point_b| = depth
     bool vertex_of_a;        ///< the deepest vertex is a's (inside b); else b's (inside a)
     int32_t vertex;          ///< its index in its mesh; -1 when depth is 0
-    bool invalid_transform;
+    bool invalid_transform;  ///< a transform was singular or not finite, or a hierarchy NULL
     int64_t vertices_tested; ///< vertices that lay in the other model's world box and were ray cast
 } prox_penetration_result;
 
