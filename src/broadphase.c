@@ -323,6 +323,10 @@ static bool grow_ids(prox_broadphase* bp) {
     return true;
 }
 
+uint32_t bp_next_id(const prox_broadphase* bp) {
+    return bp->free_count ? bp->free_ids[bp->free_count - 1] : bp->id_limit;
+}
+
 prox_result prox_broadphase_add(prox_broadphase* bp, const prox_box* box, uint32_t* out_id) {
     if (!bp || !box || !out_id || !prox_box_is_valid(box)) return PROX_ERROR_INVALID_ARGUMENT;
     if (!bp->free_count && bp->id_limit == bp->capacity && !grow_ids(bp)) return PROX_ERROR_OUT_OF_MEMORY;

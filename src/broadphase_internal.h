@@ -40,6 +40,12 @@ static inline void bp_pair_list_append(bp_pair_list* list, const bp_pair_list* s
 }
 void bp_pair_list_free(bp_pair_list* list, const prox_allocator* allocator);
 
+/* The id the next prox_broadphase_add will give (a freed one, or the next
+ * new one), so that a caller can make room for it first (the world: an add
+ * that fails after taking an id could give it back only after the next
+ * update). */
+uint32_t bp_next_id(const prox_broadphase* broadphase);
+
 /// What the broad phase shares with its kind. `boxes[id]` is the current box of
 /// every id below `id_limit` for which `live[id]` is nonzero.
 typedef struct bp_state {

@@ -19,6 +19,7 @@
 #include <proxima/geometry.h>
 #include <proxima/world.h>
 
+#include "broadphase_internal.h"
 #include "bvh_internal.h"
 #include "closest.h"
 #include "convex_internal.h"
@@ -88,7 +89,9 @@ static void ball_of_points(const prox_vec3* points, int count, double extra, pro
         lo = (prox_vec3){prox_fmin(lo.x, points[i].x), prox_fmin(lo.y, points[i].y), prox_fmin(lo.z, points[i].z)};
         hi = (prox_vec3){prox_fmax(hi.x, points[i].x), prox_fmax(hi.y, points[i].y), prox_fmax(hi.z, points[i].z)};
     }
-    prox_vec3 c = prox_vec3_scale(prox_vec3_add(lo, hi), 0.5);
+    /* halves first: (lo + hi) / 2 overflowed for a mesh out at 1.7e308, and
+     * the NaN ball that came of it stranded the object (a review) */
+    prox_vec3 c = prox_vec3_add(prox_vec3_scale(lo, 0.5), prox_vec3_scale(hi, 0.5));
     /* lengths, not squares: the squares of a mesh 1e-170 across underflowed
      * to 0, and the ball that clipped its world box shrank to a point (its
      * pairs were never tested) */
@@ -463,13 +466,14 @@ prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32
     const bool new_key = mesh && !shared;
     if (new_key && !pair_map_put(&world->meshes, key, (pair_map_value){.object = 0}, &world->def.allocator))
         return PROX_ERROR_OUT_OF_MEMORY;
-    // The objects' room too, for any id the broad phase can give (a reused
-    // one, or the next): an id taken and given back when this failed
-    // afterwards could be reused only after the next update, and the next
-    // add got another (a review; the header promises nothing changed).
+    // The objects' room too, for the id the broad phase will give: an id
+    // taken and given back when this failed afterwards could be reused only
+    // after the next update, and the next add got another (a review; the
+    // header promises nothing changed). A freed id needs no room.
     uint32_t id;
     prox_result result = o.self_collision && !reserve_self_ids(world) ? PROX_ERROR_OUT_OF_MEMORY : PROX_OK;
-    if (result == PROX_OK && !reserve_objects(world, world->id_limit + 1)) result = PROX_ERROR_OUT_OF_MEMORY;
+    if (result == PROX_OK && !reserve_objects(world, bp_next_id(world->broadphase) + 1))
+        result = PROX_ERROR_OUT_OF_MEMORY;
     if (result == PROX_OK) result = prox_broadphase_add(world->broadphase, &box, &id);
     if (result == PROX_OK && !reserve_objects(world, id + 1)) { // (not expected: the ids are dense)
         prox_broadphase_remove(world->broadphase, id); // never reported: no update saw it
@@ -479,7 +483,6 @@ prox_result prox_world_add(prox_world* world, const prox_object_def* def, uint32
         if (new_key) pair_map_remove(&world->meshes, key);
         return result;
     }
-    world->id_limit = PROX_MAX(world->id_limit, id + 1);
     o.epoch = world->objects[id].epoch + 1; // pairs scheduled for a former object of this id are void
     o.motion_pending = true;
     // The id's entry in the scene tree's list of changes, if a former

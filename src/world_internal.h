@@ -63,7 +63,6 @@ struct prox_world {
     prox_broadphase* broadphase;
     world_object* objects;
     uint32_t object_capacity;
-    uint32_t id_limit; ///< one past the largest id the broad phase has given (its ids are dense)
     uint32_t* dirty; ///< ids posed or refitted since the last step
     uint32_t dirty_count;
     pair_map disabled;

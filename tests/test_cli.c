@@ -267,6 +267,7 @@ PROX_TEST(cli, errors_say_what_and_where) {
         /* two numbers with nothing between them ("0-1" read as 0 and -1) */
         {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0.2-1 0\n", ":1:", "numbers run together"},
         {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 3+0\n", ":1:", "numbers run together"},
+        {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0.2-1e999 3\n", ":1:", "numbers run together"},
         /* a sign after the last number, and letters: trailing text, not two numbers */
         {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 3-\n", ":1:", "trailing text"},
         {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 5abc 3\n", ":1:", "not a decimal number"},

@@ -1125,20 +1125,37 @@ PROX_TEST(world, tiny_and_huge_objects) {
     REQUIRE(prox_world_box(w, a, &grown_box));
     CHECK_MSG(grown_box.max.x >= 1e305 && grown_box.min.x <= -1e305, "box x [%g, %g]", grown_box.min.x,
               grown_box.max.x);
+    // Refit out to 1.7e308, beside a ball there: (lo + hi) / 2 of the
+    // vertices overflowed, the NaN ball left the box where it was, the pair
+    // went unseen and every pose was refused (a review).
+    const prox_transform identity = prox_transform_identity();
+    REQUIRE(prox_world_set_pose(w, a, &identity) == PROX_OK);
+    for (int i = 0; i < 8; i++) grown[i] = prox_vec3_add(cube.vertices[i], (prox_vec3){1.7e308, 0, 0});
+    CHECK(prox_world_refit(w, a, grown, 8) == PROX_OK);
+    def.shape = prox_shape_convex(prox_convex_sphere(&centre, 1));
+    def.pose = prox_transform_identity();
+    def.pose.origin.x = 1.7e308;
+    uint32_t ball;
+    REQUIRE(prox_world_add(w, &def, &ball) == PROX_OK);
+    int far_pairs = 0;
+    REQUIRE(prox_world_step(w, 0, count_pairs, &far_pairs, NULL) == PROX_OK);
+    CHECK_MSG(far_pairs == 1, "%d pairs of a box and a ball at 1.7e308", far_pairs);
+    CHECK(prox_world_set_pose(w, a, &identity) == PROX_OK);
     prox_world_destroy(w);
     prox_bvh_destroy(bvh);
     prox_mesh_data_free(&cube);
 }
 
-/* An allocator that fails the allocation `fail_at` (counted from 1) and no other. */
+/* An allocator that fails the allocation `fail_at` (counted from 1) and no
+ * other, or with `and_after` every one from it on. */
 typedef struct failing_once {
     long count, fail_at;
-    bool failed;
+    bool failed, and_after;
 } failing_once;
 
 static void* failing_once_alloc(size_t size, void* user) {
     failing_once* f = user;
-    if (++f->count == f->fail_at) {
+    if (++f->count == f->fail_at || (f->and_after && f->fail_at > 0 && f->count >= f->fail_at)) {
         f->failed = true;
         return NULL;
     }
@@ -1159,7 +1176,7 @@ PROX_TEST(world, failed_add_keeps_its_id) {
     def.shape = prox_shape_convex(prox_convex_sphere(&centre, 1));
     int failures = 0;
     for (long k = 1; k < 64; k++) {
-        failing_once f = {0, 0, false};
+        failing_once f = {0, 0, false, false};
         prox_world_def wdef = prox_default_world_def();
         wdef.allocator = (prox_allocator){failing_once_alloc, failing_once_free, &f};
         prox_world* w;
@@ -1179,6 +1196,24 @@ PROX_TEST(world, failed_add_keeps_its_id) {
         prox_world_destroy(w);
     }
     CHECK(failures > 0);
+    // An add that reuses a freed id needs no memory: with 64 objects (the
+    // arrays full), one removed and a step, it works with every allocation
+    // failing (making room for a new id first failed it).
+    failing_once f = {0, 0, false, true};
+    prox_world_def wdef = prox_default_world_def();
+    wdef.allocator = (prox_allocator){failing_once_alloc, failing_once_free, &f};
+    prox_world* w;
+    REQUIRE(prox_world_create(&wdef, &w) == PROX_OK);
+    uint32_t id = 0;
+    for (int i = 0; i < 64; i++) {
+        def.pose.origin.x = 3.0 * i;
+        REQUIRE(prox_world_add(w, &def, &id) == PROX_OK);
+    }
+    REQUIRE(prox_world_remove(w, 5) == PROX_OK);
+    REQUIRE(prox_world_step(w, 0, NULL, NULL, NULL) == PROX_OK);
+    f.fail_at = f.count + 1;
+    CHECK(prox_world_add(w, &def, &id) == PROX_OK && id == 5);
+    prox_world_destroy(w);
 }
 
 /* A mesh whose hierarchy another world refit keeps its old ball here until

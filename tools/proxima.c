@@ -173,7 +173,8 @@ static bool parse_numbers(const char* text, double* out, int count, const char**
          * other text after it is reported below, as trailing or not a number */
         double next;
         const char* next_end;
-        if ((*end == '+' || *end == '-' || *end == '.') && cli_read_decimal(end, &next, &next_end)) {
+        if ((*end == '+' || *end == '-' || *end == '.') &&
+            (cli_read_decimal(end, &next, &next_end) || cli_reads_as_non_finite(end))) {
             *error = "numbers run together (put a blank or a comma between them)";
             return false;
         }
