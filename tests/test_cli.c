@@ -268,6 +268,10 @@ PROX_TEST(cli, errors_say_what_and_where) {
         {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0.2-1 0\n", ":1:", "numbers run together"},
         {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 3+0\n", ":1:", "numbers run together"},
         {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0.2-1e999 3\n", ":1:", "numbers run together"},
+        /* a word that starts like inf or nan is a word (it was "numbers run together", and alone "not finite") */
+        {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 1-information 3\n", ":1:", "not a decimal number"},
+        {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 nanny 3\n", ":1:", "not a decimal number"},
+        {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 -Inf 3\n", ":1:", "not finite"},
         /* a sign after the last number, and letters: trailing text, not two numbers */
         {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 3-\n", ":1:", "trailing text"},
         {"1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 5abc 3\n", ":1:", "not a decimal number"},

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <strings.h>
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -11,8 +12,9 @@ static const char* skip_digits(const char* p) {
     return p;
 }
 
-bool cli_read_decimal(const char* p, double* out, const char** end) {
-    *end = p;
+/* The end of the decimal form at p ([+-] digits [. [digits]] or [+-] .
+ * digits, then optionally (e|E) [+-] digits), or NULL when none starts there. */
+static const char* decimal_end(const char* p) {
     const char* q = p;
     if (*q == '+' || *q == '-') ++q;
     const char* integer = q;
@@ -23,13 +25,20 @@ bool cli_read_decimal(const char* p, double* out, const char** end) {
         q = skip_digits(q);
         digits = digits || q > fraction;
     }
-    if (!digits) return false;
+    if (!digits) return NULL;
     if (*q == 'e' || *q == 'E') {
         const char* e = q + 1;
         if (*e == '+' || *e == '-') ++e;
         const char* exponent = skip_digits(e);
         if (exponent > e) q = exponent; /* else the 'e' is not part of the number */
     }
+    return q;
+}
+
+bool cli_read_decimal(const char* p, double* out, const char** end) {
+    *end = p;
+    const char* q = decimal_end(p);
+    if (!q) return false;
     char* stop;
     const double x = strtod(p, &stop);
     /* strtod reads the same decimal (it would read more only for forms
@@ -40,8 +49,25 @@ bool cli_read_decimal(const char* p, double* out, const char** end) {
     return true;
 }
 
+/* A word ends at a blank, a comma, a comment or the end of the text. */
+static bool word_ends(char c) {
+    return c == '\0' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == '#';
+}
+
 bool cli_reads_as_non_finite(const char* p) {
-    char* stop;
-    const double x = strtod(p, &stop);
-    return stop != p && !isfinite(x);
+    const char* q = decimal_end(p);
+    if (q) { /* a decimal beyond double's range ("1e999") */
+        char* stop;
+        const double x = strtod(p, &stop);
+        return stop == q && !isfinite(x);
+    }
+    /* the words alone: "information" and "nanny" are words, not infinities */
+    const char* w = *p == '+' || *p == '-' ? p + 1 : p;
+    static const char* const words[] = {"infinity", "inf", "nan"};
+    for (int i = 0; i < 3; ++i) {
+        size_t n = 0;
+        while (words[i][n]) ++n;
+        if (strncasecmp(w, words[i], n) == 0 && word_ends(w[n])) return true;
+    }
+    return false;
 }

@@ -14,8 +14,10 @@
 /// is true; otherwise false and *end is p.
 bool cli_read_decimal(const char* p, double* out, const char** end);
 
-/// True when strtod would read nan, an infinity or a value beyond double's
-/// range at p: why cli_read_decimal refused it, for a message.
+/// True when p holds a decimal (the form above) beyond double's range, or
+/// the word inf, infinity or nan (any case, signed or not) ending at a
+/// blank, a comma, a '#' or the end: why cli_read_decimal refused it, for a
+/// message. ("information", "nanny" and hexadecimal are words, not numbers.)
 bool cli_reads_as_non_finite(const char* p);
 
 #endif
