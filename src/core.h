@@ -6,6 +6,7 @@
 #include <proxima/base.h>
 #include <proxima/math.h>
 
+#include <float.h>
 #include <math.h>
 
 #include <stdarg.h>
@@ -96,6 +97,17 @@ static inline double prox_max_abs3(prox_vec3 v) {
 }
 
 /// max_i sum_j |m_ij|, the max norm's operator norm: |m v|_inf <= it |v|_inf.
+/// The length of a gap vector from the sum of its squared components and
+/// its largest component, as a lower bound that never overflows nor sinks:
+/// beyond 1e154 the squares overflow (an infinite length would prune every
+/// volume of a bound) and the largest component stands for the length;
+/// below 1e-154 they underflow and it is at least that component. Inline and
+/// branch-free for the lane loops that are vectorised.
+static inline double prox_gap_length(double sum_of_squares, double largest) {
+    const double s = sqrt(sum_of_squares);
+    return sum_of_squares <= DBL_MAX ? (s > largest ? s : largest) : largest;
+}
+
 static inline double prox_max_row_sum(const prox_mat3* m) {
     double best = 0;
     for (int i = 0; i < 3; ++i) {

@@ -370,11 +370,10 @@ static void support_bounds(const shape_query* q, const prox_node* node, double o
 }
 
 /* Distance from the shape's box, and from its ball, to each lane box, in
- * world units, rounded down: the larger of the two. Where the sum of
- * squares overflows (gaps beyond 1e154) the largest gap stands for the
- * length, and where it underflows the length is at least that gap too:
- * an infinite length pruned every volume, and a ball of radius 1e168
- * holding a unit box "touched" none of its triangles. */
+ * world units, rounded down: the larger of the two. The lengths are
+ * prox_gap_length's (squares that overflowed to an infinite length pruned
+ * every volume: a ball of radius 1e168 holding a unit box "touched" none
+ * of its triangles). */
 static void lane_bounds(const shape_query* q, const prox_node* node, double out[PROX_LANES]) {
     for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
         double s = 0, b = 0, s_max = 0, b_max = 0;
@@ -388,8 +387,7 @@ static void lane_bounds(const shape_query* q, const prox_node* node, double out[
             b += h * h;
             b_max = h > b_max ? h : b_max;
         }
-        const double ball_length = b <= DBL_MAX ? PROX_MAX(sqrt(b), b_max) : b_max;
-        const double ball = ball_length - q->ball_radius, box = s <= DBL_MAX ? PROX_MAX(sqrt(s), s_max) : s_max;
+        const double ball = prox_gap_length(b, b_max) - q->ball_radius, box = prox_gap_length(s, s_max);
         out[l] = q->to_world * (ball > box ? ball : box) * (1 - 0x1p-40);
     }
     if (q->support_count > 0) support_bounds(q, node, out);

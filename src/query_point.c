@@ -15,10 +15,9 @@
 
 /* Distance from a local point to each lane box, in local units, rounded
  * down a little: the boxes are exact floats, the few double operations err
- * by far less than the slack. Where the sum of squares overflows (gaps
- * beyond 1e154) or underflows, the largest gap stands for the length: an
- * infinite length pruned every volume, and a point 1.4e154 from a unit box
- * had no closest point. */
+ * by far less than the slack. The length is prox_gap_length's (squares that
+ * overflowed to an infinite length pruned every volume: a point 1.4e154
+ * from a unit box had no closest point). */
 static void point_box_bounds(const prox_node* node, const double p[3], double slack, double out[PROX_LANES]) {
     for (int l = 0; l < PROX_LANES; ++l) { /* vectorised */
         double s = 0, largest = 0;
@@ -28,8 +27,7 @@ static void point_box_bounds(const prox_node* node, const double p[3], double sl
             s += g * g;
             largest = g > largest ? g : largest;
         }
-        const double length = s <= DBL_MAX ? PROX_MAX(sqrt(s), largest) : largest;
-        double d = length * (1 - 0x1p-40) - slack;
+        double d = prox_gap_length(s, largest) * (1 - 0x1p-40) - slack;
         out[l] = node->count[l] < 0 ? INFINITY : (d > 0 ? d : 0);
     }
 }

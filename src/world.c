@@ -79,11 +79,20 @@ static bool shape_is_valid(const prox_shape* shape, char* message, size_t messag
 /* World boxes                                                              */
 /* ------------------------------------------------------------------------ */
 
-/// A ball around `count` points: centred on the centre of their box, radius
-/// to the farthest point plus `extra`, widened by a few units in the last
-/// place for the rounding of the sums.
-static void ball_of_points(const prox_vec3* points, int count, double extra, prox_vec3* out_center,
-                           double* out_radius) {
+/// A ball around the shape in its own frame: centred on the centre of its
+/// points' box, radius to the farthest point (plus a convex shape's radius),
+/// widened by a few units in the last place for the rounding of the sums.
+static void fit_ball(world_object* o) {
+    const prox_vec3* points;
+    int count;
+    double extra = 0;
+    if (o->shape.kind == PROX_SHAPE_MESH) {
+        prox_mesh mesh = prox_bvh_mesh(o->shape.mesh);
+        points = mesh.vertices, count = mesh.vertex_count;
+        o->ball_generation = o->shape.mesh->generation;
+    } else {
+        points = o->shape.convex.points, count = o->shape.convex.count, extra = o->shape.convex.radius;
+    }
     prox_vec3 lo = points[0], hi = points[0];
     for (int i = 1; i < count; i++) {
         lo = (prox_vec3){prox_fmin(lo.x, points[i].x), prox_fmin(lo.y, points[i].y), prox_fmin(lo.z, points[i].z)};
@@ -98,20 +107,8 @@ static void ball_of_points(const prox_vec3* points, int count, double extra, pro
     double r = 0;
     for (int i = 0; i < count; i++) r = prox_fmax(r, prox_closest_length(prox_vec3_sub(points[i], c)));
     double reach = prox_max_abs3(c) + r;
-    *out_center = c;
-    *out_radius = r * (1 + 0x1p-40) + 0x1p-40 * reach + extra;
-}
-
-/// The object's ball in its own frame (a convex shape's radius included).
-static void fit_ball(world_object* o) {
-    if (o->shape.kind == PROX_SHAPE_MESH) {
-        prox_mesh mesh = prox_bvh_mesh(o->shape.mesh);
-        o->ball_generation = o->shape.mesh->generation;
-        ball_of_points(mesh.vertices, mesh.vertex_count, 0, &o->ball_center, &o->ball_radius);
-    } else {
-        ball_of_points(o->shape.convex.points, o->shape.convex.count, o->shape.convex.radius, &o->ball_center,
-                       &o->ball_radius);
-    }
+    o->ball_center = c;
+    o->ball_radius = r * (1 + 0x1p-40) + 0x1p-40 * reach + extra;
 }
 
 /// The placed ball: centre B c + o; an ellipsoid of extent r |row k of B| along
@@ -771,9 +768,9 @@ static void test_convex_mesh(const world_object* s, const world_object* m, bool 
     } else {
         const int overlap = prox_convex_mesh_overlap_checked(&s->shape.convex, &s->pose, m->shape.mesh, &m->pose);
         if (overlap < 0) {
-        unmeasured(c);
-        return;
-    }
+            unmeasured(c);
+            return;
+        }
         c->colliding = overlap == 1;
     }
     if (c->colliding || !want_separation) return;
@@ -985,8 +982,9 @@ prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn*
         o->changed_at = step; // (also when this step fails: later steps then test its pairs)
         if (o->motion_pending) o->motion_since = time, o->motion_pending = false;
         prox_box box;
-        // (Poses and refits that would overflow the box are refused; should
-        // one still, keep the last box rather than fail.)
+        // A refit can leave no box, and so can a stale ball (a hierarchy
+        // refit in another world) clipped against the new root box, whose
+        // pose set_pose takes unchecked: keep the last box rather than fail.
         if (!world_object_box(o, &box)) continue;
         if (world->scene) world_scene_moved(world, id, &box);
         moved_ids[moved] = id;

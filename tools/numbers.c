@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -49,8 +50,7 @@ bool cli_read_decimal(const char* p, double* out, const char** end) {
     return true;
 }
 
-/* A word ends at a blank, a comma, a comment or the end of the text. */
-static bool word_ends(char c) {
+bool cli_ends_word(char c) {
     return c == '\0' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == '#';
 }
 
@@ -65,9 +65,8 @@ bool cli_reads_as_non_finite(const char* p) {
     const char* w = *p == '+' || *p == '-' ? p + 1 : p;
     static const char* const words[] = {"infinity", "inf", "nan"};
     for (int i = 0; i < 3; ++i) {
-        size_t n = 0;
-        while (words[i][n]) ++n;
-        if (strncasecmp(w, words[i], n) == 0 && word_ends(w[n])) return true;
+        const size_t n = strlen(words[i]);
+        if (strncasecmp(w, words[i], n) == 0 && cli_ends_word(w[n])) return true;
     }
     return false;
 }

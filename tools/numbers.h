@@ -14,6 +14,10 @@
 /// is true; otherwise false and *end is p.
 bool cli_read_decimal(const char* p, double* out, const char** end);
 
+/// Whether c ends a word in these inputs: a blank, a comma, a comment's '#'
+/// or the end of the text.
+bool cli_ends_word(char c);
+
 /// True when p holds a decimal (the form above) beyond double's range, or
 /// the word inf, infinity or nan (any case, signed or not) ending at a
 /// blank, a comma, a '#' or the end: why cli_read_decimal refused it, for a

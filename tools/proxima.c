@@ -178,7 +178,7 @@ static bool parse_numbers(const char* text, double* out, int count, const char**
             *error = "numbers run together (put a blank or a comma between them)";
             return false;
         }
-        if (*end != '\0' && *end != ',' && *end != '#' && skip_blanks(end) == end) {
+        if (!cli_ends_word(*end)) {
             *error = i + 1 < count ? "a word is not a decimal number" : "too many numbers or trailing text";
             return false;
         }

@@ -335,8 +335,8 @@ enum { PROX_MANIFOLD_POINTS = 4 };
 /// ball in a bowl, terrain whose box centre lies beyond the other model), or
 /// an open surface is crossed past half the other's depth, it can point the
 /// wrong way: use the contacts' own normals there (each oriented by the two
-/// triangles alone, prox_tri_tri_contact). Measuring the candidates costs a second traversal of the models
-/// when more than 512 triangle pairs touch.
+/// triangles alone, prox_tri_tri_contact). Measuring the candidates costs a
+/// second traversal of the models when more than 512 triangle pairs touch.
 ///
 /// The points are kept as the contacts stream in: a new point replaces a
 /// kept one when that enlarges the quadrilateral they span, as game physics
