@@ -116,10 +116,21 @@ static inline void round_box_avx2(const prox_box* b, float_box* out) {
 }
 #endif
 
-/// A box rounded outward (stored under a mask where AVX-512 is).
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+/// Lanes 0-5 of v into *out, as 16 + 8 bytes. Not one masked store: on an
+/// AMD Zen 5 a masked store (or load) whose off lanes reach into a page not
+/// yet touched costs about 170 ns, and the lanes past the last box of an
+/// array can.
+static inline void store_box_lanes(float_box* out, __m256 v) {
+    _mm_storeu_ps(&out->min_x, _mm256_castps256_ps128(v));
+    _mm_storel_pi((__m64*)&out->min_z, _mm256_extractf128_ps(v, 1));
+}
+#endif
+
+/// A box rounded outward.
 static inline void round_box(const prox_box* b, float_box* out) {
 #if defined(__AVX512F__) && defined(__AVX512VL__)
-    _mm256_mask_storeu_ps((float*)out, 0x3f, round_box_lanes(b));
+    store_box_lanes(out, round_box_lanes(b));
 #elif defined(__AVX2__)
     round_box_avx2(b, out);
 #else

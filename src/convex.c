@@ -161,6 +161,15 @@ static int support_scan(const prox_vec3* p, int n, prox_vec3 d) {
  * differently from the scalar scan's where contraction differs; either
  * point is a support point to within that rounding.)
  *
+ * Every load is a plain one: when n is not a multiple of eight, the last
+ * block is the last eight points, overlapping the block before it. Seeing a
+ * point twice changes no maximum, and each lane still sees its indices in
+ * increasing order, so the lowest index at the maximum stays the answer.
+ * (Masked loads of a short last block were 175 ns each on an AMD Zen 5
+ * whenever their masked-off lanes reached into a page not yet touched, the
+ * processor's fault-suppression path: a hull whose points ended near such a
+ * page made every query of it about ten times slower.)
+ *
  * With `bound` set it also measures the points as points_bound does, from
  * the same loads: the query's first support scan then costs the pass over
  * the points that its validation makes anyway (cvx_pair_init). */
@@ -187,44 +196,42 @@ static inline int lane_any_winner(__m512d best, __m512i best_index) {
     return at_top ? (int)lanes[__builtin_ctz(at_top)] : 0;
 }
 
-/* The block of (at most) eight interleaved points at c holding `left`
- * points: the three loads (lanes past the points 0) in v[], and the x, y and
- * z lanes from them (two two-source permutes each). */
-static inline __attribute__((always_inline)) void block_lanes(const double* c, int left, __m512d v[3], __m512d* x,
-                                                              __m512d* y, __m512d* z) {
+/* The first point of block i (a multiple of eight below n >= 8): i, or
+ * n - 8 for a last block that would run past the points. */
+static inline int block_start(int n, int i) { return i + 8 <= n ? i : n - 8; }
+
+/* The eight interleaved points at c: the three loads in v[], and the x, y
+ * and z lanes from them (two two-source permutes each). */
+static inline __attribute__((always_inline)) void block_lanes(const double* c, __m512d v[3], __m512d* x, __m512d* y,
+                                                              __m512d* z) {
     const __m512i x_first = _mm512_setr_epi64(0, 3, 6, 9, 12, 15, 0, 0),
                   x_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 10, 13);
     const __m512i y_first = _mm512_setr_epi64(1, 4, 7, 10, 13, 0, 0, 0),
                   y_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 8, 11, 14);
     const __m512i z_first = _mm512_setr_epi64(2, 5, 8, 11, 14, 0, 0, 0),
                   z_last = _mm512_setr_epi64(0, 1, 2, 3, 4, 9, 12, 15);
-    const int doubles = 3 * left;
-    const __mmask8 m0 = doubles >= 8 ? 0xff : (__mmask8)((1u << doubles) - 1);
-    const __mmask8 m1 = doubles >= 16 ? 0xff : doubles > 8 ? (__mmask8)((1u << (doubles - 8)) - 1) : 0;
-    const __mmask8 m2 = doubles >= 24 ? 0xff : doubles > 16 ? (__mmask8)((1u << (doubles - 16)) - 1) : 0;
-    v[0] = _mm512_maskz_loadu_pd(m0, c), v[1] = _mm512_maskz_loadu_pd(m1, c + 8);
-    v[2] = _mm512_maskz_loadu_pd(m2, c + 16);
+    v[0] = _mm512_loadu_pd(c), v[1] = _mm512_loadu_pd(c + 8), v[2] = _mm512_loadu_pd(c + 16);
     *x = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v[0], x_first, v[1]), x_last, v[2]);
     *y = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v[0], y_first, v[1]), y_last, v[2]);
     *z = _mm512_permutex2var_pd(_mm512_permutex2var_pd(v[0], z_first, v[1]), z_last, v[2]);
 }
 
-/* Each lane's first maximum of x dx + y dy + z dz over the live lanes, with
- * its point index. */
+/* Each lane's first maximum of x dx + y dy + z dz, with its point index. */
 static inline __attribute__((always_inline)) void block_best(__m512d x, __m512d y, __m512d z, __m512d dx, __m512d dy,
-                                                             __m512d dz, __mmask8 live, __m512i index, __m512d* best,
+                                                             __m512d dz, __m512i index, __m512d* best,
                                                              __m512i* best_index) {
     const __m512d dot = _mm512_fmadd_pd(z, dz, _mm512_fmadd_pd(y, dy, _mm512_mul_pd(x, dx)));
-    const __mmask8 better = _mm512_mask_cmp_pd_mask(live, dot, *best, _CMP_GT_OQ);
+    const __mmask8 better = _mm512_cmp_pd_mask(dot, *best, _CMP_GT_OQ);
     *best = _mm512_mask_mov_pd(*best, better, dot);
     *best_index = _mm512_mask_mov_epi64(*best_index, better, index);
 }
 
 /* The scan along `dirs` directions d[0 .. dirs) at once (1, or 1 +
- * CVX_PROBES for the boolean query's probes), writing each one's support
- * index to out[]: the lowest index at the maximum for the first
- * `exact_dirs` directions, any index at it for the others. Always inlined
- * with constant arguments, so the one-direction scan is the loop it was. */
+ * CVX_PROBES for the boolean query's probes) over n >= 8 points, writing
+ * each one's support index to out[]: the lowest index at the maximum for
+ * the first `exact_dirs` directions, any index at it for the others. Always
+ * inlined with constant arguments, so the one-direction scan is the loop it
+ * was. */
 static inline __attribute__((always_inline)) void support_scan_wide_impl(const prox_vec3* p, int n,
                                                                          const prox_vec3* d, int dirs,
                                                                          wide_bound* bound, int* out,
@@ -239,25 +246,22 @@ static inline __attribute__((always_inline)) void support_scan_wide_impl(const p
     }
     const __m512d sign = _mm512_set1_pd(-0.0), big = _mm512_set1_pd(DBL_MAX);
     __m512d max_abs = _mm512_setzero_pd();
-    __m512i index = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m512i lanes = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
     __mmask8 bad = 0;
-    const __m512i eight = _mm512_set1_epi64(8);
-    const double* c = &p[0].x;
-    for (int i = 0; i < n; i += 8, c += 24) {
-        const int left = n - i < 8 ? n - i : 8; /* points in this block */
+    for (int i = 0; i < n; i += 8) {
+        const int at = block_start(n, i);
         __m512d v[3], x, y, z;
-        block_lanes(c, left, v, &x, &y, &z);
+        block_lanes(&p[at].x, v, &x, &y, &z);
         if (bound) {
             const __m512d a0 = _mm512_andnot_pd(sign, v[0]), a1 = _mm512_andnot_pd(sign, v[1]);
             const __m512d a2 = _mm512_andnot_pd(sign, v[2]);
-            /* not (a <= DBL_MAX): infinite or NaN (the masked-off lanes are 0) */
+            /* not (a <= DBL_MAX): infinite or NaN */
             bad |= _mm512_cmp_pd_mask(a0, big, _CMP_NLE_UQ) | _mm512_cmp_pd_mask(a1, big, _CMP_NLE_UQ) |
                    _mm512_cmp_pd_mask(a2, big, _CMP_NLE_UQ);
             max_abs = _mm512_max_pd(max_abs, _mm512_max_pd(a0, _mm512_max_pd(a1, a2)));
         }
-        const __mmask8 live = (__mmask8)((1u << left) - 1);
-        for (int j = 0; j < dirs; ++j) block_best(x, y, z, dx[j], dy[j], dz[j], live, index, &best[j], &best_index[j]);
-        index = _mm512_add_epi64(index, eight);
+        const __m512i index = _mm512_add_epi64(lanes, _mm512_set1_epi64(at));
+        for (int j = 0; j < dirs; ++j) block_best(x, y, z, dx[j], dy[j], dz[j], index, &best[j], &best_index[j]);
     }
     if (bound) {
         bound->max_abs = max_abs;
@@ -267,34 +271,33 @@ static inline __attribute__((always_inline)) void support_scan_wide_impl(const p
         out[j] = j < exact_dirs ? lane_winner(best[j], best_index[j]) : lane_any_winner(best[j], best_index[j]);
 }
 
-/* Block i of n points p into one scan's running maximum (nothing past n). */
+/* Block i of n >= 8 points p into one scan's running maximum (nothing at
+ * or past n). */
 static inline __attribute__((always_inline)) void scan_block(const prox_vec3* p, int n, int i, __m512d dx, __m512d dy,
-                                                             __m512d dz, __m512i index, __m512d* best,
-                                                             __m512i* best_index) {
+                                                             __m512d dz, __m512d* best, __m512i* best_index) {
     if (i >= n) return;
-    const int left = n - i < 8 ? n - i : 8;
+    const int at = block_start(n, i);
     __m512d v[3], x, y, z;
-    block_lanes(&p[i].x, left, v, &x, &y, &z);
-    block_best(x, y, z, dx, dy, dz, (__mmask8)((1u << left) - 1), index, best, best_index);
+    block_lanes(&p[at].x, v, &x, &y, &z);
+    const __m512i index = _mm512_add_epi64(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64(at));
+    block_best(x, y, z, dx, dy, dz, index, best, best_index);
 }
 
-/* The supports of two point sets (a along da, b along db) in one loop: the
- * two scans are independent chains of about three blocks each, which one
- * after the other left the core waiting on each one's latency (each block's
- * maximum waits on the last, and each scan ends in a reduction). */
+/* The supports of two point sets (a along da, b along db; eight or more
+ * points each) in one loop: the two scans are independent chains of about
+ * three blocks each, which one after the other left the core waiting on
+ * each one's latency (each block's maximum waits on the last, and each scan
+ * ends in a reduction). */
 static inline void support_pair_scan_wide(const prox_vec3* pa, int na, prox_vec3 da, const prox_vec3* pb, int nb,
                                           prox_vec3 db, int* out_a, int* out_b) {
     const __m512d ax = _mm512_set1_pd(da.x), ay = _mm512_set1_pd(da.y), az = _mm512_set1_pd(da.z);
     const __m512d bx = _mm512_set1_pd(db.x), by = _mm512_set1_pd(db.y), bz = _mm512_set1_pd(db.z);
     __m512d best_a = _mm512_set1_pd(-INFINITY), best_b = best_a;
     __m512i index_a = _mm512_setzero_si512(), index_b = index_a;
-    __m512i index = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m512i eight = _mm512_set1_epi64(8);
     const int n = na > nb ? na : nb;
     for (int i = 0; i < n; i += 8) {
-        scan_block(pa, na, i, ax, ay, az, index, &best_a, &index_a);
-        scan_block(pb, nb, i, bx, by, bz, index, &best_b, &index_b);
-        index = _mm512_add_epi64(index, eight);
+        scan_block(pa, na, i, ax, ay, az, &best_a, &index_a);
+        scan_block(pb, nb, i, bx, by, bz, &best_b, &index_b);
     }
     *out_a = lane_winner(best_a, index_a);
     *out_b = lane_winner(best_b, index_b);
