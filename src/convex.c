@@ -134,15 +134,19 @@ prox_result prox_convex_validate(const prox_convex* shape, char* message, size_t
     return PROX_OK;
 }
 
-/* Index of the point maximizing d . p, the lowest on ties. A plain
- * first-maximum scan: with random directions the running maximum changes
- * about ln(n) times, and each change is a mispredicted branch; splitting
- * the scan into interleaved lanes (to shorten the dependency chain) makes
- * more changes in total and measured slower. */
+/* Index of the point maximizing d . p, the lowest on ties; a NaN product
+ * never wins (all NaN: 0), as in the wide scans below. (It started from
+ * point 0's product, which a NaN product kept forever: a review found the
+ * answer differing below and above eight points. Finite points give NaN
+ * where two products overflow with opposite signs.) A plain first-maximum
+ * scan: with random directions the running maximum changes about ln(n)
+ * times, and each change is a mispredicted branch; splitting the scan into
+ * interleaved lanes (to shorten the dependency chain) makes more changes in
+ * total and measured slower. */
 static int support_scan(const prox_vec3* p, int n, prox_vec3 d) {
     int best = 0;
-    double bv = d.x * p[0].x + d.y * p[0].y + d.z * p[0].z;
-    for (int i = 1; i < n; ++i) {
+    double bv = -INFINITY;
+    for (int i = 0; i < n; ++i) {
         const double s = d.x * p[i].x + d.y * p[i].y + d.z * p[i].z;
         if (s > bv) {
             bv = s;
@@ -165,10 +169,10 @@ static int support_scan(const prox_vec3* p, int n, prox_vec3 d) {
  * block is the last eight points, overlapping the block before it. Seeing a
  * point twice changes no maximum, and each lane still sees its indices in
  * increasing order, so the lowest index at the maximum stays the answer.
- * (Masked loads of a short last block were 175 ns each on an AMD Zen 5
- * whenever their masked-off lanes reached into a page not yet touched, the
- * processor's fault-suppression path: a hull whose points ended near such a
- * page made every query of it about ten times slower.)
+ * (Masked loads of a short last block cost about 170 ns each on an AMD Zen
+ * 5 whenever their masked-off lanes reached into a page not yet touched,
+ * the processor's fault-suppression path: a hull whose points ended near
+ * such a page made every query of it 3 to 11 times slower, bench/convex.)
  *
  * With `bound` set it also measures the points as points_bound does, from
  * the same loads: the query's first support scan then costs the pass over

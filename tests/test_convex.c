@@ -581,6 +581,18 @@ PROX_TEST(convex, shapes_and_support) {
         CHECK_NEAR(prox_vec3_dot(d, prox_vec3_sub(sp, x.origin)), hi + sh.radius, 1e-12 * (1 + fabs(hi)));
         ++total_cases;
     }
+    /* a NaN product never wins, below eight points (the scalar scan) as
+     * above (the vector scans): here point 0's product is -inf + inf (a
+     * review: 0 with four points, 1 with nine) */
+    {
+        prox_vec3 pts[9] = {{-1e300, -1e300, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+        const prox_vec3 d = prox_vec3_make(1e10, -1e10, 0);
+        for (int m = 2; m <= 9; ++m) {
+            const prox_convex sh = prox_convex_make(pts, m, 0);
+            CHECK_MSG(prox_convex_support_index(&sh, NULL, d) == 1, "%d points: support index %d", m,
+                      prox_convex_support_index(&sh, NULL, d));
+        }
+    }
     /* degenerate directions */
     CHECK(prox_convex_support_index(&box, NULL, prox_vec3_make(0, 0, 0)) == 0);
     CHECK(prox_convex_support_index(&box, NULL, prox_vec3_make(NAN, 0, 0)) == 0);
@@ -1614,8 +1626,10 @@ PROX_TEST(convex, huge_scene_stall_is_settled_by_the_plane) {
     for (int i = 0; i < 5; ++i) {
         const int e = exponents[i];
         prox_vec3 pa[8], pb[10];
-        for (int j = 0; j < 8; ++j) pa[j] = prox_vec3_make(ldexp(needle[j].x, e), ldexp(needle[j].y, e), ldexp(needle[j].z, e));
-        for (int j = 0; j < 10; ++j) pb[j] = prox_vec3_make(ldexp(blob[j].x, e), ldexp(blob[j].y, e), ldexp(blob[j].z, e));
+        for (int j = 0; j < 8; ++j)
+            pa[j] = prox_vec3_make(ldexp(needle[j].x, e), ldexp(needle[j].y, e), ldexp(needle[j].z, e));
+        for (int j = 0; j < 10; ++j)
+            pb[j] = prox_vec3_make(ldexp(blob[j].x, e), ldexp(blob[j].y, e), ldexp(blob[j].z, e));
         prox_transform sa = xa, sb = xb;
         sa.origin = prox_vec3_make(ldexp(xa.origin.x, e), ldexp(xa.origin.y, e), ldexp(xa.origin.z, e));
         sb.origin = prox_vec3_make(ldexp(xb.origin.x, e), ldexp(xb.origin.y, e), ldexp(xb.origin.z, e));
