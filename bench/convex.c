@@ -230,7 +230,6 @@ int main(int argc, char** argv) {
         for (int q = 0; q < Q_COUNT; ++q) {
             /* answers and agreement, untimed */
             int agree[MAX_VARIANTS] = {0}, edge_agree[2] = {0, 0};
-
             for (int v = 0; v < variants; ++v) {
                 if (v > 0 && !(prox_convex_peer_abilities(v - 1) & query_ability[q])) continue;
                 run_pass(v, (query)q, &s, p, lists[q], counts[q], answers[v]);

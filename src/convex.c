@@ -204,6 +204,11 @@ static inline int lane_any_winner(__m512d best, __m512i best_index) {
  * n - 8 for a last block that would run past the points. */
 static inline int block_start(int n, int i) { return i + 8 <= n ? i : n - 8; }
 
+/* The indices of the eight points from `at`, one per lane. */
+static inline __m512i block_indices(int at) {
+    return _mm512_add_epi64(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64(at));
+}
+
 /* The eight interleaved points at c: the three loads in v[], and the x, y
  * and z lanes from them (two two-source permutes each). */
 static inline __attribute__((always_inline)) void block_lanes(const double* c, __m512d v[3], __m512d* x, __m512d* y,
@@ -250,7 +255,6 @@ static inline __attribute__((always_inline)) void support_scan_wide_impl(const p
     }
     const __m512d sign = _mm512_set1_pd(-0.0), big = _mm512_set1_pd(DBL_MAX);
     __m512d max_abs = _mm512_setzero_pd();
-    const __m512i lanes = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
     __mmask8 bad = 0;
     for (int i = 0; i < n; i += 8) {
         const int at = block_start(n, i);
@@ -264,7 +268,7 @@ static inline __attribute__((always_inline)) void support_scan_wide_impl(const p
                    _mm512_cmp_pd_mask(a2, big, _CMP_NLE_UQ);
             max_abs = _mm512_max_pd(max_abs, _mm512_max_pd(a0, _mm512_max_pd(a1, a2)));
         }
-        const __m512i index = _mm512_add_epi64(lanes, _mm512_set1_epi64(at));
+        const __m512i index = block_indices(at);
         for (int j = 0; j < dirs; ++j) block_best(x, y, z, dx[j], dy[j], dz[j], index, &best[j], &best_index[j]);
     }
     if (bound) {
@@ -283,8 +287,7 @@ static inline __attribute__((always_inline)) void scan_block(const prox_vec3* p,
     const int at = block_start(n, i);
     __m512d v[3], x, y, z;
     block_lanes(&p[at].x, v, &x, &y, &z);
-    const __m512i index = _mm512_add_epi64(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64(at));
-    block_best(x, y, z, dx, dy, dz, index, best, best_index);
+    block_best(x, y, z, dx, dy, dz, block_indices(at), best, best_index);
 }
 
 /* The supports of two point sets (a along da, b along db; eight or more

@@ -96,7 +96,6 @@ static inline double prox_max_abs3(prox_vec3 v) {
     return m > z ? m : z;
 }
 
-/// max_i sum_j |m_ij|, the max norm's operator norm: |m v|_inf <= it |v|_inf.
 /// The length of a gap vector from the sum of its squared components and
 /// its largest component, as a lower bound that never overflows nor sinks:
 /// beyond 1e154 the squares overflow (an infinite length would prune every
@@ -108,6 +107,7 @@ static inline double prox_gap_length(double sum_of_squares, double largest) {
     return sum_of_squares <= DBL_MAX ? (s > largest ? s : largest) : largest;
 }
 
+/// max_i sum_j |m_ij|, the max norm's operator norm: |m v|_inf <= it |v|_inf.
 static inline double prox_max_row_sum(const prox_mat3* m) {
     double best = 0;
     for (int i = 0; i < 3; ++i) {

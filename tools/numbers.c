@@ -64,7 +64,7 @@ bool cli_reads_as_non_finite(const char* p) {
     /* the words alone: "information" and "nanny" are words, not infinities */
     const char* w = *p == '+' || *p == '-' ? p + 1 : p;
     static const char* const words[] = {"infinity", "inf", "nan"};
-    for (int i = 0; i < 3; ++i) {
+    for (size_t i = 0; i < sizeof words / sizeof *words; ++i) {
         const size_t n = strlen(words[i]);
         if (strncasecmp(w, words[i], n) == 0 && cli_ends_word(w[n])) return true;
     }
