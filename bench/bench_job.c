@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "experiment.h"
@@ -41,6 +42,35 @@ void bench_time_job(const job* j, int count, int warm, double* scratch, timing* 
         scratch[i] = experiment_now() - t0;
     }
     out->median_us = 1e6 * experiment_median(scratch, count);
+}
+
+bool bench_time_jobs_in_turns(const turn* turns, int job_count, int rounds, double* scratch, timing* out) {
+    if (job_count < 1 || rounds < 1) return job_count < 1;
+    double* means = malloc(sizeof(double) * (size_t)job_count * (size_t)rounds);
+    double* medians = malloc(sizeof(double) * (size_t)job_count * (size_t)rounds);
+    if (!means || !medians) {
+        free(means);
+        free(medians);
+        return false;
+    }
+    for (int r = 0; r < rounds; ++r)
+        for (int i = 0; i < job_count; ++i) {
+            const int k = (i + r) % job_count;
+            const turn* t = &turns[k];
+            timing one;
+            if (t->once) bench_time_job_once(&t->j, t->count, t->warm, scratch, &one);
+            else bench_time_job(&t->j, t->count, t->warm, scratch, &one);
+            means[(size_t)k * (size_t)rounds + (size_t)r] = one.mean_us;
+            medians[(size_t)k * (size_t)rounds + (size_t)r] = one.median_us;
+        }
+    for (int k = 0; k < job_count; ++k) {
+        out[k].count = turns[k].count;
+        out[k].mean_us = experiment_median(means + (size_t)k * (size_t)rounds, rounds);
+        out[k].median_us = experiment_median(medians + (size_t)k * (size_t)rounds, rounds);
+    }
+    free(means);
+    free(medians);
+    return true;
 }
 
 void bench_read_load(char* out, size_t size) {

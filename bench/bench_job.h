@@ -31,6 +31,26 @@ void bench_time_job(const job* j, int count, int warm, double* scratch, timing* 
 /// path), with queries far above the clock's own cost.
 void bench_time_job_once(const job* j, int count, int warm, double* scratch, timing* out);
 
+/// A job timed in turns with others (bench_time_jobs_in_turns): its queries
+/// 0..count-1, `warm` of them first, timed as bench_time_job does or, with
+/// `once`, as bench_time_job_once does.
+typedef struct turn {
+    job j;
+    int count;
+    int warm;
+    bool once;
+} turn;
+
+/// Times several jobs in turns: `rounds` rounds, each timing every job once,
+/// each round starting one job later than the one before; out[k] gets the
+/// median over the rounds of job k's mean and of its median (count: its
+/// count). A virtual machine's speed shifts by a third for seconds at a time
+/// (BENCHMARKS.md): timed one after the other, two jobs can land on either
+/// side of a shift; in turns, a shift hits one round of every job, and the
+/// median over rounds leaves it out. `scratch` holds as many doubles as the
+/// largest count. False when out of memory (nothing timed).
+bool bench_time_jobs_in_turns(const turn* turns, int job_count, int rounds, double* scratch, timing* out);
+
 /// The first line of /proc/loadavg ("?" when unreadable).
 void bench_read_load(char* out, size_t size);
 

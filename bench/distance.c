@@ -50,14 +50,24 @@
  * Timing as in vdb98 (tools/experiment.h): a short warm-up, then one clock
  * around the loop over all placements (the mean) and a second pass with a
  * clock per query (the median); the warm-start path is timed in one pass
- * (see bench_time_job_once). Disagreements are printed as they are found, counted
- * per row and in total, and make the exit status 1.
+ * with a clock per frame (see bench_time_job_once). A band's distance rows
+ * (the kinds and the peers fast enough to answer every placement) are timed
+ * in turns, --rounds rounds (default 5) each timing every row once, and each
+ * row reports the median over the rounds of its mean and of its median
+ * (bench_time_jobs_in_turns): the VM's speed shifts by a third for seconds at
+ * a time, and rows timed one after the other could land on either side of a
+ * shift. The path's rows are timed in turns the same way; the tolerance
+ * rows, a slow peer's prefix and the contact_first row of an apart band are
+ * timed alone. Disagreements are printed as they are found, counted per row
+ * and in total, and make the exit status 1.
  *
  *   distance [--quick] [--models a,b,...] [--placements N] [--frames N]
- *            [--seed S] [--kinds aabb,obb,...] [--no-peers] [--csv FILE]
+ *            [--seed S] [--kinds aabb,obb,...] [--no-peers] [--rounds N]
+ *            [--csv FILE]
  *
- * Defaults: the five vdb98 models, 40 placements per band, 1000 frames.
- * --quick: the torus (unless --models), 3 placements per band, 30 frames.
+ * Defaults: the five vdb98 models, 40 placements per band, 1000 frames, 5
+ * rounds. --quick: the torus (unless --models), 3 placements per band, 30
+ * frames.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <proxima/io.h>
@@ -115,6 +125,7 @@ typedef struct options {
     uint64_t seed;
     double slow_peer_seconds; /* budget per band for a peer that takes milliseconds per query */
     const char* models;
+    int rounds; /* timing rounds, each timing every variant once (bench_time_jobs_in_turns) */
 } options;
 
 /* ------------------------------------------------------------------------ */
@@ -374,65 +385,105 @@ static int check_answers(const char* model, int band, const char* who, const dou
     return bad;
 }
 
-/* Times prox_distance of one tree over the band's placements (with
- * contact_first as given), checks every answer against the band's reference
- * and prints the row; returns the answers that differ. */
-static int distance_row(const char* model, int band, const prox_bvh* tree, const char* kind,
-                        const band_placements* b, bool contact_first, int* printed, double* d, int64_t* nb,
-                        int64_t* np, double* scratch, timing* out) {
-    const int n = b->count, warm = n < 20 ? n : 20;
-    distance_context c = {tree, b->p, prox_default_distance_def(), {0}, false, d, nb, np, 0};
-    c.def.contact_first = contact_first;
-    job j = {distance_reset, distance_run, &c};
-    bench_time_job(&j, n, warm, scratch, out);
-    char who[64];
-    snprintf(who, sizeof who, "%s%s", kind, contact_first ? " contact_first" : "");
-    double worst;
-    const int bad = check_answers(model, band, who, d, b->gap, n, printed, &worst);
-    char settled[48] = "";
-    if (prox_bvh_get_stats(tree).hull_corners > 0)
-        snprintf(settled, sizeof settled, " (%d by the hulls)", c.settled_by_hulls);
-    printf("| %s | proxima %s%s | %d | %.1f | %.2f | %.2f / %.2f | %d | %.1e |\n", model, who, settled, n,
-           sum_i64(nb, n) / n, sum_i64(np, n) / n, out->mean_us, out->median_us, bad, worst);
-    if (csv)
-        fprintf(csv, "distance,%s,%g,%g,proxima-%s,%s,%d,%.4f,%.4f,%.3f,%.3f,%d\n", model, band_low(band),
-                band_high(band), kind, contact_first ? "contact_first" : "", n, out->mean_us, out->median_us,
-                sum_i64(nb, n) / n, sum_i64(np, n) / n, bad);
-    return bad;
+/* One row of a band's distance table: prox_distance of one tree (with
+ * contact_first as given) or a peer's distance query over the band's
+ * placements (a slow peer: a prefix), with its own answers and counters, so
+ * that the rows can be timed in turns and checked afterwards. */
+typedef struct distance_row {
+    int kind; /* -1: a peer */
+    bool contact_first;
+    int peer;
+    int count;
+    distance_context dc;
+    peer_context pc;
+    job j;
+    double* d;
+    int64_t* nb;
+    int64_t* np;
+    timing t;
+} distance_row;
+
+static bool row_alloc(distance_row* r, int n) {
+    r->d = malloc(sizeof(double) * (size_t)n);
+    r->nb = calloc((size_t)n, sizeof(int64_t));
+    r->np = calloc((size_t)n, sizeof(int64_t));
+    return r->d && r->nb && r->np;
 }
 
-/* Times every peer with a distance query over the band's placements and
- * prints its row; keeps the fastest in out (best_peer, best_fcl). */
-static void peer_rows(const char* model, int band, void* const* peer_models, int peer_count, const band_placements* b,
-                      const options* o, int* printed, double* d, double* scratch, band_summary* out) {
-    const int n = b->count, warm = n < 20 ? n : 20;
-    for (int q = 0; q < peer_count; ++q) {
-        if (!peer_models[q]) continue;
-        peer_context c = {q, peer_models[q], b->p, d};
-        /* Peers that take milliseconds per query (FCL's AABB tree copies and
-         * rebuilds both models per query) run on a prefix of the placements
-         * within a time budget; the row says on how many. */
-        double per_query = peer_estimate(&c, n, o->slow_peer_seconds);
-        int m = n;
-        if (per_query * 2 * n > o->slow_peer_seconds) m = (int)(o->slow_peer_seconds / (2 * per_query));
-        if (m < 1) m = 1;
-        if (m > n) m = n;
-        job j = {NULL, peer_run, &c};
-        timing t;
-        bench_time_job(&j, m, m < n ? 0 : warm, scratch, &t); /* the estimate above warmed up a slow peer */
-        double worst;
-        const int bad = check_answers(model, band, prox_peer_name(q), d, b->gap, m, printed, &worst);
-        out->disagreements += bad;
-        printf("| %s | %s%s | %d | | | %.2f / %.2f | %d | %.1e |\n", model, prox_peer_name(q),
-               m < n ? " (prefix)" : "", m, t.mean_us, t.median_us, bad, worst);
-        if (csv)
-            fprintf(csv, "distance,%s,%g,%g,%s,,%d,%.4f,%.4f,,,%d\n", model, band_low(band), band_high(band),
-                    prox_peer_name(q), m, t.mean_us, t.median_us, bad);
-        if (m == n && t.mean_us < out->best_fcl.mean_us) {
-            out->best_fcl = t;
-            out->best_peer = q;
-        }
+static void row_free(distance_row* r) {
+    free(r->d);
+    free(r->nb);
+    free(r->np);
+}
+
+/* (r must stay where it is: its job points at its context) */
+static bool row_of_kind(distance_row* r, prox_bvh* const* trees, int kind, bool contact_first,
+                        const band_placements* b) {
+    memset(r, 0, sizeof *r);
+    if (!row_alloc(r, b->count)) return false;
+    r->kind = kind;
+    r->contact_first = contact_first;
+    r->count = b->count;
+    r->dc = (distance_context){trees[kind], b->p, prox_default_distance_def(), {0}, false, r->d, r->nb, r->np, 0};
+    r->dc.def.contact_first = contact_first;
+    r->j = (job){distance_reset, distance_run, &r->dc};
+    return true;
+}
+
+static bool row_of_peer(distance_row* r, int peer, void* model, const band_placements* b) {
+    memset(r, 0, sizeof *r);
+    if (!row_alloc(r, b->count)) return false;
+    r->kind = -1;
+    r->peer = peer;
+    r->count = b->count;
+    r->pc = (peer_context){peer, model, b->p, r->d};
+    r->j = (job){NULL, peer_run, &r->pc};
+    return true;
+}
+
+/* Times the rows in turns (bench_time_jobs_in_turns), `rounds` rounds. */
+static bool time_rows(distance_row* rows, int count, int rounds, double* scratch) {
+    turn turns[2 * KIND_COUNT + MAX_PEERS] = {{{NULL, NULL, NULL}, 0, 0, false}};
+    timing t[2 * KIND_COUNT + MAX_PEERS];
+    for (int k = 0; k < count; ++k) {
+        const int warm = rows[k].count < 20 ? rows[k].count : 20;
+        turns[k] = (turn){rows[k].j, rows[k].count, warm, false};
     }
+    if (!bench_time_jobs_in_turns(turns, count, rounds, scratch, t)) return false;
+    for (int k = 0; k < count; ++k) rows[k].t = t[k];
+    return true;
+}
+
+/* Checks a timed row's answers against the band's reference and prints it;
+ * returns the answers that differ. */
+static int print_row(const char* model, int band, prox_bvh* const* trees, const band_placements* b,
+                     const distance_row* r, int* printed) {
+    char who[64];
+    if (r->kind >= 0)
+        snprintf(who, sizeof who, "%s%s", kind_name(r->kind), r->contact_first ? " contact_first" : "");
+    else
+        snprintf(who, sizeof who, "%s", prox_peer_name(r->peer));
+    double worst;
+    const int bad = check_answers(model, band, who, r->d, b->gap, r->count, printed, &worst);
+    const int n = r->count;
+    if (r->kind < 0) {
+        printf("| %s | %s%s | %d | | | %.2f / %.2f | %d | %.1e |\n", model, who, n < b->count ? " (prefix)" : "", n,
+               r->t.mean_us, r->t.median_us, bad, worst);
+        if (csv)
+            fprintf(csv, "distance,%s,%g,%g,%s,,%d,%.4f,%.4f,,,%d\n", model, band_low(band), band_high(band), who, n,
+                    r->t.mean_us, r->t.median_us, bad);
+        return bad;
+    }
+    char settled[48] = "";
+    if (prox_bvh_get_stats(trees[r->kind]).hull_corners > 0)
+        snprintf(settled, sizeof settled, " (%d by the hulls)", r->dc.settled_by_hulls);
+    printf("| %s | proxima %s%s | %d | %.1f | %.2f | %.2f / %.2f | %d | %.1e |\n", model, who, settled, n,
+           sum_i64(r->nb, n) / n, sum_i64(r->np, n) / n, r->t.mean_us, r->t.median_us, bad, worst);
+    if (csv)
+        fprintf(csv, "distance,%s,%g,%g,proxima-%s,%s,%d,%.4f,%.4f,%.3f,%.3f,%d\n", model, band_low(band),
+                band_high(band), kind_name(r->kind), r->contact_first ? "contact_first" : "", n, r->t.mean_us,
+                r->t.median_us, sum_i64(r->nb, n) / n, sum_i64(r->np, n) / n, bad);
+    return bad;
 }
 
 /* prox_within_distance per kind at 0.5x (answer: no) and 2x (answer: yes)
@@ -503,7 +554,11 @@ static void run_band(const char* model, int band, prox_bvh* const* trees, void* 
     for (int i = 0; i < n; ++i) scratch[i] = b->gap[i];
     out->gap_median = experiment_median(scratch, n);
 
-    /* distance */
+    /* distance: the kinds (intersecting: each also with contact_first) and
+     * the peers that answer every placement within the budget, timed in
+     * turns; a peer that takes milliseconds per query (FCL's AABB tree
+     * copies and rebuilds both models per query) runs alone afterwards, on
+     * a prefix of the placements, and the row says on how many */
     out->best_kind = 0;
     out->best_prox.mean_us = INFINITY;
     out->best_peer = -1;
@@ -512,33 +567,77 @@ static void run_band(const char* model, int band, prox_bvh* const* trees, void* 
     out->disagreements = 0;
     double kind_mean[KIND_COUNT];
     const bool intersecting = band == INTERSECTING;
-    for (int k = 0; k < KIND_COUNT; ++k) {
+    distance_row rows[2 * KIND_COUNT + MAX_PEERS], cf_row;
+    distance_row* peer_row[MAX_PEERS] = {0};
+    int row_count = 0;
+    bool ok = true;
+    for (int k = 0; k < KIND_COUNT && ok; ++k) {
         if (!kind_selected[k]) continue;
-        timing t, first = {0, NAN, NAN};
-        out->disagreements +=
-            distance_row(model, band, trees[k], kind_name(k), b, false, &printed, d, nb, np, scratch, &t);
-        /* intersecting: every kind also with the collision test first */
-        if (intersecting)
-            out->disagreements +=
-                distance_row(model, band, trees[k], kind_name(k), b, true, &printed, d, nb, np, scratch, &first);
-        kind_mean[k] = t.mean_us;
-        if (t.mean_us < out->best_prox.mean_us) {
-            out->best_prox = t;
-            out->best_kind = k;
-            out->contact_first = first;
+        ok = row_of_kind(&rows[row_count++], trees, k, false, b);
+        if (ok && intersecting) ok = row_of_kind(&rows[row_count++], trees, k, true, b);
+    }
+    const int kind_rows = row_count;
+    distance_row slow[MAX_PEERS];
+    int slow_count = 0;
+    for (int q = 0; q < peer_count && ok; ++q) {
+        if (!peer_models[q]) continue;
+        distance_row* r = &rows[row_count];
+        if (!(ok = row_of_peer(r, q, peer_models[q], b))) break;
+        const double per_query = peer_estimate(&r->pc, n, o->slow_peer_seconds);
+        int m = n;
+        if (per_query * 2 * n > o->slow_peer_seconds) m = (int)(o->slow_peer_seconds / (2 * per_query));
+        if (m < 1) m = 1;
+        if (m < n) { /* a slow row instead (its job points at its own context, made again there) */
+            row_free(r);
+            if (!(ok = row_of_peer(&slow[slow_count], q, peer_models[q], b))) break;
+            slow[slow_count].count = m;
+            peer_row[q] = &slow[slow_count++];
+        } else {
+            peer_row[q] = r;
+            row_count++;
+        }
+    }
+    ok = ok && time_rows(rows, row_count, o->rounds, scratch);
+    for (int i = 0; i < slow_count && ok; ++i) /* (the estimate above warmed a slow peer up) */
+        bench_time_job(&slow[i].j, slow[i].count, 0, scratch, &slow[i].t);
+    if (!ok) {
+        fprintf(stderr, "distance: out of memory\n");
+        exit(1);
+    }
+    for (int i = 0; i < kind_rows; ++i) {
+        const distance_row* r = &rows[i];
+        out->disagreements += print_row(model, band, trees, b, r, &printed);
+        if (r->contact_first) continue;
+        kind_mean[r->kind] = r->t.mean_us;
+        if (r->t.mean_us < out->best_prox.mean_us) {
+            out->best_prox = r->t;
+            out->best_kind = r->kind;
+            if (intersecting) out->contact_first = rows[i + 1].t; /* (its contact_first row follows it) */
         }
     }
     /* apart: the fastest kind again with the collision test first, what
      * prox_distance_def.contact_first costs on models apart */
-    if (!intersecting && kind_selected[out->best_kind]) {
-        timing t;
-        out->disagreements +=
-            distance_row(model, band, trees[out->best_kind], kind_name(out->best_kind), b, true, &printed, d, nb, np,
-                         scratch, &t);
-        out->contact_first = t;
+    if (!intersecting && kind_rows > 0) {
+        if (!row_of_kind(&cf_row, trees, out->best_kind, true, b) || !time_rows(&cf_row, 1, o->rounds, scratch)) {
+            fprintf(stderr, "distance: out of memory\n");
+            exit(1);
+        }
+        out->disagreements += print_row(model, band, trees, b, &cf_row, &printed);
+        out->contact_first = cf_row.t;
+        row_free(&cf_row);
     }
-    peer_rows(model, band, peer_models, peer_count, b, o, &printed, d, scratch, out);
+    for (int q = 0; q < peer_count; ++q) {
+        const distance_row* r = peer_row[q];
+        if (!r) continue;
+        out->disagreements += print_row(model, band, trees, b, r, &printed);
+        if (r->count == n && r->t.mean_us < out->best_fcl.mean_us) {
+            out->best_fcl = r->t;
+            out->best_peer = q;
+        }
+    }
     *disagreements += out->disagreements;
+    for (int i = 0; i < row_count; ++i) row_free(&rows[i]);
+    for (int i = 0; i < slow_count; ++i) row_free(&slow[i]);
 
     if (!intersecting)
         tolerance_rows(model, band, trees, b, kind_mean, &printed, d, nb, np, within, scratch, out, disagreements);
@@ -639,44 +738,72 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
         "| kind | no cache: us per frame (mean / median) | Nb | Np | with cache: us per frame (mean / median) | Nb | "
         "Np | gain (mean / median) | answers that differ |\n");
     printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    double* d = malloc(sizeof(double) * (size_t)n);
-    double* d2 = malloc(sizeof(double) * (size_t)n);
     double* scratch = malloc(sizeof(double) * (size_t)n);
-    int64_t* nb = malloc(sizeof(int64_t) * (size_t)n);
-    int64_t* np = malloc(sizeof(int64_t) * (size_t)n);
+    /* per kind a row without the cache and one with it, then the peers fast
+     * enough for the path: all timed in turns, each pass one run along the
+     * path (bench_time_job_once) */
+    distance_row rows[2 * KIND_COUNT + MAX_PEERS];
+    turn turns[2 * KIND_COUNT + MAX_PEERS] = {{{NULL, NULL, NULL}, 0, 0, false}};
+    timing times[2 * KIND_COUNT + MAX_PEERS];
+    int row_count = 0;
+    bool ok = scratch != NULL;
+    band_placements frames = {pa.p, pa.gap, n, 0, 0, 0};
+    for (int k = 0; k < KIND_COUNT && ok; ++k) {
+        if (!kind_selected[k]) continue;
+        for (int with = 0; with < 2 && ok; ++with) {
+            distance_row* r = &rows[row_count];
+            if (!(ok = row_of_kind(r, trees, k, false, &frames))) break;
+            r->dc.use_cache = with == 1;
+            turns[row_count++] = (turn){r->j, n, 20, true};
+        }
+    }
+    const int kind_rows = row_count;
+    for (int q = 0; q < peer_count && ok; ++q) {
+        if (!peer_models[q]) continue;
+        distance_row* r = &rows[row_count];
+        if (!(ok = row_of_peer(r, q, peer_models[q], &frames))) break;
+        const double per_query = peer_estimate(&r->pc, n, o->slow_peer_seconds);
+        if (per_query * n > 5 * o->slow_peer_seconds) {
+            printf("%s: skipped on the path (%.1f ms per query)\n", prox_peer_name(q), 1e3 * per_query);
+            row_free(r);
+            continue;
+        }
+        turns[row_count++] = (turn){r->j, n, 20, true};
+    }
+    if (!ok || !bench_time_jobs_in_turns(turns, row_count, o->rounds, scratch, times)) {
+        fprintf(stderr, "distance: out of memory\n");
+        exit(1);
+    }
     int printed = 0;
     out->best_kind = 0;
     out->warm.mean_us = INFINITY;
-    for (int k = 0; k < KIND_COUNT; ++k) {
-        if (!kind_selected[k]) continue;
-        timing cold, warm;
-        distance_context c = {trees[k], pa.p, prox_default_distance_def(), {0}, false, d, nb, np, 0};
-        job j = {distance_reset, distance_run, &c};
-        bench_time_job_once(&j, n, 20, scratch, &cold);
-        double nb_cold = sum_i64(nb, n) / n, np_cold = sum_i64(np, n) / n;
-        distance_context cw = {trees[k], pa.p, prox_default_distance_def(), {0}, true, d2, nb, np, 0};
-        job jw = {distance_reset, distance_run, &cw};
-        bench_time_job_once(&jw, n, 20, scratch, &warm);
+    for (int i = 0; i < kind_rows; i += 2) {
+        const distance_row *cold_row = &rows[i], *warm_row = &rows[i + 1];
+        const timing cold = times[i], warm = times[i + 1];
+        const int k = cold_row->kind;
+        const double *d = cold_row->d, *d2 = warm_row->d;
         int bad = 0;
-        for (int i = 0; i < n; ++i) {
-            bool ok = agree(d[i], pa.gap[i]) && agree(d2[i], pa.gap[i]);
-            if (pa.gap[i] == 0) ok = d[i] == 0 && d2[i] == 0;
-            if (!ok) {
+        for (int f = 0; f < n; ++f) {
+            bool good = agree(d[f], pa.gap[f]) && agree(d2[f], pa.gap[f]);
+            if (pa.gap[f] == 0) good = d[f] == 0 && d2[f] == 0;
+            if (!good) {
                 ++bad;
                 if (printed++ < 10)
                     printf("  DISAGREEMENT: %s frame %d: %s gives %.17g without cache, %.17g with, reference %.17g\n",
-                           model, i, kind_name(k), d[i], d2[i], pa.gap[i]);
+                           model, f, kind_name(k), d[f], d2[f], pa.gap[f]);
             }
         }
         *disagreements += bad;
+        const double nb_cold = sum_i64(cold_row->nb, n) / n, np_cold = sum_i64(cold_row->np, n) / n;
+        const double nb_warm = sum_i64(warm_row->nb, n) / n, np_warm = sum_i64(warm_row->np, n) / n;
         printf("| %s | %.2f / %.2f | %.1f | %.2f | %.2f / %.2f | %.1f | %.2f | %.2fx / %.2fx | %d |\n", kind_name(k),
-               cold.mean_us, cold.median_us, nb_cold, np_cold, warm.mean_us, warm.median_us, sum_i64(nb, n) / n,
-               sum_i64(np, n) / n, cold.mean_us / warm.mean_us, cold.median_us / warm.median_us, bad);
+               cold.mean_us, cold.median_us, nb_cold, np_cold, warm.mean_us, warm.median_us, nb_warm, np_warm,
+               cold.mean_us / warm.mean_us, cold.median_us / warm.median_us, bad);
         if (csv) {
             fprintf(csv, "motion,%s,,,proxima-%s,no-cache,%d,%.4f,%.4f,%.3f,%.3f,%d\n", model, kind_name(k), n,
                     cold.mean_us, cold.median_us, nb_cold, np_cold, bad);
             fprintf(csv, "motion,%s,,,proxima-%s,cache,%d,%.4f,%.4f,%.3f,%.3f,%d\n", model, kind_name(k), n,
-                    warm.mean_us, warm.median_us, sum_i64(nb, n) / n, sum_i64(np, n) / n, bad);
+                    warm.mean_us, warm.median_us, nb_warm, np_warm, bad);
         }
         if (warm.mean_us < out->warm.mean_us) {
             out->warm = warm;
@@ -688,36 +815,25 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
     out->fcl_peer = -1;
     out->fcl.mean_us = INFINITY;
     printf("\n");
-    for (int q = 0; q < peer_count; ++q) {
-        if (!peer_models[q]) continue;
-        peer_context c = {q, peer_models[q], pa.p, d};
-        double per_query = peer_estimate(&c, n, o->slow_peer_seconds);
-        if (per_query * n > 5 * o->slow_peer_seconds) {
-            printf("%s: skipped on the path (%.1f ms per query)\n", prox_peer_name(q), 1e3 * per_query);
-            continue;
-        }
-        job j = {NULL, peer_run, &c};
-        timing t;
-        bench_time_job_once(&j, n, 20, scratch, &t);
+    for (int i = kind_rows; i < row_count; ++i) {
+        const distance_row* r = &rows[i];
+        const timing t = times[i];
         int bad = 0;
-        for (int i = 0; i < n; ++i) bad += !agree(d[i], pa.gap[i]) && !(pa.gap[i] == 0 && d[i] <= 0);
+        for (int f = 0; f < n; ++f) bad += !agree(r->d[f], pa.gap[f]) && !(pa.gap[f] == 0 && r->d[f] <= 0);
         *disagreements += bad;
-        printf("%s on the path: %.2f / %.2f us per frame (mean / median), %d answers differ\n", prox_peer_name(q),
+        printf("%s on the path: %.2f / %.2f us per frame (mean / median), %d answers differ\n", prox_peer_name(r->peer),
                t.mean_us, t.median_us, bad);
         if (csv)
-            fprintf(csv, "motion,%s,,,%s,,%d,%.4f,%.4f,,,%d\n", model, prox_peer_name(q), n, t.mean_us, t.median_us,
-                    bad);
+            fprintf(csv, "motion,%s,,,%s,,%d,%.4f,%.4f,,,%d\n", model, prox_peer_name(r->peer), n, t.mean_us,
+                    t.median_us, bad);
         if (t.mean_us < out->fcl.mean_us) {
             out->fcl = t;
-            out->fcl_peer = q;
+            out->fcl_peer = r->peer;
         }
     }
     printf("\n");
-    free(d);
-    free(d2);
+    for (int i = 0; i < row_count; ++i) row_free(&rows[i]);
     free(scratch);
-    free(nb);
-    free(np);
     free(pa.p);
     free(pa.gap);
 }
@@ -726,7 +842,7 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
 
 static int usage(void) {
     fprintf(stderr, "usage: distance [--quick] [--models a,b,...] [--placements N (per band)] [--frames N] [--seed S] "
-                    "[--kinds aabb,obb,...] [--no-peers] [--csv FILE]\n");
+                    "[--kinds aabb,obb,...] [--no-peers] [--rounds N] [--csv FILE]\n");
     return 2;
 }
 
@@ -766,7 +882,7 @@ static void print_hull_cost(const char* name, const prox_mesh* mesh) {
 }
 
 int main(int argc, char** argv) {
-    options o = {40, 1000, false, true, 1999, 2.0, NULL};
+    options o = {40, 1000, false, true, 1999, 2.0, NULL, 5};
     int placements = -1, frames = -1;
     const char* csv_path = NULL;
     const char* kinds = NULL;
@@ -779,6 +895,7 @@ int main(int argc, char** argv) {
         else if (strcmp(argv[i], "--kinds") == 0 && i + 1 < argc) kinds = argv[++i];
         else if (strcmp(argv[i], "--no-peers") == 0) o.use_peers = false;
         else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv_path = argv[++i];
+        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) o.rounds = atoi(argv[++i]);
         else return usage();
     }
     if (o.quick) {
@@ -793,6 +910,7 @@ int main(int argc, char** argv) {
     for (int k = 0; k < KIND_COUNT; ++k) kind_selected[k] = !kinds || bench_name_in_list(kinds, kind_name(k));
     if (o.placements < 1) o.placements = 1;
     if (o.frames < 2) o.frames = 2;
+    if (o.rounds < 1) o.rounds = 1;
     if (csv_path) {
         csv = fopen(csv_path, "w");
         if (!csv) {
@@ -806,8 +924,9 @@ int main(int argc, char** argv) {
     printf("`\n\n");
     bench_machine_note();
     printf("%d placements per band, bands of the gap (R = model radius): [0.001R, 0.01R), [0.01R, 0.1R), [0.1R, R); "
-           "seed %llu; warm-start path of %d frames.\n\n",
-           o.placements, (unsigned long long)o.seed, o.frames);
+           "seed %llu; warm-start path of %d frames; the distance and path rows timed in turns, %d rounds (each row: "
+           "the median over the rounds).\n\n",
+           o.placements, (unsigned long long)o.seed, o.frames, o.rounds);
     int peer_count = o.use_peers ? prox_peer_count() : 0;
     if (peer_count > MAX_PEERS) peer_count = MAX_PEERS;
     printf("Peers with a mesh distance query:");
