@@ -80,19 +80,13 @@ test-baseline: deps
 	cmake --build $(BUILD)/baseline -j $(JOBS)
 	cd $(BUILD)/baseline && PROX_TEST_SCALE=0.2 ctest --output-on-failure -j $(JOBS) -R '^(distance|collide|convex_mesh|contacts)$$'
 
-# libFuzzer smoke runs: every target for FUZZ_TIME seconds from its seed corpus.
+# libFuzzer smoke runs: every target for FUZZ_TIME seconds from its seed corpus, JOBS at a time
+# (tests/fuzz_one.sh; each target is one process on one core).
 test-fuzz: deps deps-fuzz
 	CC=clang cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROX_FUZZ=ON -DPROX_WERROR=ON -DPROX_BENCH=OFF >/dev/null
 	cmake --build $(BUILD)/fuzz -j $(JOBS)
-	@set -e; for f in $(BUILD)/fuzz/fuzz/fuzz_*; do \
-	  [ -x "$$f" ] || continue; name=$$(basename $$f); corpus=fuzz/corpus/$${name#fuzz_}; \
-	  work=$$(mktemp -d); [ -d "$$corpus" ] && cp -r $$corpus/. $$work/ ; \
-	  echo "fuzz: $$name for $(FUZZ_TIME) s"; status=0; \
-	  $$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 $$work > $$work.log 2>&1 || status=$$?; \
-	  grep -E "stat::number_of_executed_units|ERROR|SUMMARY" $$work.log || true; \
-	  if [ "$$status" != 0 ]; then tail -40 $$work.log; rm -rf $$work $$work.log; echo "fuzz: $$name failed"; exit 1; fi; \
-	  rm -rf $$work $$work.log; \
-	done
+	@for f in $(BUILD)/fuzz/fuzz/fuzz_*; do [ -x "$$f" ] && echo "$$f"; done | \
+	  xargs -n 1 -P $(JOBS) sh tests/fuzz_one.sh $(FUZZ_TIME) || { echo "fuzz: a target failed (above)"; exit 1; }
 
 bench: deps deps-peers
 	cmake -S . -B $(BUILD)/bench -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
