@@ -441,13 +441,14 @@ static bool row_of_peer(distance_row* r, int peer, void* model, const band_place
     return true;
 }
 
-/* Times the rows in turns (bench_time_jobs_in_turns), `rounds` rounds. */
-static bool time_rows(distance_row* rows, int count, int rounds, double* scratch) {
+/* Times the rows in turns (bench_time_jobs_in_turns), `rounds` rounds, each
+ * pass as bench_time_job does or, with `once`, as bench_time_job_once does. */
+static bool time_rows(distance_row* rows, int count, int rounds, bool once, double* scratch) {
     turn turns[2 * KIND_COUNT + MAX_PEERS] = {{{NULL, NULL, NULL}, 0, 0, false}};
     timing t[2 * KIND_COUNT + MAX_PEERS];
     for (int k = 0; k < count; ++k) {
         const int warm = rows[k].count < 20 ? rows[k].count : 20;
-        turns[k] = (turn){rows[k].j, rows[k].count, warm, false};
+        turns[k] = (turn){rows[k].j, rows[k].count, warm, once};
     }
     if (!bench_time_jobs_in_turns(turns, count, rounds, scratch, t)) return false;
     for (int k = 0; k < count; ++k) rows[k].t = t[k];
@@ -597,7 +598,7 @@ static void run_band(const char* model, int band, prox_bvh* const* trees, void* 
             row_count++;
         }
     }
-    ok = ok && time_rows(rows, row_count, o->rounds, scratch);
+    ok = ok && time_rows(rows, row_count, o->rounds, false, scratch);
     for (int i = 0; i < slow_count && ok; ++i) /* (the estimate above warmed a slow peer up) */
         bench_time_job(&slow[i].j, slow[i].count, 0, scratch, &slow[i].t);
     if (!ok) {
@@ -618,7 +619,8 @@ static void run_band(const char* model, int band, prox_bvh* const* trees, void* 
     /* apart: the fastest kind again with the collision test first, what
      * prox_distance_def.contact_first costs on models apart */
     if (!intersecting && kind_rows > 0) {
-        if (!row_of_kind(&cf_row, trees, out->best_kind, true, b) || !time_rows(&cf_row, 1, o->rounds, scratch)) {
+        if (!row_of_kind(&cf_row, trees, out->best_kind, true, b) ||
+            !time_rows(&cf_row, 1, o->rounds, false, scratch)) {
             fprintf(stderr, "distance: out of memory\n");
             exit(1);
         }
@@ -743,8 +745,6 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
      * enough for the path: all timed in turns, each pass one run along the
      * path (bench_time_job_once) */
     distance_row rows[2 * KIND_COUNT + MAX_PEERS];
-    turn turns[2 * KIND_COUNT + MAX_PEERS] = {{{NULL, NULL, NULL}, 0, 0, false}};
-    timing times[2 * KIND_COUNT + MAX_PEERS];
     int row_count = 0;
     bool ok = scratch != NULL;
     band_placements frames = {pa.p, pa.gap, n, 0, 0, 0};
@@ -754,7 +754,7 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
             distance_row* r = &rows[row_count];
             if (!(ok = row_of_kind(r, trees, k, false, &frames))) break;
             r->dc.use_cache = with == 1;
-            turns[row_count++] = (turn){r->j, n, 20, true};
+            row_count++;
         }
     }
     const int kind_rows = row_count;
@@ -768,9 +768,9 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
             row_free(r);
             continue;
         }
-        turns[row_count++] = (turn){r->j, n, 20, true};
+        row_count++;
     }
-    if (!ok || !bench_time_jobs_in_turns(turns, row_count, o->rounds, scratch, times)) {
+    if (!ok || !time_rows(rows, row_count, o->rounds, true, scratch)) {
         fprintf(stderr, "distance: out of memory\n");
         exit(1);
     }
@@ -779,7 +779,7 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
     out->warm.mean_us = INFINITY;
     for (int i = 0; i < kind_rows; i += 2) {
         const distance_row *cold_row = &rows[i], *warm_row = &rows[i + 1];
-        const timing cold = times[i], warm = times[i + 1];
+        const timing cold = cold_row->t, warm = warm_row->t;
         const int k = cold_row->kind;
         const double *d = cold_row->d, *d2 = warm_row->d;
         int bad = 0;
@@ -817,7 +817,7 @@ static void run_motion(const char* model, double radius, prox_bvh* const* trees,
     printf("\n");
     for (int i = kind_rows; i < row_count; ++i) {
         const distance_row* r = &rows[i];
-        const timing t = times[i];
+        const timing t = r->t;
         int bad = 0;
         for (int f = 0; f < n; ++f) bad += !agree(r->d[f], pa.gap[f]) && !(pa.gap[f] == 0 && r->d[f] <= 0);
         *disagreements += bad;
