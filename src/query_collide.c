@@ -33,12 +33,13 @@ typedef struct collide_state {
 
 static void test_leaves(collide_state* st, int first_a, int count_a, int first_b, int count_b) {
     prox_vec3 ta[PROX_MAX_LEAF_SIZE][3], tb[PROX_MAX_LEAF_SIZE][3];
-    for (int i = 0; i < count_a; ++i) place_triangle(st->a, st->xa, first_a + i, ta[i]);
-    for (int j = 0; j < count_b; ++j) place_triangle(st->b, st->xb, first_b + j, tb[j]);
+    triangle_box ba[PROX_MAX_LEAF_SIZE], bb[PROX_MAX_LEAF_SIZE];
+    place_leaf(st->a, st->xa, first_a, count_a, ta, ba);
+    place_leaf(st->b, st->xb, first_b, count_b, tb, bb);
     for (int i = 0; i < count_a; ++i) {
         for (int j = 0; j < count_b; ++j) {
             st->result.triangle_tests++;
-            if (!prox_tri_tri_overlap(ta[i], tb[j])) continue;
+            if (triangle_boxes_apart(&ba[i], &bb[j]) || !prox_tri_tri_overlap(ta[i], tb[j])) continue;
             st->result.colliding = true;
             prox_tri_pair pair = {st->a->slot_triangle[first_a + i], st->b->slot_triangle[first_b + j]};
             const prox_collide_def* def = st->def;

@@ -53,10 +53,11 @@ static bool share_vertex(const prox_bvh* bvh, int32_t slot_i, int32_t slot_j) {
 
 /* Tests one pair of placed triangle slots and reports it, smaller triangle
  * index first, when they meet. */
-static void test_pair(self_state* st, int32_t slot_i, const prox_vec3 ti[3], int32_t slot_j, const prox_vec3 tj[3]) {
+static void test_pair(self_state* st, int32_t slot_i, const prox_vec3 ti[3], const triangle_box* bi, int32_t slot_j,
+                      const prox_vec3 tj[3], const triangle_box* bj) {
     if (share_vertex(st->bvh, slot_i, slot_j)) return;
     st->result.triangle_tests++;
-    if (!prox_tri_tri_overlap(ti, tj)) return;
+    if (triangle_boxes_apart(bi, bj) || !prox_tri_tri_overlap(ti, tj)) return;
     st->result.colliding = true;
     int32_t a = st->bvh->slot_triangle[slot_i], b = st->bvh->slot_triangle[slot_j];
     prox_tri_pair pair = {a < b ? a : b, a < b ? b : a};
@@ -74,18 +75,21 @@ static void test_pair(self_state* st, int32_t slot_i, const prox_vec3 ti[3], int
 /* Every pair of two distinct leaves. */
 static void test_leaves(self_state* st, int first_a, int count_a, int first_b, int count_b) {
     prox_vec3 ta[PROX_MAX_LEAF_SIZE][3], tb[PROX_MAX_LEAF_SIZE][3];
-    for (int i = 0; i < count_a; ++i) place_triangle(st->bvh, st->x, first_a + i, ta[i]);
-    for (int j = 0; j < count_b; ++j) place_triangle(st->bvh, st->x, first_b + j, tb[j]);
+    triangle_box ba[PROX_MAX_LEAF_SIZE], bb[PROX_MAX_LEAF_SIZE];
+    place_leaf(st->bvh, st->x, first_a, count_a, ta, ba);
+    place_leaf(st->bvh, st->x, first_b, count_b, tb, bb);
     for (int i = 0; i < count_a && !st->done; ++i)
-        for (int j = 0; j < count_b && !st->done; ++j) test_pair(st, first_a + i, ta[i], first_b + j, tb[j]);
+        for (int j = 0; j < count_b && !st->done; ++j)
+            test_pair(st, first_a + i, ta[i], &ba[i], first_b + j, tb[j], &bb[j]);
 }
 
 /* Every pair within one leaf. */
 static void test_leaf_itself(self_state* st, int first, int count) {
     prox_vec3 t[PROX_MAX_LEAF_SIZE][3];
-    for (int i = 0; i < count; ++i) place_triangle(st->bvh, st->x, first + i, t[i]);
+    triangle_box b[PROX_MAX_LEAF_SIZE];
+    place_leaf(st->bvh, st->x, first, count, t, b);
     for (int i = 0; i < count && !st->done; ++i)
-        for (int j = i + 1; j < count && !st->done; ++j) test_pair(st, first + i, t[i], first + j, t[j]);
+        for (int j = i + 1; j < count && !st->done; ++j) test_pair(st, first + i, t[i], &b[i], first + j, t[j], &b[j]);
 }
 
 static inline void push(int32_t* stack, int* top, int32_t sa, int32_t sb) {

@@ -168,6 +168,45 @@ static inline void place_triangle(const prox_bvh* bvh, const prox_transform* x, 
     for (int c = 0; c < 3; ++c) out[c] = prox_transform_point(x, bvh->vertices[idx[c]]);
 }
 
+/* A placed triangle's box. Two triangles whose boxes are apart along an axis
+ * cannot meet, and comparing coordinates rounds nothing: an exact filter
+ * before the exact triangle test. It spares the pairs that only their
+ * leaf-mates brought together: with two triangles to a leaf, a leaf pair
+ * whose volumes overlap because two of its triangles are neighbours also
+ * pairs triangles a row apart, and where those have nearly coplanar corners
+ * (the planar trapezoids of a surface of revolution) the predicates' filters
+ * cannot decide and exact arithmetic takes over. The torus's self-collision
+ * took 1.8x the time with two triangles to a leaf against one, 1.00x with
+ * this filter (it rejects four pairs in five there; bench/leaf_size). */
+typedef struct triangle_box {
+    double lo[3], hi[3];
+} triangle_box;
+
+static inline triangle_box triangle_box_of(const prox_vec3 t[3]) {
+    triangle_box b;
+    for (int k = 0; k < 3; ++k) {
+        const double p = prox_vec3_get(t[0], k), q = prox_vec3_get(t[1], k), r = prox_vec3_get(t[2], k);
+        b.lo[k] = PROX_MIN(p, PROX_MIN(q, r));
+        b.hi[k] = PROX_MAX(p, PROX_MAX(q, r));
+    }
+    return b;
+}
+
+/* A leaf's triangles placed, with their boxes. */
+static inline void place_leaf(const prox_bvh* bvh, const prox_transform* x, int first, int count, prox_vec3 t[][3],
+                              triangle_box boxes[]) {
+    for (int i = 0; i < count; ++i) {
+        place_triangle(bvh, x, first + i, t[i]);
+        boxes[i] = triangle_box_of(t[i]);
+    }
+}
+
+/* (A NaN coordinate compares false: never apart, the exact test decides.) */
+static inline bool triangle_boxes_apart(const triangle_box* a, const triangle_box* b) {
+    return (a->lo[0] > b->hi[0]) | (b->lo[0] > a->hi[0]) | (a->lo[1] > b->hi[1]) | (b->lo[1] > a->hi[1]) |
+           (a->lo[2] > b->hi[2]) | (b->lo[2] > a->hi[2]);
+}
+
 /* The lanes whose bound is below `limit`, ordered by decreasing bound
  * (insertion sort of at most eight), so that a depth-first traversal
  * pushing them in this order explores the nearest first. Returns how many. */
