@@ -37,10 +37,11 @@
  *
  * Besides the volume kinds, "rss-hull": the RSS tree keeping the model's
  * convex hull (prox_bvh_def.convex_hull), whose queries try the hulls
- * first; its rows say how many answers the hulls gave. And "rss-leaf2": the
- * RSS tree with two triangles to a leaf (prox_bvh_def.leaf_size 2): a level
- * fewer of volumes, and pairs of triangles the query spares cheaply; and
- * "rss-hull-leaf2", both.
+ * first; its rows say how many answers the hulls gave. And "rss-leaf1": the
+ * RSS tree with one triangle to a leaf (prox_bvh_def.leaf_size 1, the
+ * papers'), against the default two of every oriented kind (a level fewer
+ * of volumes, and pairs of triangles the query spares cheaply); and
+ * "rss-hull-leaf1", both.
  *
  * Per model also intersecting placements (make_band; distance 0):
  * every kind with and without contact_first, and FCL, on the same
@@ -88,9 +89,9 @@
 #endif
 
 /* The variants: every volume kind, then the RSS tree keeping the model's
- * convex hull (prox_bvh_def.convex_hull), "rss-hull", the RSS tree with two
- * triangles to a leaf, "rss-leaf2", and both, "rss-hull-leaf2". */
-enum { HULL_KIND = PROX_VOLUME_COUNT, LEAF2_KIND, HULL_LEAF2_KIND, KIND_COUNT };
+ * convex hull (prox_bvh_def.convex_hull), "rss-hull", the RSS tree with one
+ * triangle to a leaf, "rss-leaf1", and both, "rss-hull-leaf1". */
+enum { HULL_KIND = PROX_VOLUME_COUNT, LEAF1_KIND, HULL_LEAF1_KIND, KIND_COUNT };
 enum { MAX_PEERS = 32, BAND_COUNT = 3, MAX_MODELS = 16 };
 
 static const double band_lo[BAND_COUNT] = {0.001, 0.01, 0.1};
@@ -350,8 +351,8 @@ typedef struct model_summary {
 
 static const char* kind_name(int k) {
     return k == HULL_KIND          ? "rss-hull"
-           : k == LEAF2_KIND      ? "rss-leaf2"
-           : k == HULL_LEAF2_KIND ? "rss-hull-leaf2"
+           : k == LEAF1_KIND      ? "rss-leaf1"
+           : k == HULL_LEAF1_KIND ? "rss-hull-leaf1"
                                   : prox_volume_name((prox_volume)k);
 }
 
@@ -974,10 +975,10 @@ int main(int argc, char** argv) {
             def.convex_hull = true;
             char message[256];
             ok = prox_bvh_create(&def, &mesh, &trees[HULL_KIND], message, sizeof message) == PROX_OK;
-            def.leaf_size = 2;
-            ok = ok && prox_bvh_create(&def, &mesh, &trees[HULL_LEAF2_KIND], message, sizeof message) == PROX_OK;
+            def.leaf_size = 1;
+            ok = ok && prox_bvh_create(&def, &mesh, &trees[HULL_LEAF1_KIND], message, sizeof message) == PROX_OK;
             def.convex_hull = false;
-            ok = ok && prox_bvh_create(&def, &mesh, &trees[LEAF2_KIND], message, sizeof message) == PROX_OK;
+            ok = ok && prox_bvh_create(&def, &mesh, &trees[LEAF1_KIND], message, sizeof message) == PROX_OK;
             if (!ok) fprintf(stderr, "distance: %s: %s\n", name, message);
         }
         if (!ok) return 1;

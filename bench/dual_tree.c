@@ -89,6 +89,7 @@ static prox_bvh* build_tree(const prox_mesh* mesh, prox_volume volume) {
     prox_bvh_def def = prox_default_bvh_def();
     def.volume = volume;
     def.split = PROX_SPLIT_MEAN; /* the OBBTree's split, as the recorded runs (the default since is SAH) */
+    def.leaf_size = 1; /* one triangle to a leaf, as the paper and the recorded runs (the default since is 2) */
     prox_bvh* bvh = NULL;
     char message[256];
     if (prox_bvh_create(&def, mesh, &bvh, message, sizeof message) != PROX_OK) {

@@ -12,7 +12,7 @@ prox_bvh_def prox_default_bvh_def(void) {
     memset(&def, 0, sizeof def);
     def.volume = PROX_VOLUME_AABB;
     def.split = PROX_SPLIT_DEFAULT;
-    def.leaf_size = 1;
+    def.leaf_size = 2; /* not the papers' 1: bvh.h */
     def.internal_cookie = PROX_BVH_COOKIE;
     return def;
 }
@@ -385,6 +385,7 @@ prox_bvh_stats prox_bvh_get_stats(const prox_bvh* bvh) {
     s.closed = bvh->closed;
     s.node_bytes = (size_t)bvh->node_count * sizeof(prox_node) + prox_bvh_volume_bytes(bvh);
     s.split = bvh->def.split;
+    s.leaf_size = bvh->def.leaf_size;
     /* depths by one forward sweep: child nodes come after their parents */
     int* depth = prox_alloc(&bvh->def.allocator, sizeof(int) * (size_t)bvh->node_count);
     if (depth) {

@@ -37,7 +37,13 @@ PROX_TEST(bvh, builds_valid_trees_for_every_split_and_leaf_size) {
         for (int config = 0; config < 4 * PROX_VOLUME_COUNT; ++config) {
             prox_volume volume = (prox_volume)(config % PROX_VOLUME_COUNT);
             prox_split split = (prox_split)(config / PROX_VOLUME_COUNT); /* default, median, sah, mean */
-            for (int leaf = 1; leaf <= 16; leaf *= volume == PROX_VOLUME_AABB ? 2 : 4) {
+            /* every power of two for boxes; 1, 2 (the default), 4 and 16 for the others */
+            static const int aabb_leaves[] = {1, 2, 4, 8, 16}, other_leaves[] = {1, 2, 4, 16};
+            const bool aabb = volume == PROX_VOLUME_AABB;
+            const int* leaves = aabb ? aabb_leaves : other_leaves;
+            const int leaf_count = aabb ? 5 : 4;
+            for (int li = 0; li < leaf_count; ++li) {
+                const int leaf = leaves[li];
                 prox_bvh* bvh = build(&mesh, volume, split, leaf);
                 if (leaf == 4 && volume != PROX_VOLUME_AABB) { /* and fitted RAPID's way */
                     prox_bvh_def def = prox_default_bvh_def();
@@ -59,6 +65,7 @@ PROX_TEST(bvh, builds_valid_trees_for_every_split_and_leaf_size) {
                 CHECK(s.triangle_count == mesh.triangle_count);
                 CHECK(s.box_count == s.leaf_count + s.node_count - 1); /* every node but the first hangs off one lane */
                 CHECK(s.node_count <= s.leaf_count);
+                CHECK_MSG(s.leaf_size == leaf, "%s: leaf size %d", what, s.leaf_size);
                 CHECK(s.leaf_count >= (mesh.triangle_count + leaf - 1) / leaf);
                 CHECK(s.depth < 64 && (s.depth >= 1 || mesh.triangle_count <= leaf));
                 CHECK(s.mean_leaf_depth <= s.depth);
@@ -376,7 +383,10 @@ PROX_TEST(bvh, invalid_input_is_reported) {
 
     prox_mesh good = {v, 4, idx, 2};
     prox_bvh_def bad_def = def;
+    CHECK(def.leaf_size == 2); /* the default */
     bad_def.leaf_size = 0;
+    CHECK(prox_bvh_create(&bad_def, &good, &bvh, message, sizeof message) == PROX_ERROR_INVALID_ARGUMENT);
+    bad_def.leaf_size = 17;
     CHECK(prox_bvh_create(&bad_def, &good, &bvh, message, sizeof message) == PROX_ERROR_INVALID_ARGUMENT);
     bad_def = def;
     bad_def.internal_cookie = 0;
@@ -678,6 +688,7 @@ PROX_TEST(bvh, half_set_allocators_and_null_hierarchies) {
     for (int half = 0; half < 2; ++half) {
         prox_bvh_def def = prox_default_bvh_def();
         def.volume = PROX_VOLUME_OBB;
+        def.leaf_size = 1; /* one leaf per triangle */
         def.allocator.user = &c;
         if (half == 0) def.allocator.alloc = counting_alloc;
         else def.allocator.free = counting_free;
@@ -688,6 +699,7 @@ PROX_TEST(bvh, half_set_allocators_and_null_hierarchies) {
         CHECK(c.live_blocks == 0 && c.live_bytes == 0 && c.allocations == 0); /* never called */
     }
     prox_bvh_def def = prox_default_bvh_def();
+    def.leaf_size = 1;
     def.allocator = (prox_allocator){counting_alloc, counting_free, &c};
     prox_bvh* bvh;
     REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);

@@ -326,10 +326,10 @@ static int command_info(const options* o) {
     if (report.first_zero_area_triangle >= 0) printf(" (first: triangle %d)", report.first_zero_area_triangle);
     printf("\n");
     if (r == PROX_OK) {
-        printf("trees       leaf size %d, 8-wide nodes\n", o->bvh.leaf_size);
+        printf("trees       8-wide nodes, leaf size %d (most triangles per leaf)\n", o->bvh.leaf_size);
         int closed = -1; /* from the first tree: the mesh's, whatever the kind */
-        printf("  %-11s %-7s %8s %9s %9s %6s %10s %12s %9s %10s  %s\n", "volume", "split", "nodes", "volumes",
-               "leaves", "depth", "leaf depth", "bytes", "per tri", "build ms", "valid");
+        printf("  %-11s %-7s %4s %8s %9s %9s %6s %10s %12s %9s %10s  %s\n", "volume", "split", "leaf", "nodes",
+               "volumes", "leaves", "depth", "leaf depth", "bytes", "per tri", "build ms", "valid");
         for (int kind = 0; kind < PROX_VOLUME_COUNT && r == PROX_OK; ++kind) {
             if (o->have_volume && kind != (int)o->bvh.volume) continue;
             prox_bvh_def def = o->bvh;
@@ -345,9 +345,10 @@ static int command_info(const options* o) {
             prox_bvh_stats s = prox_bvh_get_stats(bvh);
             if (closed < 0) closed = s.closed;
             bool valid = prox_bvh_validate(bvh, message, sizeof message);
-            printf("  %-11s %-7s %8d %9d %9d %6d %10.1f %12zu %9.1f %10.3f  %s\n", prox_volume_name(s.volume),
-                   prox_split_name(s.split), s.node_count, s.box_count, s.leaf_count, s.depth, s.mean_leaf_depth,
-                   s.bytes, (double)s.bytes / s.triangle_count, 1e3 * seconds, valid ? "yes" : message);
+            printf("  %-11s %-7s %4d %8d %9d %9d %6d %10.1f %12zu %9.1f %10.3f  %s\n", prox_volume_name(s.volume),
+                   prox_split_name(s.split), s.leaf_size, s.node_count, s.box_count, s.leaf_count, s.depth,
+                   s.mean_leaf_depth, s.bytes, (double)s.bytes / s.triangle_count, 1e3 * seconds,
+                   valid ? "yes" : message);
             prox_bvh_destroy(bvh);
         }
         if (closed >= 0)

@@ -102,11 +102,16 @@ typedef struct prox_bvh_def {
     prox_volume volume;
     prox_split split;
     prox_obb_fit obb_fit;     ///< oriented boxes and spheres only
-    /// Most triangles per leaf, 1..16 (the paper uses 1, the default). 2
-    /// makes distance queries faster on most models (a level fewer of
-    /// volumes; the query spares most extra triangle pairs with a cheap slab
-    /// test): 0.63-0.98x the time of 1 on BENCHMARKS.md's models apart by 1%
-    /// of their size or more, up to 1.08x on nearer placements.
+    /// Most triangles per leaf, 1..16. Default 2, where the papers (and
+    /// proxima until 2026-12-01) use 1: a level fewer of volumes, about half
+    /// the nodes' memory, and on the benchmark models (BENCHMARKS.md, "Two
+    /// triangles to a leaf"; bench/leaf_size) distance queries take
+    /// 0.6-0.96x the time of 1, all-contacts queries 0.6-1.02x, build
+    /// 0.64-1.05x, refit 0.62-0.9x, self-collision 0.58-1.0x (1.12-1.17x
+    /// on the first contact the X-wing's oriented trees find in 3 us); rays,
+    /// point queries and the boolean query within a few percent either way,
+    /// mostly faster; a convex shape's distance to a swept-rectangle (RSS)
+    /// tree 1.01-1.07x.
     int leaf_size;
     /// Also compute and keep the model's exact convex hull (default false).
     /// prox_distance and prox_within_distance between two models that both
@@ -184,6 +189,7 @@ typedef struct prox_bvh_stats {
     size_t bytes;         ///< heap bytes owned by the hierarchy (nodes + mesh copy + hull)
     size_t node_bytes;    ///< of which the nodes: the boxes every kind has, plus the kind's own volumes
     prox_split split;     ///< the rule used (never PROX_SPLIT_DEFAULT)
+    int leaf_size;        ///< the definition's most triangles per leaf
     int hull_corners;     ///< corners of the kept convex hull (prox_bvh_def.convex_hull); 0 when none is kept
     /// The mesh is closed: every edge, between vertex positions (vertices
     /// repeated per triangle, as in STL files, count as one), lies on an
