@@ -106,7 +106,7 @@ static void usage(void) {
 static prox_bvh* build_tree(const prox_mesh_data* data, prox_volume volume) {
     prox_bvh_def def = prox_default_bvh_def();
     def.volume = volume;
-    def.leaf_size = 1; /* the papers', as the recorded runs (the oriented kinds' default since is 2) */
+    def.leaf_size = 1; /* the papers', as the recorded runs (the default since is 2) */
     /* the papers' splits, as the recorded runs: median (van den Bergen) for
      * the axis-aligned and sphere kinds, the OBBTree's mean for oriented boxes
      * (their default since is SAH) */

@@ -39,7 +39,7 @@
  * convex hull (prox_bvh_def.convex_hull), whose queries try the hulls
  * first; its rows say how many answers the hulls gave. And "rss-leaf1": the
  * RSS tree with one triangle to a leaf (prox_bvh_def.leaf_size 1, the
- * papers'), against the default two of every oriented kind (a level fewer
+ * papers'), against the default two (a level fewer
  * of volumes, and pairs of triangles the query spares cheaply); and
  * "rss-hull-leaf1", both.
  *

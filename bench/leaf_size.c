@@ -1,9 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* leaf_size: should two triangles to a leaf (prox_bvh_def.leaf_size 2) be
- * the default, for some volume kinds or all? Every public query that walks
- * a hierarchy, timed per volume kind on trees of several leaf sizes built
- * from the same mesh with otherwise default settings, on the same inputs,
- * with the answers checked to agree across the leaf sizes.
+ * the default, for some volume kinds or all? The mesh hierarchy's build,
+ * refit and queries listed under Items, timed per volume kind on trees of
+ * several leaf sizes built from the same mesh with otherwise default
+ * settings, on the same inputs, with the answers checked to agree across the
+ * leaf sizes.
+ *
+ * Not timed, though they walk a hierarchy too: prox_overlap (the inputs'
+ * calibration uses it; prox_collide's first contact is the same walk),
+ * prox_convex_mesh_contacts, prox_convex_mesh_cast, prox_bvh_rebuild, the
+ * world's queries (prox_world_*, which call these), and the options other
+ * than the defaults: PROX_SAT_LITE, collide's containment, the contacts'
+ * manifold, the ray's any_hit and cull_back_faces, prox_distance_def's
+ * error bounds, upper bound, cache and contact_first, the self and point
+ * queries under a placement, and two trees of different kinds.
  *
  * Items (R: the model's radius, max |vertex| about its bounding box centre):
  * - build: prox_bvh_create (and destroy) of the whole tree, in ms;
@@ -21,7 +31,8 @@
  *   along the random direction from outside by conservative advancement
  *   (bench_advance_to_gap, as in bench/distance.c) to a gap drawn
  *   log-uniformly from [0.01R, 0.5R); within: prox_within_distance on them
- *   at half the gap (every answer "no");
+ *   at half the gap, so every answer is "no" (the row's note says so): it
+ *   times the walk that proves a "no", not one that finds a "yes";
  * - ray: prox_ray_cast from a random point on the sphere of radius 2R
  *   about the model's centre towards a random point within 0.5R of it;
  * - closest point: prox_closest_point of random points within 1.5R;
@@ -57,9 +68,21 @@
  * Agreement: every leaf size's answers against the first's, input by input:
  * booleans (collide, within, inside, overlap, ray hit) equal; numbers
  * (distances, ray t, depths, pair and contact counts) equal to 1e-12
- * relative, the largest relative difference printed. Disagreements are
- * counted per row and make the exit status 1, as do queries that report
- * invalid input (the "failed" column); the run goes on either way.
+ * relative, the largest relative difference printed ("-" for items without
+ * numbers: build, within, inside, convex overlap, refit); the triangle pairs
+ * of collide all, contacts and self contacts (on the first input: every one
+ * is the same query) equal as sets, by an order-independent checksum (sum
+ * and xor of a hash of each pair) taken in an un-timed pass after the timing
+ * from the query's callback, so the timed queries are the ones that report
+ * counts only. Build: the trees the items query, made with the timed
+ * builds' definition, valid (prox_bvh_validate) and with equal bounds
+ * (prox_bvh_bounds, exactly); refit: after the timed refits, one more to
+ * the first vertex array, un-timed (the timed ones end on either), then the
+ * same checks; both on the row's first input. Disagreements are counted per
+ * row (an invalid tree counts on its own row, the first leaf size's
+ * included) and make the exit status 1, as do queries that report invalid
+ * input (the "failed" column: "-" for convex overlap, whose boolean cannot
+ * tell invalid input from "no"); the run goes on either way.
  *
  * Output: a table per model and kind, a row per item and leaf size; then,
  * per leaf size after the first, a summary of its mean time over the
@@ -68,6 +91,10 @@
  *
  *   leaf_size [--quick] [--models a,b,...] [--kinds aabb,obb,...|all] [--leaves 1,2,...] [--placements N]
  *             [--rounds N] [--budget SECONDS] [--seed S] [--csv FILE]
+ *
+ * N, SECONDS and S are plain decimal numbers: placements 1..1000000, rounds
+ * 1..64, a budget above 0, a seed below 2^64; up to 16 models and 16
+ * distinct leaf sizes of 1..16; anything else is refused (exit status 2).
  *
  * Defaults: torus, teapot, bunny, buddha, xwing (the files from
  * $PROXIMA_DATA or ../shared/data/meshes; missing ones are skipped with a
@@ -78,6 +105,8 @@
 #include <proxima/convex.h>
 #include <proxima/query.h>
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +121,11 @@
 #endif
 
 enum { MAX_MODELS = 16, MAX_LEAVES = 16, MAX_PRINTED = 10, ESTIMATE_QUERIES = 5 };
+
+/* Option limits: the median of rounds has long settled by 64 (the default
+ * is 5); a million inputs per item keep every count (100 attempts per
+ * separated placement included) within an int. */
+enum { MAX_ROUNDS = 64, MAX_PLACEMENTS = 1000000 };
 
 /* Numbers are exact queries on the same mesh: they may differ by rounding only. */
 static const double AGREE_RELATIVE = 1e-12;
@@ -125,6 +159,21 @@ static const char* const item_names[ITEM_COUNT] = {
     "build", "collide first", "collide all", "contacts", "self collide", "self contacts", "distance", "within",
     "penetration", "ray", "closest point", "inside", "convex distance", "convex overlap", "refit",
 };
+
+/* Items whose answers include a number (the relative-difference column; "-" for the others). */
+static bool item_has_number(int it) {
+    return it != ITEM_BUILD && it != ITEM_WITHIN && it != ITEM_INSIDE && it != ITEM_CONVEX_OVERLAP &&
+           it != ITEM_REFIT;
+}
+
+/* Items that can report a failed query (the "failed" column; "-" for convex
+ * overlap, whose boolean is false on invalid input as on "no"). */
+static bool item_reports_failure(int it) { return it != ITEM_CONVEX_OVERLAP; }
+
+/* What the row's note says of the item. */
+static const char* item_note(int it) {
+    return it == ITEM_WITHIN ? "every answer no: at half the gap" : "";
+}
 
 typedef struct options {
     int placements;
@@ -430,7 +479,10 @@ static void free_inputs(model_inputs* in) {
 }
 
 /* Every input set, drawn on a reference tree (RSS, leaf size 1: the fastest
- * distance, and collision through its boxes) that no timed tree shares. */
+ * distance, and collision through its boxes) that no timed tree shares. Its
+ * leaf size is set here, not taken from the default (2 since this bench):
+ * the answers it gives are exact either way, but the inputs are the recorded
+ * results' and must not depend on the default. */
 static bool make_inputs(const char* name, const prox_mesh* mesh, const options* o, model_inputs* in) {
     memset(in, 0, sizeof *in);
     in->name = name;
@@ -438,7 +490,14 @@ static bool make_inputs(const char* name, const prox_mesh* mesh, const options* 
     in->radius = bench_mesh_radius(mesh);
     in->repeats = o->placements;
     prox_bvh* reference = NULL;
-    if (!bench_build_tree("leaf_size", mesh, PROX_VOLUME_RSS, &reference)) return false;
+    prox_bvh_def def = prox_default_bvh_def();
+    def.volume = PROX_VOLUME_RSS;
+    def.leaf_size = 1;
+    char message[256];
+    if (prox_bvh_create(&def, mesh, &reference, message, sizeof message) != PROX_OK) {
+        fprintf(stderr, "leaf_size: %s: reference tree: %s\n", name, message);
+        return false;
+    }
     in->closed = prox_bvh_get_stats(reference).closed;
     const uint64_t seed = o->seed ^ bench_name_seed(name);
     const bool ok = make_mixed(reference, seed, o->placements, in) &&
@@ -458,12 +517,19 @@ typedef struct answer {
     uint8_t failed;  /* the query reported invalid input, or the build or refit failed */
 } answer;
 
+/* What check_answers adds to an answer, kept apart so that the timed queries store what they did. */
+typedef struct answer_check {
+    uint64_t check[2]; /* the pairs' checksum, or the tree's bounds; 0 where not checked */
+    uint8_t invalid;   /* build, refit: the tree failed prox_bvh_validate */
+} answer_check;
+
 typedef struct leaf_run {
     prox_bvh* tree;
     const model_inputs* in;
     prox_bvh_def def; /* the tree's, for the build item */
     prox_collide_def collide_def;
     answer* answers;
+    answer_check* checks; /* by input, as answers */
     void (*run)(void* context, int i); /* the item's query on input i */
     int input_count;
 } leaf_run;
@@ -564,6 +630,98 @@ static void convex_overlap_run(void* c, int i) {
     x->answers[i] = (answer){0, prox_convex_mesh_overlap(&x->in->cube, &x->in->cube_pose[i], x->tree, NULL), 0};
 }
 
+/* ------------------------------------------------------------------------ */
+/* Un-timed checks after the timing: what the timed queries do not keep */
+
+/* splitmix64's finaliser: a 64-bit hash in which every input bit moves every output bit. */
+static uint64_t mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* A set of triangle pairs as sum and xor of each pair's hash: independent
+ * of the order the walk reports them in, which the leaf size changes. */
+static void add_pair(uint64_t* check, prox_tri_pair p) {
+    const uint64_t h = mix64(((uint64_t)(uint32_t)p.triangle_a << 32 | (uint32_t)p.triangle_b) + 0x9e3779b97f4a7c15u);
+    check[0] += h;
+    check[1] ^= h;
+}
+
+static bool pair_seen(prox_tri_pair pair, void* context) {
+    add_pair(context, pair);
+    return true;
+}
+
+static bool contact_seen(const prox_contact* contact, void* context) {
+    add_pair(context, contact->pair);
+    return true;
+}
+
+/* The tree's root bounds, exactly (each leaf size's root box is its mesh's
+ * box rounded out to floats, whatever the leaves), and whether it is valid;
+ * an invalid tree's first violation is printed. */
+static void check_tree(const leaf_run* x, answer_check* out) {
+    prox_vec3 lo, hi;
+    prox_bvh_bounds(x->tree, &lo, &hi);
+    const double v[6] = {lo.x, lo.y, lo.z, hi.x, hi.y, hi.z};
+    out->check[0] = out->check[1] = 0;
+    for (int k = 0; k < 6; ++k) {
+        uint64_t bits;
+        memcpy(&bits, &v[k], sizeof bits);
+        out->check[0] = mix64(out->check[0] ^ bits); /* in order: the corners are not a set */
+        out->check[1] ^= bits;
+    }
+    char message[256];
+    out->invalid = !prox_bvh_validate(x->tree, message, sizeof message);
+    if (out->invalid)
+        printf("  INVALID TREE: %s %s leaf %d: %s\n", x->in->name, prox_volume_name(x->def.volume), x->def.leaf_size,
+               message);
+}
+
+/* After the item's timing, per leaf size, on the `answered` inputs the
+ * answers are compared on: the checks that would cost the timed queries
+ * time (a callback per pair, validation). Each is one more query or less
+ * per input, against the two passes per round (one for slow queries) of
+ * --rounds rounds that were timed. */
+static void check_answers(leaf_run* x, item it, int answered) {
+    switch (it) {
+    case ITEM_BUILD: /* the tree the other items query, made with the timed builds' definition */
+        check_tree(x, &x->checks[0]);
+        break;
+    case ITEM_REFIT: /* the timed refits end on either array: one more to the first, for every leaf size */
+        x->answers[0].failed |= prox_bvh_refit(x->tree, x->in->moved[0], x->in->mesh->vertex_count) != PROX_OK;
+        check_tree(x, &x->checks[0]);
+        break;
+    case ITEM_COLLIDE_ALL:
+        for (int i = 0; i < answered; ++i) {
+            const experiment_placement* p = &x->in->colliding[i];
+            prox_collide_def def = x->collide_def;
+            def.callback = pair_seen;
+            def.context = x->checks[i].check;
+            prox_collide(x->tree, &p->a, x->tree, &p->b, &def);
+        }
+        break;
+    case ITEM_CONTACTS:
+        for (int i = 0; i < answered; ++i) {
+            const experiment_placement* p = &x->in->colliding[i];
+            prox_contacts_def def = prox_default_contacts_def();
+            def.callback = contact_seen;
+            def.context = x->checks[i].check;
+            prox_contacts(x->tree, &p->a, x->tree, &p->b, &def);
+        }
+        break;
+    case ITEM_SELF_CONTACTS: { /* every input is the same query: the first one's pairs */
+        prox_contacts_def def = prox_default_contacts_def();
+        def.callback = contact_seen;
+        def.context = x->checks[0].check;
+        prox_self_contacts(x->tree, NULL, &def);
+        break;
+    }
+    default: break;
+    }
+}
+
 /* in the order of `item` */
 static void (*const item_run[ITEM_COUNT])(void*, int) = {
     build_run, collide_run, collide_run, contacts_run, self_collide_run, self_contacts_run, distance_run, within_run,
@@ -622,20 +780,27 @@ typedef struct agreement {
 
 /* A leaf size's answers against the first leaf size's, input by input; the
  * first MAX_PRINTED disagreements of a model and kind are printed. */
-static agreement compare_answers(const model_inputs* in, int kind, item it, int leaf, const answer* got,
-                                 const answer* base, int count, int* printed) {
+static agreement compare_answers(const model_inputs* in, int kind, item it, int leaf, const leaf_run* run,
+                                 const leaf_run* first, int count, int* printed) {
+    const answer *got = run->answers, *base = first->answers;
+    const answer_check *got_check = run->checks, *base_check = first->checks;
     agreement a = {0, 0, 0};
     for (int i = 0; i < count; ++i) {
         a.failed += got[i].failed;
         const double rel = relative_difference(got[i].value, base[i].value);
         a.worst = fmax(a.worst, rel);
-        if (got[i].flag == base[i].flag && rel <= AGREE_RELATIVE) continue;
+        if (got[i].flag == base[i].flag && rel <= AGREE_RELATIVE && got_check[i].check[0] == base_check[i].check[0] &&
+            got_check[i].check[1] == base_check[i].check[1] && !got_check[i].invalid)
+            continue;
         ++a.disagreements;
         if (*printed < MAX_PRINTED) {
             ++*printed;
-            printf("  DISAGREEMENT: %s %s %s input %d: leaf %d gives %d / %.17g, the first leaf size %d / %.17g\n",
+            printf("  DISAGREEMENT: %s %s %s input %d: leaf %d gives %d / %.17g / %016llx %016llx%s, the first leaf "
+                   "size %d / %.17g / %016llx %016llx\n",
                    in->name, prox_volume_name((prox_volume)kind), item_names[it], i, leaf, got[i].flag, got[i].value,
-                   base[i].flag, base[i].value);
+                   (unsigned long long)got_check[i].check[0], (unsigned long long)got_check[i].check[1],
+                   got_check[i].invalid ? " (invalid tree)" : "", base[i].flag, base[i].value,
+                   (unsigned long long)base_check[i].check[0], (unsigned long long)base_check[i].check[1]);
         }
     }
     return a;
@@ -699,12 +864,14 @@ static bool run_item(const model_inputs* in, int kind, item it, prox_bvh* const*
     timing times[MAX_LEAVES];
     bool ok = true;
     for (int l = 0; l < leaves; ++l) {
-        runs[l] = (leaf_run){trees[l], in, prox_default_bvh_def(), prox_default_collide_def(), NULL, item_run[it], n};
+        runs[l] = (leaf_run){trees[l], in, prox_default_bvh_def(), prox_default_collide_def(), NULL, NULL, item_run[it],
+                             n};
         runs[l].def.volume = (prox_volume)kind;
         runs[l].def.leaf_size = o->leaves[l];
         runs[l].collide_def.all_pairs = it == ITEM_COLLIDE_ALL;
         runs[l].answers = calloc((size_t)n, sizeof(answer));
-        ok = ok && runs[l].answers;
+        runs[l].checks = calloc((size_t)n, sizeof(answer_check));
+        ok = ok && runs[l].answers && runs[l].checks;
         turns[l] = (turn){{NULL, cycle_run, &runs[l]}, n, 0, false};
     }
     int count = n; /* queries per pass */
@@ -725,15 +892,18 @@ static bool run_item(const model_inputs* in, int kind, item it, prox_bvh* const*
     free(scratch);
     if (!ok) {
         fprintf(stderr, "leaf_size: out of memory timing %s\n", item_names[it]);
-        for (int l = 0; l < leaves; ++l) free(runs[l].answers);
+        for (int l = 0; l < leaves; ++l) {
+            free(runs[l].answers);
+            free(runs[l].checks);
+        }
         return false;
     }
     const int answered = count < n ? count : n;
+    for (int l = 0; l < leaves; ++l) check_answers(&runs[l], it, answered);
     const double scale = it == ITEM_BUILD ? 1e-3 : 1.0;
     out->done = true;
     for (int l = 0; l < leaves; ++l) {
-        const agreement a = compare_answers(in, kind, it, o->leaves[l], runs[l].answers, runs[0].answers, answered,
-                                            printed);
+        const agreement a = compare_answers(in, kind, it, o->leaves[l], &runs[l], &runs[0], answered, printed);
         const double mean = times[l].mean_us * scale, median = times[l].median_us * scale;
         out->mean_ratio[l] = times[l].mean_us / times[0].mean_us;
         out->median_ratio[l] = times[l].median_us / times[0].median_us;
@@ -744,16 +914,29 @@ static bool run_item(const model_inputs* in, int kind, item it, prox_bvh* const*
         else if (count < n) snprintf(inputs, sizeof inputs, "%d of %d", count, n);
         else if (count > n) snprintf(inputs, sizeof inputs, "%d x %d", n, count / n);
         else snprintf(inputs, sizeof inputs, "%d", n);
-        printf("| %s | %s | %d | %.4g / %.4g %s | %.3fx / %.3fx | %d | %.1e | %d | |\n", item_names[it], inputs,
-               o->leaves[l], mean, median, unit, out->mean_ratio[l], out->median_ratio[l], a.disagreements, a.worst,
-               a.failed);
+        /* "-" (the CSV: an empty field) where the item has nothing to compare or cannot report a failure */
+        char worst[16] = "-", failed[16] = "-", csv_worst[16] = "", csv_failed[16] = "";
+        if (item_has_number(it)) {
+            snprintf(worst, sizeof worst, "%.1e", a.worst);
+            snprintf(csv_worst, sizeof csv_worst, "%.3g", a.worst);
+        }
+        if (item_reports_failure(it)) {
+            snprintf(failed, sizeof failed, "%d", a.failed);
+            snprintf(csv_failed, sizeof csv_failed, "%d", a.failed);
+        }
+        printf("| %s | %s | %d | %.4g / %.4g %s | %.3fx / %.3fx | %d | %s | %s | %s |\n", item_names[it], inputs,
+               o->leaves[l], mean, median, unit, out->mean_ratio[l], out->median_ratio[l], a.disagreements, worst,
+               failed, item_note(it));
         if (csv)
-            fprintf(csv, "%s,%s,%s,%d,%d,%s,%.6g,%.6g,%.4f,%.4f,%d,%.3g,%d\n", in->name,
+            fprintf(csv, "%s,%s,%s,%d,%d,%s,%.6g,%.6g,%.4f,%.4f,%d,%s,%s\n", in->name,
                     prox_volume_name((prox_volume)kind), item_names[it], o->leaves[l],
                     it == ITEM_BUILD ? o->rounds : answered, unit, mean, median, out->mean_ratio[l],
-                    out->median_ratio[l], a.disagreements, a.worst, a.failed);
+                    out->median_ratio[l], a.disagreements, csv_worst, csv_failed);
     }
-    for (int l = 0; l < leaves; ++l) free(runs[l].answers);
+    for (int l = 0; l < leaves; ++l) {
+        free(runs[l].answers);
+        free(runs[l].checks);
+    }
     return true;
 }
 
@@ -818,13 +1001,16 @@ static bool run_model(const char* name, int model, const options* o) {
             gap_lo = fmin(gap_lo, in.gap[i]);
             gap_hi = fmax(gap_hi, in.gap[i]);
         }
+        char gaps[64] = "none"; /* every draw failed to reach its gap: no range to print */
+        if (in.apart_count > 0)
+            snprintf(gaps, sizeof gaps, "%.3g R .. %.3g R", gap_lo / in.radius, gap_hi / in.radius);
         printf("## %s (%d triangles, %d vertices, %s, R = %.4g; load average %s)\n\n", name, mesh.triangle_count,
                mesh.vertex_count, in.closed ? "closed" : "open", in.radius, load);
         printf("Inputs (setup %.1f s): %d mixed placements, B's origin up to %.3g R from A's, %d of them colliding; "
-               "%d separated placements (%d redrawn), gaps %.3g R .. %.3g R; %d rays, closest-point and inside points; "
+               "%d separated placements (%d redrawn), gaps %s; %d rays, closest-point and inside points; "
                "%d cube poses up to %.3g R off the surface, %d overlapping.\n\n",
                experiment_now() - start, in.mixed_count, in.mixed_reach / in.radius, in.colliding_count,
-               in.apart_count, in.apart_redraws, gap_lo / in.radius, gap_hi / in.radius, in.point_count, in.cube_count,
+               in.apart_count, in.apart_redraws, gaps, in.point_count, in.cube_count,
                in.cube_reach / in.radius, in.cube_overlapping);
         model_names[model] = name;
         for (int k = 0; k < PROX_VOLUME_COUNT && ok; ++k)
@@ -869,9 +1055,11 @@ static void print_summary(const options* o, int model_count) {
                     failed += c->failed;
                     printf(" %.2f |", r);
                 }
+                char failures[16] = "-";
+                if (item_reports_failure(it)) snprintf(failures, sizeof failures, "%d", failed);
                 if (lo <= hi)
-                    printf(" %.2f .. %.2f | %.2f .. %.2f | %d | %d |\n", lo, hi, median_lo, median_hi, bad, failed);
-                else printf(" - | - | %d | %d |\n", bad, failed);
+                    printf(" %.2f .. %.2f | %.2f .. %.2f | %d | %s |\n", lo, hi, median_lo, median_hi, bad, failures);
+                else printf(" - | - | %d | %s |\n", bad, failures);
             }
         }
         printf("\n");
@@ -887,14 +1075,36 @@ static int usage(void) {
     return 2;
 }
 
+/* Copies a comma-separated list for strtok; false, with a message, when it does not fit. */
+static bool copy_list(const char* option, const char* list, char* copy, size_t size) {
+    if (strlen(list) < size) {
+        memcpy(copy, list, strlen(list) + 1);
+        return true;
+    }
+    fprintf(stderr, "leaf_size: the %s list is longer than %zu characters\n", option, size - 1);
+    return false;
+}
+
 static bool parse_leaves(const char* list, options* o) {
     char copy[256];
-    snprintf(copy, sizeof copy, "%s", list);
+    if (!copy_list("--leaves", list, copy, sizeof copy)) return false;
     o->leaf_count = 0;
     for (char* p = strtok(copy, ","); p; p = strtok(NULL, ",")) {
         char* end;
         const long v = strtol(p, &end, 10);
-        if (*end || v < 1 || v > 16 || o->leaf_count == MAX_LEAVES) return false;
+        if (!isdigit((unsigned char)*p) || *end || v < 1 || v > 16) {
+            fprintf(stderr, "leaf_size: leaf sizes are whole numbers in 1..16, not %s\n", p);
+            return false;
+        }
+        if (o->leaf_count == MAX_LEAVES) {
+            fprintf(stderr, "leaf_size: more than %d leaf sizes\n", MAX_LEAVES);
+            return false;
+        }
+        for (int l = 0; l < o->leaf_count; ++l)
+            if (o->leaves[l] == v) { /* a second tree of the same leaf size would only repeat a row */
+                fprintf(stderr, "leaf_size: leaf size %ld given twice\n", v);
+                return false;
+            }
         o->leaves[o->leaf_count++] = (int)v;
     }
     return o->leaf_count > 0;
@@ -904,7 +1114,7 @@ static bool parse_kinds(const char* list, options* o) {
     for (int k = 0; k < PROX_VOLUME_COUNT; ++k) o->kind_selected[k] = strcmp(list, "all") == 0;
     if (strcmp(list, "all") == 0) return true;
     char copy[256];
-    snprintf(copy, sizeof copy, "%s", list);
+    if (!copy_list("--kinds", list, copy, sizeof copy)) return false;
     bool any = false;
     for (char* p = strtok(copy, ","); p; p = strtok(NULL, ",")) {
         prox_volume v;
@@ -917,6 +1127,44 @@ static bool parse_kinds(const char* list, options* o) {
     return any;
 }
 
+/* A whole decimal number in [lo, hi], digits only: atoi's "12x" = 12 and "x" = 0 would run something else. */
+static bool parse_int(const char* option, const char* text, long lo, long hi, int* out) {
+    char* end;
+    errno = 0;
+    const long v = strtol(text, &end, 10);
+    if (isdigit((unsigned char)*text) && !*end && errno != ERANGE && v >= lo && v <= hi) {
+        *out = (int)v;
+        return true;
+    }
+    fprintf(stderr, "leaf_size: %s takes a whole number in %ld..%ld, not %s\n", option, lo, hi, text);
+    return false;
+}
+
+static bool parse_seed(const char* text, uint64_t* out) {
+    char* end;
+    errno = 0;
+    const unsigned long long v = strtoull(text, &end, 10); /* (strtoull would take "-1" as 2^64 - 1) */
+    if (isdigit((unsigned char)*text) && !*end && errno != ERANGE) {
+        *out = (uint64_t)v;
+        return true;
+    }
+    fprintf(stderr, "leaf_size: --seed takes a whole number in 0..2^64-1, not %s\n", text);
+    return false;
+}
+
+static bool parse_budget(const char* text, double* out) {
+    char* end;
+    const double v = strtod(text, &end);
+    /* decimal only: strtod would also take hexadecimal ("0x1p-3") */
+    const bool decimal = (isdigit((unsigned char)*text) || *text == '.') && !text[strspn(text, "0123456789.eE+-")];
+    if (decimal && !*end && isfinite(v) && v > 0) {
+        *out = v;
+        return true;
+    }
+    fprintf(stderr, "leaf_size: --budget takes a number of seconds above 0, not %s\n", text);
+    return false;
+}
+
 int main(int argc, char** argv) {
     options o;
     memset(&o, 0, sizeof o);
@@ -926,20 +1174,24 @@ int main(int argc, char** argv) {
     o.seed = 2025;
     int placements = -1, rounds = -1;
     double budget = -1;
+    bool parsed = true;
     const char* csv_path = NULL;
     const char* kinds = "aabb,obb,obb-sphere,rss,kdop18";
     const char* leaves = "1,2";
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--quick") == 0) o.quick = true;
-        else if (strcmp(argv[i], "--placements") == 0 && i + 1 < argc) placements = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) budget = atof(argv[++i]);
+        else if (strcmp(argv[i], "--placements") == 0 && i + 1 < argc)
+            parsed = parse_int("--placements", argv[++i], 1, MAX_PLACEMENTS, &placements);
+        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+            parsed = parse_int("--rounds", argv[++i], 1, MAX_ROUNDS, &rounds);
+        else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) parsed = parse_budget(argv[++i], &budget);
         else if (strcmp(argv[i], "--models") == 0 && i + 1 < argc) o.models = argv[++i];
-        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) o.seed = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) parsed = parse_seed(argv[++i], &o.seed);
         else if (strcmp(argv[i], "--kinds") == 0 && i + 1 < argc) kinds = argv[++i];
         else if (strcmp(argv[i], "--leaves") == 0 && i + 1 < argc) leaves = argv[++i];
         else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv_path = argv[++i];
         else return usage();
+        if (!parsed) return usage();
     }
     if (o.quick) {
         o.placements = 10;
@@ -951,9 +1203,19 @@ int main(int argc, char** argv) {
     if (placements >= 0) o.placements = placements;
     if (rounds >= 0) o.rounds = rounds;
     if (budget >= 0) o.budget = budget;
-    if (o.placements < 1) o.placements = 1;
-    if (o.rounds < 1) o.rounds = 1;
     if (!parse_leaves(leaves, &o) || !parse_kinds(kinds, &o)) return usage();
+    char list[1024];
+    if (!copy_list("--models", o.models, list, sizeof list)) return usage();
+    /* the model names point into `list`, which lives until the summary is printed */
+    char* names[MAX_MODELS];
+    int name_count = 0;
+    for (char* name = strtok(list, ","); name; name = strtok(NULL, ",")) {
+        if (name_count == MAX_MODELS) {
+            fprintf(stderr, "leaf_size: more than %d models\n", MAX_MODELS);
+            return usage();
+        }
+        names[name_count++] = name;
+    }
     if (csv_path) {
         csv = fopen(csv_path, "w");
         if (!csv) {
@@ -962,7 +1224,8 @@ int main(int argc, char** argv) {
         }
     }
 
-    printf("# leaf_size: every query that walks a hierarchy, per volume kind, on trees of leaf sizes");
+    printf("# leaf_size: build, refit and the default queries of a mesh hierarchy, per volume kind, on trees of leaf "
+           "sizes");
     for (int l = 0; l < o.leaf_count; ++l) printf("%s %d", l ? "," : "", o.leaves[l]);
     printf("\n\nCommand: `");
     for (int i = 0; i < argc; ++i) printf("%s%s", i ? " " : "", argv[i]);
@@ -971,7 +1234,9 @@ int main(int argc, char** argv) {
     printf("Seed %llu; %d inputs per item (a budget of %.2f s of timed queries per item and kind: a slow item "
            "runs on a prefix of its inputs, a fast one over them several times); leaf sizes timed in turns, %d "
            "rounds (each row: the median over the rounds of its mean and of its median); answers checked against "
-           "leaf %d's (numbers to %.0e relative).\n\n",
+           "leaf %d's (numbers to %.0e relative; triangle pairs by a checksum; trees valid with equal bounds); not "
+           "timed: prox_overlap, convex-mesh contacts and cast, rebuild, non-default options (see "
+           "bench/leaf_size.c).\n\n",
            (unsigned long long)o.seed, o.placements, o.budget, o.rounds, o.leaves[0], AGREE_RELATIVE);
     if (csv) {
         fprintf(csv, "# command:");
@@ -981,13 +1246,6 @@ int main(int argc, char** argv) {
     }
 
     const double start = experiment_now();
-    char list[1024];
-    snprintf(list, sizeof list, "%s", o.models);
-    /* the model names point into `list`, which lives until the summary is printed */
-    char* names[MAX_MODELS];
-    int name_count = 0;
-    for (char* name = strtok(list, ","); name && name_count < MAX_MODELS; name = strtok(NULL, ","))
-        names[name_count++] = name;
     int model_count = 0;
     bool ok = true;
     for (int m = 0; m < name_count && ok; ++m) {

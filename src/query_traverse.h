@@ -188,6 +188,10 @@ static inline triangle_box triangle_box_of(const prox_vec3 t[3]) {
         const double p = prox_vec3_get(t[0], k), q = prox_vec3_get(t[1], k), r = prox_vec3_get(t[2], k);
         b.lo[k] = PROX_MIN(p, PROX_MIN(q, r));
         b.hi[k] = PROX_MAX(p, PROX_MAX(q, r));
+        /* a NaN corner (a placement that overflowed) would drop out of the
+         * minimum and maximum, and the box could part triangles the exact
+         * test is left to judge: such a box spans everything */
+        if (isnan(p + q + r)) b.lo[k] = -INFINITY, b.hi[k] = INFINITY;
     }
     return b;
 }
@@ -201,7 +205,7 @@ static inline void place_leaf(const prox_bvh* bvh, const prox_transform* x, int 
     }
 }
 
-/* (A NaN coordinate compares false: never apart, the exact test decides.) */
+/* (Boxes with a NaN corner span everything: never apart, the exact test decides.) */
 static inline bool triangle_boxes_apart(const triangle_box* a, const triangle_box* b) {
     return (a->lo[0] > b->hi[0]) | (b->lo[0] > a->hi[0]) | (a->lo[1] > b->hi[1]) | (b->lo[1] > a->hi[1]) |
            (a->lo[2] > b->hi[2]) | (b->lo[2] > a->hi[2]);

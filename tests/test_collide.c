@@ -297,10 +297,13 @@ PROX_TEST(collide, xwing_touching) { touching_placements("xwing", 100, false); }
 PROX_TEST(collide, bunny_touching) { touching_placements("bunny", 15, true); }
 
 /* Boxes placed with exact arithmetic (identity rotations, dyadic offsets):
- * face, edge and vertex contact exactly at the boundary, and one ulp apart. */
-PROX_TEST(collide, exactly_touching_boxes) {
+ * face, edge and vertex contact exactly at the boundary, and one ulp apart.
+ * With one triangle to a leaf, and with four, where leaf-mates bring pairs
+ * whose own boxes touch only at the boundary past the volumes to the
+ * triangles' box filter (query_traverse.h). */
+static void exactly_touching_boxes(int leaf_size) {
     model box;
-    REQUIRE(model_open("box", PROX_SPLIT_MEDIAN, 1, &box)); /* half extents 1, 0.5, 0.25 */
+    REQUIRE(model_open("box", PROX_SPLIT_MEDIAN, leaf_size, &box)); /* half extents 1, 0.5, 0.25 */
     pair_buffer buffer = {0};
     const prox_vec3 offsets[] = {
         {2, 0, 0}, {0, 1, 0}, {0, 0, 0.5}, {2, 1, 0}, {2, 1, 0.5}, {-2, -1, -0.5}, {2, 0.25, 0.125}, {1.5, 1, 0},
@@ -329,6 +332,46 @@ PROX_TEST(collide, exactly_touching_boxes) {
     CHECK(check_placement(&box, &xa, &box, &xb, &buffer, "quarter turn touch"));
     free(buffer.pairs);
     model_close(&box);
+}
+
+PROX_TEST(collide, exactly_touching_boxes) {
+    exactly_touching_boxes(1);
+    exactly_touching_boxes(4);
+}
+
+/* A corner whose placement overflows to NaN (a finite basis, a finite
+ * vertex: 2 * 1.5e308 + 2 * -1.5e308): the triangles' box filter must not
+ * part what it cannot measure (the NaN dropped out of the box's minimum and
+ * maximum, a review), so the query gives the exact test's answer on the
+ * placed triangles, as the brute force does. The NaN at each corner of the
+ * first triangle in turn, in a leaf of two. */
+PROX_TEST(collide, nan_corner_is_left_to_the_exact_test) {
+    for (int corner = 0; corner < 3; ++corner) {
+        prox_vec3 va[6] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}};
+        va[corner] = prox_vec3_make(1.5e308, -1.5e308, 0);
+        const uint32_t ia[6] = {0, 1, 2, 3, 4, 5};
+        const prox_vec3 vb[3] = {{1.5, 0.25, -1}, {1.5, 0.25, 2}, {1.6, 0.2, 0.5}};
+        const uint32_t ib[3] = {0, 1, 2};
+        const prox_mesh a = {va, 6, ia, 2}, b = {vb, 3, ib, 1};
+        prox_bvh_def def = prox_default_bvh_def(); /* boxes: no coordinate limit; two to a leaf */
+        prox_bvh *ta = NULL, *tb = NULL;
+        REQUIRE(prox_bvh_create(&def, &a, &ta, NULL, 0) == PROX_OK);
+        REQUIRE(prox_bvh_create(&def, &b, &tb, NULL, 0) == PROX_OK);
+        prox_transform xa = prox_transform_identity();
+        xa.basis.m[0][0] = 2, xa.basis.m[0][1] = 2; /* x = 2 x + 2 y: NaN for the far corner */
+        const prox_transform xb = prox_transform_identity();
+        oracle_pairs expected = {0};
+        const size_t n = oracle_collide_quadratic(&a, &xa, &b, &xb, &expected);
+        prox_collide_def cd = prox_default_collide_def();
+        cd.all_pairs = true;
+        const prox_collide_result r = prox_collide(ta, &xa, tb, &xb, &cd);
+        CHECK_MSG(r.invalid_transform || r.pair_count == (int64_t)n,
+                  "corner %d: %lld pairs, the brute force %zu", corner, (long long)r.pair_count, n);
+        CHECK(n >= 1); /* the second triangle (finite) crosses b's */
+        oracle_pairs_free(&expected);
+        prox_bvh_destroy(ta);
+        prox_bvh_destroy(tb);
+    }
 }
 
 static bool stop_after_three(prox_tri_pair pair, void* context) {

@@ -105,13 +105,14 @@ typedef struct prox_bvh_def {
     /// Most triangles per leaf, 1..16. Default 2, where the papers (and
     /// proxima until 2026-12-01) use 1: a level fewer of volumes, about half
     /// the nodes' memory, and on the benchmark models (BENCHMARKS.md, "Two
-    /// triangles to a leaf"; bench/leaf_size) distance queries take
-    /// 0.6-0.96x the time of 1, all-contacts queries 0.6-1.02x, build
-    /// 0.64-1.05x, refit 0.62-0.9x, self-collision 0.58-1.0x (1.12-1.17x
-    /// on the first contact the X-wing's oriented trees find in 3 us); rays,
-    /// point queries and the boolean query within a few percent either way,
-    /// mostly faster; a convex shape's distance to a swept-rectangle (RSS)
-    /// tree 1.01-1.07x.
+    /// triangles to a leaf"; bench/leaf_size), against 1: distance
+    /// 0.6-0.96x the time, tolerance 0.59-1.01x, all pairs 0.61-1.02x,
+    /// contacts 0.65-1.01x, build 0.64-1.05x, refit 0.62-0.9x,
+    /// self-collision 0.58-1.0x (1.12-1.17x on the first contact the
+    /// X-wing's oriented trees find in 3 us); the boolean query, rays and
+    /// point queries mostly within a few percent (by mean 0.59-1.18x over
+    /// kinds and models); a convex shape's distance to an oriented tree up
+    /// to 1.07x (1.12x by median).
     int leaf_size;
     /// Also compute and keep the model's exact convex hull (default false).
     /// prox_distance and prox_within_distance between two models that both
