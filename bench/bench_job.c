@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <proxima/query.h>
+
 #include "experiment.h"
 
 void bench_time_job_once(const job* j, int count, int warm, double* scratch, timing* out) {
@@ -114,4 +116,33 @@ bool bench_advance_to_gap(double (*gap_at)(void* context, double s), void* conte
         gap = next_gap == next_gap ? next_gap : gap_at(context, s);
     }
     return false;
+}
+
+prox_transform bench_rigid(const prox_mat3* basis, prox_vec3 origin) {
+    prox_transform t;
+    t.basis = *basis;
+    t.origin = origin;
+    return t;
+}
+
+/* One slide of B along u from A: the gap at parameter s. */
+typedef struct slide {
+    const prox_bvh* tree;
+    const prox_transform* xa;
+    const prox_mat3* basis_b;
+    prox_vec3 u;
+    int* queries;
+} slide;
+
+static double slide_gap_at(void* context, double s) {
+    const slide* sl = context;
+    const prox_transform xb = bench_rigid(sl->basis_b, prox_vec3_scale(sl->u, s));
+    if (sl->queries) ++*sl->queries;
+    return prox_distance(sl->tree, sl->xa, sl->tree, &xb, NULL).distance;
+}
+
+bool bench_slide_to_gap(const prox_bvh* tree, const prox_transform* xa, const prox_mat3* basis_b, prox_vec3 u,
+                        double radius, double target, double slack, double* out_s, double* out_gap, int* queries) {
+    slide sl = {tree, xa, basis_b, u, queries};
+    return bench_advance_to_gap(slide_gap_at, &sl, 2 * radius + 2 * target, target, slack, out_s, out_gap);
 }

@@ -5,6 +5,8 @@
 #ifndef PROX_BENCH_JOB_H
 #define PROX_BENCH_JOB_H
 
+#include <proxima/bvh.h>
+#include <proxima/math.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -63,5 +65,16 @@ void bench_read_load(char* out, size_t size);
 /// 200 steps did not get there (the caller draws another placement).
 bool bench_advance_to_gap(double (*gap)(void* context, double s), void* context, double s, double target,
                           double slack, double* out_s, double* out_gap);
+
+/// The placement with this basis and origin.
+prox_transform bench_rigid(const prox_mat3* basis, prox_vec3 origin);
+
+/// Two copies of one model: A placed at xa, B with basis basis_b slid along
+/// the unit direction u, origin s u. bench_advance_to_gap from s = 2 radius +
+/// 2 target (outside both bounding spheres, radius the model's), the gap
+/// measured by prox_distance on `tree`; *queries (may be NULL) counts the
+/// distance queries spent.
+bool bench_slide_to_gap(const prox_bvh* tree, const prox_transform* xa, const prox_mat3* basis_b, prox_vec3 u,
+                        double radius, double target, double slack, double* out_s, double* out_gap, int* queries);
 
 #endif

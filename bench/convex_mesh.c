@@ -265,13 +265,6 @@ static prox_mat3 random_rotation(prox_rng* rng) {
     return prox_mat3_from_quat(prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng)));
 }
 
-static prox_transform rigid(const prox_mat3* basis, prox_vec3 origin) {
-    prox_transform t;
-    t.basis = *basis;
-    t.origin = origin;
-    return t;
-}
-
 /* What the setup slides: one shape at one rotation along u against the reference tree. */
 typedef struct slide {
     const prox_bvh* tree; /* the OBB tree: the reference */
@@ -282,7 +275,7 @@ typedef struct slide {
     int* queries;
 } slide;
 
-static prox_transform slide_at(const slide* sl, double s) { return rigid(&sl->basis, prox_vec3_scale(sl->u, s)); }
+static prox_transform slide_at(const slide* sl, double s) { return bench_rigid(&sl->basis, prox_vec3_scale(sl->u, s)); }
 
 static double gap_at(void* context, double s) {
     const slide* sl = context;
@@ -320,7 +313,7 @@ static void make_set(const prox_bvh* tree, const bench_shape* shape, double radi
         sl.shape = &shape->convex;
         sl.queries = &out->queries;
         prox_mat3 rm = random_rotation(&rng);
-        sl.xm = rigid(&rm, prox_vec3_make(0, 0, 0));
+        sl.xm = bench_rigid(&rm, prox_vec3_make(0, 0, 0));
         sl.basis = random_rotation(&rng);
         sl.u = bench_random_direction(&rng);
         double target = lo * pow(hi / lo, prox_rng_uniform(&rng));

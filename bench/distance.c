@@ -228,38 +228,6 @@ static bool agree(double x, double reference) {
 /* ------------------------------------------------------------------------ */
 /* Placements */
 
-static prox_transform rigid(const prox_mat3* basis, prox_vec3 origin) {
-    prox_transform t;
-    t.basis = *basis;
-    t.origin = origin;
-    return t;
-}
-
-/* One slide of B along u from A: the gap at parameter s. */
-typedef struct slide {
-    const prox_bvh* tree;
-    const prox_transform* xa;
-    const prox_mat3* basis_b;
-    prox_vec3 u;
-    int* queries;
-} slide;
-
-static double gap_at(void* context, double s) {
-    const slide* sl = context;
-    prox_transform xb = rigid(sl->basis_b, prox_vec3_scale(sl->u, s));
-    ++*sl->queries;
-    return prox_distance(sl->tree, sl->xa, sl->tree, &xb, NULL).distance;
-}
-
-/* The outermost s along u at which the gap is in [target, (1 + slack) target],
- * starting outside the bounding spheres (see the file comment). */
-static bool advance_to_gap(const prox_bvh* tree, const prox_transform* xa, const prox_mat3* basis_b, prox_vec3 u,
-                           double radius, double target, double slack, double* out_s, double* out_gap,
-                           int* queries) {
-    slide sl = {tree, xa, basis_b, u, queries};
-    return bench_advance_to_gap(gap_at, &sl, 2 * radius + 2 * target, target, slack, out_s, out_gap);
-}
-
 typedef struct band_placements {
     experiment_placement* p;
     double* gap; /* measured at setup: the reference answer */
@@ -292,23 +260,23 @@ static void make_band(const prox_bvh* tree, double radius, int band, int count, 
         prox_vec3 u = bench_random_direction(&rng);
         double target = intersecting ? 0 : lo * pow(hi / lo, prox_rng_uniform(&rng));
         prox_mat3 ra = prox_mat3_from_quat(qa), rb = prox_mat3_from_quat(qb);
-        prox_transform xa = rigid(&ra, prox_vec3_make(0, 0, 0));
+        prox_transform xa = bench_rigid(&ra, prox_vec3_make(0, 0, 0));
         double s, gap = 0;
         bool found;
         if (intersecting) { /* (the gap bands draw no s: their placements stay those of earlier runs) */
             s = 2 * radius * prox_rng_uniform(&rng);
-            prox_transform xb = rigid(&rb, prox_vec3_scale(u, s));
+            prox_transform xb = bench_rigid(&rb, prox_vec3_scale(u, s));
             out->queries++;
             found = prox_overlap(tree, &xa, tree, &xb, PROX_SAT_FULL);
         } else {
-            found = advance_to_gap(tree, &xa, &rb, u, radius, target, slack, &s, &gap, &out->queries);
+            found = bench_slide_to_gap(tree, &xa, &rb, u, radius, target, slack, &s, &gap, &out->queries);
         }
         if (!found) {
             out->redraws++;
             continue;
         }
         out->p[i].a = xa;
-        out->p[i].b = rigid(&rb, prox_vec3_scale(u, s));
+        out->p[i].b = bench_rigid(&rb, prox_vec3_scale(u, s));
         out->gap[i] = gap;
         ++i;
     }
@@ -680,7 +648,7 @@ static bool make_path(const prox_bvh* tree, double radius, int frames, uint64_t 
         if (prox_vec3_length(e2) < 1e-3) continue;
         e2 = prox_vec3_scale(e2, 1 / prox_vec3_length(e2));
         prox_mat3 ra = prox_mat3_from_quat(qa), rb0 = prox_mat3_from_quat(qb);
-        prox_transform xa = rigid(&ra, prox_vec3_make(0, 0, 0));
+        prox_transform xa = bench_rigid(&ra, prox_vec3_make(0, 0, 0));
         int keys = (frames - 1) / key_step + 2;
         double* key_s = malloc(sizeof(double) * (size_t)keys);
         bool ok = true;
@@ -691,7 +659,7 @@ static bool make_path(const prox_bvh* tree, double radius, int frames, uint64_t 
             prox_mat3 spin_m = prox_mat3_rotation(spin, 0.5e-3 * t);
             prox_mat3 rb = prox_mat3_mul(&spin_m, &rb0);
             double gap;
-            ok = advance_to_gap(tree, &xa, &rb, u, radius, target, 0.02, &key_s[k], &gap, &queries);
+            ok = bench_slide_to_gap(tree, &xa, &rb, u, radius, target, 0.02, &key_s[k], &gap, &queries);
         }
         if (!ok) {
             free(key_s);
@@ -712,7 +680,7 @@ static bool make_path(const prox_bvh* tree, double radius, int frames, uint64_t 
             prox_mat3 spin_m = prox_mat3_rotation(spin, 0.5e-3 * t);
             prox_mat3 rb = prox_mat3_mul(&spin_m, &rb0);
             out->p[f].a = xa;
-            out->p[f].b = rigid(&rb, prox_vec3_scale(u, s));
+            out->p[f].b = bench_rigid(&rb, prox_vec3_scale(u, s));
             out->gap[f] = prox_distance(tree, &out->p[f].a, tree, &out->p[f].b, NULL).distance;
             out->min_gap = fmin(out->min_gap, out->gap[f]);
             out->max_gap = fmax(out->max_gap, out->gap[f]);

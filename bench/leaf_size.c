@@ -221,13 +221,6 @@ typedef struct model_inputs {
     int repeats;         /* inputs of the self queries: the same query each */
 } model_inputs;
 
-static prox_transform rigid(const prox_mat3* basis, prox_vec3 origin) {
-    prox_transform t;
-    t.basis = *basis;
-    t.origin = origin;
-    return t;
-}
-
 static prox_mat3 random_rotation(prox_rng* rng) {
     /* one draw per statement: the order the stream is consumed in must not be the compiler's choice */
     const double u1 = prox_rng_uniform(rng);
@@ -276,8 +269,8 @@ typedef struct mixed_draw {
 
 static experiment_placement mixed_placement(const mixed_draw* d, double reach) {
     experiment_placement p;
-    p.a = rigid(&d->ra, prox_vec3_make(0, 0, 0));
-    p.b = rigid(&d->rb, prox_vec3_scale(d->u, d->f * reach));
+    p.a = bench_rigid(&d->ra, prox_vec3_make(0, 0, 0));
+    p.b = bench_rigid(&d->rb, prox_vec3_scale(d->u, d->f * reach));
     return p;
 }
 
@@ -331,20 +324,6 @@ static bool make_mixed(const prox_bvh* reference, uint64_t seed, int n, model_in
     return true;
 }
 
-/* One slide of B along u from A: the gap at parameter s (bench_advance_to_gap). */
-typedef struct slide {
-    const prox_bvh* reference;
-    const prox_transform* xa;
-    const prox_mat3* basis_b;
-    prox_vec3 u;
-} slide;
-
-static double gap_at(void* context, double s) {
-    const slide* sl = context;
-    const prox_transform xb = rigid(sl->basis_b, prox_vec3_scale(sl->u, s));
-    return prox_distance(sl->reference, sl->xa, sl->reference, &xb, NULL).distance;
-}
-
 static bool make_apart(const prox_bvh* reference, uint64_t seed, int n, model_inputs* in) {
     in->apart = malloc(sizeof *in->apart * (size_t)n);
     in->gap = malloc(sizeof *in->gap * (size_t)n);
@@ -359,15 +338,14 @@ static bool make_apart(const prox_bvh* reference, uint64_t seed, int n, model_in
         const prox_mat3 rb = random_rotation(&rng);
         const prox_vec3 u = bench_random_direction(&rng);
         const double target = lo * pow(hi / lo, prox_rng_uniform(&rng));
-        const prox_transform xa = rigid(&ra, prox_vec3_make(0, 0, 0));
-        slide sl = {reference, &xa, &rb, u};
+        const prox_transform xa = bench_rigid(&ra, prox_vec3_make(0, 0, 0));
         double s, gap;
-        if (!bench_advance_to_gap(gap_at, &sl, 2 * in->radius + 2 * target, target, slack, &s, &gap)) {
+        if (!bench_slide_to_gap(reference, &xa, &rb, u, in->radius, target, slack, &s, &gap, NULL)) {
             in->apart_redraws++;
             continue;
         }
         in->apart[in->apart_count].a = xa;
-        in->apart[in->apart_count].b = rigid(&rb, prox_vec3_scale(u, s));
+        in->apart[in->apart_count].b = bench_rigid(&rb, prox_vec3_scale(u, s));
         in->gap[in->apart_count++] = gap;
     }
     return true;
@@ -403,7 +381,7 @@ typedef struct cube_draw {
 } cube_draw;
 
 static prox_transform cube_pose(const cube_draw* d, double reach) {
-    return rigid(&d->rotation, prox_vec3_add(d->surface, prox_vec3_scale(d->u, d->f * reach)));
+    return bench_rigid(&d->rotation, prox_vec3_add(d->surface, prox_vec3_scale(d->u, d->f * reach)));
 }
 
 static int count_cube_overlaps(const prox_bvh* reference, const prox_convex* cube, const cube_draw* draws, int n,

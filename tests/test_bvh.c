@@ -41,7 +41,8 @@ PROX_TEST(bvh, builds_valid_trees_for_every_split_and_leaf_size) {
             static const int aabb_leaves[] = {1, 2, 4, 8, 16}, other_leaves[] = {1, 2, 4, 16};
             const bool aabb = volume == PROX_VOLUME_AABB;
             const int* leaves = aabb ? aabb_leaves : other_leaves;
-            const int leaf_count = aabb ? 5 : 4;
+            const int leaf_count = (int)(aabb ? sizeof aabb_leaves / sizeof *aabb_leaves
+                                              : sizeof other_leaves / sizeof *other_leaves);
             for (int li = 0; li < leaf_count; ++li) {
                 const int leaf = leaves[li];
                 prox_bvh* bvh = build(&mesh, volume, split, leaf);
