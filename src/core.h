@@ -129,19 +129,27 @@ static inline bool prox_transform_is_finite(const prox_transform* t) {
     return z == 0.0;
 }
 
+/// v / s, component by component (each quotient correctly rounded).
+static inline prox_vec3 prox_vec3_divide(prox_vec3 v, double s) {
+    return prox_vec3_make(v.x / s, v.y / s, v.z / s);
+}
+
 /// |v| and, when |v| > 0, v / |v| in *unit, both to
 /// full precision for any finite v: the squares of components far below 1
 /// underflow into subnormals (and lose their bits) and of components far
 /// above overflow, so such a v is first scaled by a power of two (exact).
 /// A unit normal from a tiny cross product stays unit to rounding. For a
 /// zero v returns 0, for a non-finite one NaN; *unit is left alone then.
+/// Each component is divided by |v| (not multiplied by a rounded 1 / |v|),
+/// so a vector along an axis gives exactly +-1 there: sqrt(c * c) is |c|
+/// exactly, and a contact normal of an axis-aligned face is exact.
 static inline double prox_unit_vector(prox_vec3 v, prox_vec3* unit) {
     /* |v|^2 >= 2^-1000: squares that fell into subnormals (absolute error
      * 2^-1075) weigh nothing beside it */
     const double len2 = prox_vec3_dot(v, v);
     if (len2 >= 0x1p-1000 && len2 <= 0x1p1000) {
         const double len = sqrt(len2);
-        *unit = prox_vec3_scale(v, 1.0 / len);
+        *unit = prox_vec3_divide(v, len);
         return len;
     }
     if (isnan(len2)) return NAN; /* a NaN component (the max norm below would drop it) */
@@ -151,7 +159,7 @@ static inline double prox_unit_vector(prox_vec3 v, prox_vec3* unit) {
     const int e = ilogb(m);
     const prox_vec3 s = prox_vec3_make(ldexp(v.x, -e), ldexp(v.y, -e), ldexp(v.z, -e));
     const double len = sqrt(prox_vec3_dot(s, s));
-    *unit = prox_vec3_scale(s, 1.0 / len);
+    *unit = prox_vec3_divide(s, len);
     return ldexp(len, e);
 }
 

@@ -227,3 +227,33 @@ PROX_TEST(math, length_helpers_keep_nan_and_scale) {
         CHECK_MSG(prox_closest_length(v) == 13 * s, "scale %a", s);
     }
 }
+
+/* A vector along an axis has the unit vector +-1 there exactly, for every
+ * length: a contact normal of an axis-aligned face (the manifold's normal
+ * on a floor) is exact. Multiplying by the rounded reciprocal failed this
+ * (49 * fl(1 / 49) is 1 - 2^-53). */
+PROX_TEST(math, unit_vector_along_an_axis_is_exact) {
+    int checked = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+        for (int k = 1; k <= 2000; ++k) {
+            for (int sign = -1; sign <= 1; sign += 2) {
+                const double scales[] = {1.0, 0x1p-530, 0x1p520, 0.1};
+                for (size_t i = 0; i < sizeof scales / sizeof scales[0]; ++i) {
+                    const double c = sign * k * scales[i];
+                    prox_vec3 v = {0, 0, 0}, unit = {7, 7, 7};
+                    if (axis == 0) v.x = c;
+                    if (axis == 1) v.y = c;
+                    if (axis == 2) v.z = c;
+                    const double length = prox_unit_vector(v, &unit);
+                    const double along = axis == 0 ? unit.x : axis == 1 ? unit.y : unit.z;
+                    CHECK_MSG(length == fabs(c) && along == sign && unit.x * unit.x + unit.y * unit.y +
+                                                                              unit.z * unit.z == 1,
+                              "axis %d, component %a: length %a, unit %a %a %a", axis, c, length, unit.x, unit.y,
+                              unit.z);
+                    ++checked;
+                }
+            }
+        }
+    }
+    CHECK(checked == 3 * 2000 * 2 * 4);
+}
