@@ -826,6 +826,91 @@ PROX_TEST(ray, origins_exactly_inside_a_triangle) {
               tested);
 }
 
+/* A ray from an origin exactly on a triangle's edge or corner meets it at
+ * t = 0, in any direction, like one from inside it: the closed triangle
+ * holds its edges. The rounded edge functions gave such rays either answer
+ * (a review: 112,736 of 541,014 rays from single triangles' edges and
+ * corners missed or met farther on, and 4,696 of 60,000 rays from a closed
+ * mesh's edges met another triangle farther on); the exact predicates
+ * decide them now (ray_triangle.c, origin_on_triangle). The weights put the
+ * point at the origin, with 0 for a corner off its edge. */
+PROX_TEST(ray, origins_exactly_on_edges_and_corners) {
+    prox_rng rng = prox_rng_seed(prox_test_seed(2207));
+    const int count = (int)(20000 * test_scale()) + 100;
+    int tested = 0, wrong = 0, bad_weights = 0;
+    for (int i = 0; i < count; ++i) {
+        /* lattice corners (even coordinates, so edge midpoints are exact),
+         * at scales from 2^-30 to 2^30 */
+        const double scale = ldexp(1.0, (int)(60 * prox_rng_uniform(&rng)) - 30);
+        prox_vec3 c[3];
+        for (int k = 0; k < 3; ++k)
+            c[k] = prox_vec3_make(2 * scale * floor(1000 * prox_rng_uniform(&rng) - 500),
+                                  2 * scale * floor(1000 * prox_rng_uniform(&rng) - 500),
+                                  2 * scale * floor(1000 * prox_rng_uniform(&rng) - 500));
+        const prox_vec3 area = prox_vec3_cross(prox_vec3_sub(c[1], c[0]), prox_vec3_sub(c[2], c[0]));
+        if (prox_vec3_dot(area, area) == 0) continue;
+        /* a corner, an edge's midpoint, or a point at an eighth along an edge */
+        const int edge = (int)(3 * prox_rng_uniform(&rng)) % 3, where = (int)(3 * prox_rng_uniform(&rng)) % 3;
+        const prox_vec3 a = c[edge], b = c[edge == 2 ? 0 : edge + 1];
+        const double f = where == 0 ? 0.0 : where == 1 ? 0.5 : 0.125;
+        const prox_vec3 origin = prox_vec3_add(a, prox_vec3_scale(prox_vec3_sub(b, a), f));
+        ++tested;
+        const prox_vec3 dir = test_random_unit(&rng);
+        double t = -1, w[3] = {-1, -1, -1};
+        const bool hit = prox_ray_triangle(origin, dir, c, INFINITY, &t, w);
+        if (!(hit && t == 0) && ++wrong <= 3)
+            CHECK_MSG(false, "origin %a %a %a on an edge (at %g), direction %a %a %a: %s, t %g", origin.x, origin.y,
+                      origin.z, f, dir.x, dir.y, dir.z, hit ? "met" : "missed", t);
+        if (!hit) continue;
+        /* the weights: the corner off the edge 0, the edge's ends 1 - f and f */
+        const int off = edge == 0 ? 2 : edge - 1, ends[2] = {edge, edge == 2 ? 0 : edge + 1};
+        const bool weights_ok = w[off] == 0 && fabs(w[ends[0]] - (1 - f)) <= 1e-12 && fabs(w[ends[1]] - f) <= 1e-12;
+        if (!weights_ok && ++bad_weights <= 3)
+            CHECK_MSG(false, "origin at %g along edge %d: weights %.17g %.17g %.17g", f, edge, w[0], w[1], w[2]);
+    }
+    CHECK(tested > count / 2);
+    CHECK_MSG(wrong == 0, "%d of %d rays from origins on an edge or a corner not met at t = 0", wrong, tested);
+    CHECK(bad_weights == 0);
+    /* a closed mesh (an octahedron of lattice corners): rays from its
+     * corners and edge midpoints meet it at t = 0, whichever way they go,
+     * through the hierarchy of every kind (the watertight edge functions
+     * met these already at one of an edge's two triangles; this checks the
+     * hierarchies' path) */
+    int mesh_rays = 0, mesh_wrong = 0;
+    for (int m = 0; m < 20; ++m) {
+        prox_vec3 v[6];
+        for (int k = 0; k < 6; ++k) {
+            const double r = 2 * floor(50 + 400 * prox_rng_uniform(&rng));
+            const double x = k / 2 == 0 ? (k % 2 ? r : -r) : 2 * floor(20 * prox_rng_uniform(&rng) - 10);
+            const double y = k / 2 == 1 ? (k % 2 ? r : -r) : 2 * floor(20 * prox_rng_uniform(&rng) - 10);
+            const double z = k / 2 == 2 ? (k % 2 ? r : -r) : 2 * floor(20 * prox_rng_uniform(&rng) - 10);
+            v[k] = prox_vec3_make(x, y, z);
+        }
+        const uint32_t idx[24] = {1, 3, 5, 3, 0, 5, 0, 2, 5, 2, 1, 5, 3, 1, 4, 0, 3, 4, 2, 0, 4, 1, 2, 4};
+        const prox_mesh octa = {v, 6, idx, 8};
+        for (size_t kind = 0; kind < sizeof all_kinds / sizeof all_kinds[0]; ++kind) {
+            prox_bvh* tree = test_tree(&octa, all_kinds[kind]);
+            REQUIRE(tree != NULL);
+            for (int e = 0; e < 24; ++e) {
+                /* edge e % 3 of triangle e / 3: its first corner, and its midpoint */
+                const prox_vec3 a = v[idx[e]], b = v[idx[e % 3 == 2 ? e - 2 : e + 1]];
+                const prox_vec3 from[2] = {a, prox_vec3_scale(prox_vec3_add(a, b), 0.5)};
+                for (int j = 0; j < 2; ++j) {
+                    const prox_vec3 dir = test_random_unit(&rng);
+                    const prox_ray_result r = prox_ray_cast(tree, NULL, from[j], dir, NULL);
+                    ++mesh_rays;
+                    if (!(r.hit && r.t == 0) && ++mesh_wrong <= 3)
+                        CHECK_MSG(false, "octahedron %d, kind %zu, from %a %a %a: %s, t %g", m, kind, from[j].x,
+                                  from[j].y, from[j].z, r.hit ? "met" : "missed", r.t);
+                }
+            }
+            prox_bvh_destroy(tree);
+        }
+    }
+    CHECK_MSG(mesh_wrong == 0, "%d of %d rays from a closed mesh's corners and edges not met at t = 0", mesh_wrong,
+              mesh_rays);
+}
+
 PROX_TEST(ray, reviewed_cases) {
     /* a direction component below 2^-1024 (no finite inverse) drifting across a slab: pruned before */
     const prox_vec3 v[3] = {{0, 0x1p-24, -1}, {1, 0x1p-24, -1}, {0.5, 0x1p-24, 1}};

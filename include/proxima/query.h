@@ -497,11 +497,14 @@ typedef struct prox_ray_result {
 /// no triangle the test would hit is ever pruned: the answer equals that of
 /// prox_ray_triangle over all triangles (ties at the same t go to the lowest
 /// triangle index). A ray starting on or inside the surface hits it at the
-/// first triangle it meets at t >= 0 (t = 0 when the origin lies on one, to
-/// within rounding; not always when it lies exactly on an edge where the
-/// mesh turns away from the ray, a silhouette seen along it, which rounding
-/// can put just outside both triangles: a review found such origins missed
-/// or met farther on). A ray in the plane of a triangle (to rounding) meets
+/// first triangle it meets at t >= 0: t = 0 exactly when the origin lies
+/// exactly on a placed triangle, inside it, on an edge or at a corner
+/// (decided by exact predicates: with no placement, or one that places the
+/// corners without rounding, a mesh's vertices and points exactly on its
+/// edges are such origins), and t = 0 to within rounding when the origin
+/// lies within rounding of one. (An origin a rounding away from an edge
+/// where the mesh turns away from the ray, a silhouette seen along it, can
+/// still lie just outside both triangles and be missed.) A ray in the plane of a triangle (to rounding) meets
 /// it where it enters it: touching counts, as in every query of proxima.
 /// `def` may be NULL. Never allocates; safe to call concurrently on one
 /// hierarchy (it only reads it).
