@@ -394,7 +394,7 @@ int main(int argc, char** argv) {
     prox_rng rng = prox_rng_seed(o.seed);
     for (int r = 0; r < o.rotations; ++r) {
         for (int m = 0; m < 2; ++m) {
-            prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+            prox_quat q = prox_rng_rotation(&rng);
             prox_transform t = prox_transform_make(q, prox_vec3_make(1, 1, 1), prox_vec3_make(0, 0, 0));
             if (m == 0) xa[r] = t;
             else xb[r] = t;

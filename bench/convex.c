@@ -60,7 +60,7 @@ static prox_vec3 on_sphere(prox_rng* rng) {
 }
 
 static prox_transform random_rotation(prox_rng* rng, prox_vec3 origin) {
-    const prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    const prox_quat q = prox_rng_rotation(rng);
     return prox_transform_make(q, prox_vec3_make(1, 1, 1), origin);
 }
 

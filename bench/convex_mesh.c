@@ -262,7 +262,7 @@ static void free_shape(bench_shape* s) { prox_hull_destroy(s->hull); }
 /* Placements */
 
 static prox_mat3 random_rotation(prox_rng* rng) {
-    return prox_mat3_from_quat(prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng)));
+    return prox_mat3_from_quat(prox_rng_rotation(rng));
 }
 
 /* What the setup slides: one shape at one rotation along u against the reference tree. */

@@ -255,8 +255,8 @@ static void make_band(const prox_bvh* tree, double radius, int band, int count, 
     const bool intersecting = band == INTERSECTING;
     double lo = band_low(band) * radius, hi = band_high(band) * radius / (1 + slack);
     for (int i = 0; i < count;) {
-        prox_quat qa = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
-        prox_quat qb = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        prox_quat qa = prox_rng_rotation(&rng);
+        prox_quat qb = prox_rng_rotation(&rng);
         prox_vec3 u = bench_random_direction(&rng);
         double target = intersecting ? 0 : lo * pow(hi / lo, prox_rng_uniform(&rng));
         prox_mat3 ra = prox_mat3_from_quat(qa), rb = prox_mat3_from_quat(qb);
@@ -640,8 +640,8 @@ static bool make_path(const prox_bvh* tree, double radius, int frames, uint64_t 
     const int key_step = 25;
     const double target = 0.02 * radius;
     for (int attempt = 0; attempt < 20; ++attempt) {
-        prox_quat qa = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
-        prox_quat qb = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        prox_quat qa = prox_rng_rotation(&rng);
+        prox_quat qb = prox_rng_rotation(&rng);
         prox_vec3 e1 = bench_random_direction(&rng), spin = bench_random_direction(&rng),
                   w = bench_random_direction(&rng);
         prox_vec3 e2 = prox_vec3_cross(e1, w);

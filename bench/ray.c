@@ -110,7 +110,7 @@ static void run_ray(void* context, int i) {
 static void make_rays(int set, double radius, int count, prox_rng* rng, ray* out) {
     for (int i = 0; i < count; ++i) {
         ray* r = &out[i];
-        const prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+        const prox_quat q = prox_rng_rotation(rng);
         r->x = prox_transform_make(q, prox_vec3_make(1, 1, 1), prox_vec3_make(0, 0, 0));
         if (set == 1) {
             const double a = prox_rng_uniform(rng), b = prox_rng_uniform(rng), c = prox_rng_uniform(rng);

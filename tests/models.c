@@ -25,7 +25,7 @@ void test_placed_triangle(const prox_mesh* mesh, const prox_transform* x, int32_
 prox_mat3 test_ill_conditioned_basis(prox_rng* rng, double condition) {
     prox_mat3 r[2];
     for (int i = 0; i < 2; ++i)
-        r[i] = prox_mat3_from_quat(prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng)));
+        r[i] = prox_mat3_from_quat(prox_rng_rotation(rng));
     const prox_mat3 stretch = prox_mat3_diagonal(prox_vec3_make(sqrt(condition), 1, 1 / sqrt(condition)));
     const prox_mat3 left = prox_mat3_mul(&r[0], &stretch);
     return prox_mat3_mul(&left, &r[1]);

@@ -227,7 +227,7 @@ PROX_TEST(bvh, rebuild_matches_fresh_build) {
     prox_rng rng = prox_rng_seed(prox_test_seed(12));
     int touching = 0;
     for (int i = 0; i < placements; ++i) {
-        prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        prox_quat q = prox_rng_rotation(&rng);
         x[i] = prox_transform_make(q, prox_vec3_make(1, 1, 1),
                                    prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), 0));
         oracle_collide(&deformed, NULL, &deformed, &x[i], false, &expected[i]);
@@ -326,7 +326,7 @@ PROX_TEST(bvh, degenerate_meshes) {
             CHECK(prox_bvh_get_stats(bvh).depth < 64);
             double scale = kind == 3 ? 1e30 : kind == 4 ? 1e-30 : kind == 2 ? 1e60 : 1;
             for (int i = 0; i < 30; ++i) {
-                prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+                prox_quat q = prox_rng_rotation(&rng);
                 prox_transform x = prox_transform_make(
                     q, prox_vec3_make(1, 1, 1),
                     prox_vec3_make(scale * (prox_rng_uniform(&rng) - 0.5), scale * (prox_rng_uniform(&rng) - 0.5),

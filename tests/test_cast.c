@@ -24,7 +24,7 @@ static prox_vec3 random_in_ball(prox_rng* rng, double r) {
 }
 
 static prox_transform random_placement(prox_rng* rng, bool scaled) {
-    const prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    const prox_quat q = prox_rng_rotation(rng);
     prox_vec3 s = {1, 1, 1};
     if (scaled) {
         s.x = 0.5 + prox_rng_uniform(rng);
@@ -343,7 +343,7 @@ static void mesh_casts_against_brute_force(const char* model, int count) {
     count = (int)(count * test_scale()) + 8;
     for (int i = 0; i < count; ++i) {
         const prox_convex* shape = &shapes[i % 4];
-        const prox_quat qm = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        const prox_quat qm = prox_rng_rotation(&rng);
         const prox_transform xm = prox_transform_make(qm, prox_vec3_make(1, 1, 1), random_in_ball(&rng, 0.2 * radius));
         prox_transform xs = random_placement(&rng, i % 3 == 0);
         xs.origin = prox_vec3_scale(random_in_ball(&rng, 1.0), 2.5 * radius);

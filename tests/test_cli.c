@@ -42,7 +42,7 @@ PROX_TEST(cli, batch_placements_match_the_library) {
     for (int i = 0; i < N; ++i) {
         prox_transform x[2];
         for (int k = 0; k < 2; ++k) {
-            prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+            prox_quat q = prox_rng_rotation(&rng);
             x[k] = prox_transform_make(q, prox_vec3_make(1, 1, 1),
                                        prox_vec3_make(2.5 * prox_rng_uniform(&rng), 2.5 * prox_rng_uniform(&rng),
                                                       2.5 * prox_rng_uniform(&rng)));

@@ -1201,7 +1201,7 @@ static ld ref_rect_rect(const prox_rect* a, const prox_rect* b, prox_vec3 o) {
 
 static prox_rect rand_rect(prox_rng* rng, prox_vec3 center, double size) {
     const prox_mat3 r =
-        prox_mat3_from_quat(prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng)));
+        prox_mat3_from_quat(prox_rng_rotation(rng));
     const prox_vec3 ax0 = {r.m[0][0], r.m[1][0], r.m[2][0]}, ax1 = {r.m[0][1], r.m[1][1], r.m[2][1]};
     const double l0 = size * uniform(rng, 0.1, 1), l1 = size * uniform(rng, 0.1, 1);
     prox_rect q;

@@ -65,7 +65,7 @@ static void model_close(model* m) {
 }
 
 static prox_transform random_placement(prox_rng* rng, double side, bool scaled) {
-    prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    prox_quat q = prox_rng_rotation(rng);
     prox_vec3 scale = {1, 1, 1};
     if (scaled) {
         scale = prox_vec3_make(0.4 + 1.2 * prox_rng_uniform(rng), 0.4 + 1.2 * prox_rng_uniform(rng),
@@ -550,7 +550,7 @@ PROX_TEST(collide, coordinates_near_the_float_range) {
         const prox_mesh soup = {p, 10, t, 12};
         prox_transform x[2];
         for (int k = 0; k < 2; ++k) {
-            prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+            prox_quat q = prox_rng_rotation(&rng);
             const double s = ldexp(1.0, (int)(prox_rng_next(&rng) % 3) - 1);
             x[k] = prox_transform_make(q, prox_vec3_make(s, s, s), prox_vec3_make(0, 0, 0));
         }

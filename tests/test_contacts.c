@@ -17,7 +17,7 @@
 #include "test.h"
 
 static prox_transform random_pose(prox_rng* rng, double side, bool scaled) {
-    prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    prox_quat q = prox_rng_rotation(rng);
     prox_vec3 scale = {1, 1, 1};
     if (scaled)
         scale = prox_vec3_make(0.5 + prox_rng_uniform(rng), 0.5 + prox_rng_uniform(rng), 0.5 + prox_rng_uniform(rng));
@@ -565,7 +565,7 @@ PROX_TEST(contacts, points_far_from_the_origin) {
             for (int oi = 0; oi < 4; ++oi)
                 for (int i = 0; i < placements; ++i) {
                     const double s = scales[si], o = offsets[oi] * s;
-                    prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+                    prox_quat q = prox_rng_rotation(&rng);
                     prox_vec3 origin = {o * (prox_rng_uniform(&rng) - 0.5), o * (prox_rng_uniform(&rng) - 0.5),
                                         o * (prox_rng_uniform(&rng) - 0.5)};
                     prox_transform x = prox_transform_make(q, prox_vec3_make(s, s, s), origin);

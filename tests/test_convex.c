@@ -376,7 +376,7 @@ static kind random_kind(prox_rng* rng) {
 }
 
 static prox_transform random_placement(prox_rng* rng, double spread, bool scale) {
-    const prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    const prox_quat q = prox_rng_rotation(rng);
     prox_vec3 s = {1, 1, 1};
     if (scale) {
         s = prox_vec3_make(uni(rng, 0.3, 2), uni(rng, 0.3, 2), uni(rng, 0.3, 2));

@@ -20,7 +20,7 @@ static void random_points(prox_rng* rng, int count, double sx, double sy, double
 }
 
 static prox_transform random_rigid(prox_rng* rng, double reach) {
-    prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    prox_quat q = prox_rng_rotation(rng);
     prox_vec3 t = {reach * (2 * prox_rng_uniform(rng) - 1), reach * (2 * prox_rng_uniform(rng) - 1),
                    reach * (2 * prox_rng_uniform(rng) - 1)};
     return prox_transform_make(q, prox_vec3_make(1, 1, 1), t);

@@ -52,7 +52,7 @@ static void shapes_against_mesh(const char* name, prox_volume kind, int count, b
     count = (int)(count * test_scale()) + 1;
     int touching = 0, apart = 0;
     for (int i = 0; i < count; ++i) {
-        prox_quat qm = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        prox_quat qm = prox_rng_rotation(&rng);
         prox_vec3 scale = scaled ? prox_vec3_make(0.6 + prox_rng_uniform(&rng), 0.6 + prox_rng_uniform(&rng), 1)
                                  : prox_vec3_make(1, 1, 1);
         prox_transform xm = prox_transform_make(qm, scale, prox_vec3_make(0, 0, 0));
@@ -73,7 +73,7 @@ static void shapes_against_mesh(const char* name, prox_volume kind, int count, b
                                    size * (2 * prox_rng_uniform(&rng) - 1));
             shape = prox_convex_make(points, 12, prox_rng_uniform(&rng) < 0.5 ? 0.1 * size : 0);
         }
-        prox_quat qs = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        prox_quat qs = prox_rng_rotation(&rng);
         prox_vec3 at = prox_vec3_make(1.6 * radius * (2 * prox_rng_uniform(&rng) - 1),
                                       1.6 * radius * (2 * prox_rng_uniform(&rng) - 1),
                                       1.6 * radius * (2 * prox_rng_uniform(&rng) - 1));
@@ -655,8 +655,8 @@ PROX_TEST(convex_mesh, nearly_singular_placements_keep_bounds_conservative) {
     int touching = 0, apart = 0;
     for (int i = 0; i < count; ++i) {
         const double squash = i % 3 == 0 ? 1e-12 : i % 3 == 1 ? 1e-9 : 1e-6;
-        const prox_quat q1 = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
-        const prox_quat q2 = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        const prox_quat q1 = prox_rng_rotation(&rng);
+        const prox_quat q2 = prox_rng_rotation(&rng);
         const prox_transform turn = prox_transform_make(q1, prox_vec3_make(1, 1, 1), prox_vec3_make(0, 0, 0));
         prox_transform squeeze =
             prox_transform_make(q2, prox_vec3_make(1, 0.5, squash), prox_vec3_make(0.3, -0.2, 0.1));
@@ -683,7 +683,7 @@ PROX_TEST(convex_mesh, nearly_singular_placements_keep_bounds_conservative) {
                                   : i % 2    ? box
                                              : prox_convex_sphere(&centre, size);
         prox_transform xs = prox_transform_make(
-            prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)),
+            prox_rng_rotation(&rng),
             prox_vec3_make(1, 1, 1), prox_vec3_make(0, 0, 0));
         const double reach = -prox_vec3_dot(prox_convex_support(&shape, &xs, prox_vec3_scale(normal, -1)), normal);
         xs.origin = prox_vec3_add(centroid, prox_vec3_scale(normal, reach + gap));
@@ -846,7 +846,7 @@ PROX_TEST(convex_mesh, far_from_the_origin_upper_bound_at_the_distance) {
         normal = prox_vec3_scale(normal, 1 / prox_vec3_length(normal));
         const double gap = (k % 3 == 1 ? -0.05 : 1) * pow(10.0, -2 * prox_rng_uniform(&rng));
         prox_transform xs = prox_transform_make(
-            prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)),
+            prox_rng_rotation(&rng),
             prox_vec3_make(1, 1, 1),
             prox_vec3_add(prox_transform_point(&xm, face), prox_vec3_scale(normal, 0.6 + gap)));
         const prox_convex* shape = &shapes[k % 3];

@@ -73,7 +73,7 @@ static void model_close(model* m) {
 }
 
 static prox_transform random_pose(prox_rng* rng, bool scaled) {
-    prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    prox_quat q = prox_rng_rotation(rng);
     prox_vec3 scale = {1, 1, 1};
     if (scaled) {
         scale = prox_vec3_make(0.4 + 1.2 * prox_rng_uniform(rng), 0.4 + 1.2 * prox_rng_uniform(rng),
@@ -756,8 +756,8 @@ PROX_TEST(distance, far_from_the_origin_upper_bound_at_the_distance) {
     int beyond = 0, checked = 0;
     for (int k = 0; k < 60; ++k) {
         const double out = pow(10.0, 4 + 96 * prox_rng_uniform(&rng)), gap = pow(10.0, -3 * prox_rng_uniform(&rng));
-        const prox_quat qa = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
-        const prox_quat qb = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        const prox_quat qa = prox_rng_rotation(&rng);
+        const prox_quat qb = prox_rng_rotation(&rng);
         const prox_vec3 where = prox_vec3_make(out * (prox_rng_uniform(&rng) - 0.5), out, -out);
         prox_transform xa = prox_transform_make(qa, prox_vec3_make(1, 1, 1), where);
         prox_transform xb =
@@ -810,7 +810,7 @@ PROX_TEST(distance, far_from_the_origin_ill_conditioned_placements) {
             if (prox_vec3_dot(d, p) > prox_vec3_dot(d, tip)) tip = p;
         }
         prox_transform xb = prox_transform_make(
-            prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)),
+            prox_rng_rotation(&rng),
             prox_vec3_make(1, 1, 1), prox_vec3_add(xa.origin, prox_vec3_add(tip, prox_vec3_scale(d, 1 + gap))));
         const double expected = oracle_distance_quadratic(&m.mesh, &xa, &m.mesh, &xb);
         for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
@@ -952,7 +952,7 @@ static void check_oriented_bounds(int seed, int cases, double size, double offse
     int binding = 0;
     for (int it = 0; it < count; ++it) {
         const prox_mat3 r = prox_mat3_from_quat(
-            prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)));
+            prox_rng_rotation(&rng));
         prox_obb_lanes lanes;
         memset(&lanes, 0, sizeof lanes);
         prox_node node;
@@ -979,7 +979,7 @@ static void check_oriented_bounds(int seed, int cases, double size, double offse
             }
         /* the fixed box: axes f, turned by a small angle about lane axis 1 relative to the lane's */
         const prox_mat3 f = prox_mat3_from_quat(
-            prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)));
+            prox_rng_rotation(&rng));
         const double angle = pow(10, -(2 + 15 * prox_rng_uniform(&rng)));
         const prox_mat3 turn = prox_mat3_rotation(prox_vec3_make(axis[1][0], axis[1][1], axis[1][2]), angle);
         const prox_mat3 ft = prox_mat3_transpose(&f), turned = prox_mat3_mul(&turn, &r);
@@ -1063,9 +1063,9 @@ PROX_TEST(distance, scaled_placement_prunes_like_a_scaled_mesh) {
         int64_t tests_scaled = 0, tests_rigid = 0;
         for (int n = 0; n < 20; ++n) {
             const prox_quat qa =
-                prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+                prox_rng_rotation(&rng);
             const prox_quat qb =
-                prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+                prox_rng_rotation(&rng);
             const prox_vec3 at = prox_vec3_scale(test_random_unit(&rng), 3.0 + 3.0 * prox_rng_uniform(&rng));
             /* the same world shapes: scaled by the placement, or in the vertices */
             const prox_transform xa = prox_transform_make(qa, scale, prox_vec3_make(0, 0, 0));

@@ -492,7 +492,7 @@ static void check_case(const shape* sa, const prox_transform* xa, const shape* s
 }
 
 static prox_transform random_rotation(prox_rng* rng, prox_vec3 origin) {
-    const prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    const prox_quat q = prox_rng_rotation(rng);
     return prox_transform_make(q, prox_vec3_make(1, 1, 1), origin);
 }
 
@@ -692,7 +692,7 @@ PROX_TEST(features, parallel_features) {
         prox_vec3 lateral = prox_vec3_make(urand(&rng, -0.5, 0.5), urand(&rng, -0.5, 0.5), urand(&rng, -0.5, 0.5));
         lateral = prox_vec3_sub(lateral, prox_vec3_scale(n, prox_vec3_dot(n, lateral)));
         const prox_vec3 local_shift = prox_vec3_add(prox_vec3_scale(n, F->offset + reach_b + gap), lateral);
-        const prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        const prox_quat q = prox_rng_rotation(&rng);
         const prox_transform xa =
             prox_transform_make(q, prox_vec3_make(1, 1, 1), prox_vec3_make(urand(&rng, -2, 2), 0.5, 1));
         prox_transform xb = xa;

@@ -481,7 +481,7 @@ PROX_TEST(fit_hull, closed_form_axes_are_eigenvectors) {
     const int cases = (int)(4000 * test_scale()) + 50;
     for (int t = 0; t < cases; ++t) {
         const prox_mat3 r = prox_mat3_from_quat(
-            prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)));
+            prox_rng_rotation(&rng));
         double l[3] = {prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)};
         switch (t % 8) {
         case 1: l[1] = l[0]; break;                                   /* a double eigenvalue */

@@ -416,7 +416,7 @@ static void against_brute_force(const char* name, int count, bool scaled) {
     count = (int)(count * test_scale()) + 10;
     int hits = 0, misses = 0;
     for (int i = 0; i < count; ++i) {
-        prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        prox_quat q = prox_rng_rotation(&rng);
         prox_vec3 s = {1, 1, 1};
         if (scaled) s = prox_vec3_add(prox_vec3_make(0.4, 0.4, 0.4), random_point(&rng, 1.0));
         if (scaled && i % 5 == 0) s.y = -s.y; /* a mirroring placement */
@@ -955,7 +955,7 @@ PROX_TEST(ray, reviewed_cases) {
     int hits = 0;
     for (int i = 0; i < 3000; ++i) {
         const prox_transform x = prox_transform_make(
-            prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)),
+            prox_rng_rotation(&rng),
             prox_vec3_make(1, 1, 1), prox_vec3_make(0, 0, 0));
         const int32_t face = (int32_t)(prox_rng_uniform(&rng) * cm.triangle_count) % cm.triangle_count;
         prox_vec3 c[3];

@@ -278,7 +278,7 @@ static size_t check_placement(prox_bvh* bvh[VARIANTS], const prox_mesh* mesh, co
 
 static prox_transform random_placement(prox_rng* rng, int style) {
     if (style == 0) return prox_transform_identity();
-    prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    prox_quat q = prox_rng_rotation(rng);
     prox_vec3 scale = {1, 1, 1};
     if (style == 2) { /* nonuniform scale and a mirror */
         scale = prox_vec3_make(0.3 + 2 * prox_rng_uniform(rng), 0.3 + 2 * prox_rng_uniform(rng),

@@ -42,7 +42,7 @@ prox_shape test_world_shape(test_world_shapes* s, test_shape_kind kind) {
 }
 
 prox_transform test_random_pose(prox_rng* rng, double world) {
-    prox_quat q = prox_quat_random(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    prox_quat q = prox_rng_rotation(rng);
     prox_vec3 scale = {1, 1, 1};
     if (prox_rng_next(rng) % 3 == 0)
         scale = (prox_vec3){0.6 + prox_rng_uniform(rng), 0.6 + prox_rng_uniform(rng), 0.6 + prox_rng_uniform(rng)};

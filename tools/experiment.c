@@ -28,7 +28,7 @@ void experiment_make_placements(uint64_t seed, double side, int count, experimen
     prox_rng rng = prox_rng_seed(seed);
     for (int i = 0; i < count; ++i) {
         for (int m = 0; m < 2; ++m) {
-            prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+            prox_quat q = prox_rng_rotation(&rng);
             prox_vec3 o = {side * (prox_rng_uniform(&rng) - 0.5), side * (prox_rng_uniform(&rng) - 0.5),
                            side * (prox_rng_uniform(&rng) - 0.5)};
             prox_transform t = prox_transform_make(q, prox_vec3_make(1, 1, 1), o);

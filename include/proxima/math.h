@@ -112,5 +112,10 @@ PROX_API prox_rng prox_rng_seed(uint64_t seed);
 PROX_API uint64_t prox_rng_next(prox_rng* rng);
 /// Uniform double in [0, 1).
 PROX_API double prox_rng_uniform(prox_rng* rng);
+/// A uniformly random rotation (prox_quat_random) from three draws of rng
+/// taken in a fixed order. (Writing the three prox_rng_uniform calls as the
+/// arguments of prox_quat_random leaves their order to the compiler: GCC
+/// and Clang draw different rotations from one seed.)
+PROX_API prox_quat prox_rng_rotation(prox_rng* rng);
 
 #endif
