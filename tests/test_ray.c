@@ -864,13 +864,50 @@ PROX_TEST(ray, origins_exactly_on_edges_and_corners) {
         if (!hit) continue;
         /* the weights: the corner off the edge 0, the edge's ends 1 - f and f */
         const int off = edge == 0 ? 2 : edge - 1, ends[2] = {edge, edge == 2 ? 0 : edge + 1};
-        const bool weights_ok = w[off] == 0 && fabs(w[ends[0]] - (1 - f)) <= 1e-12 && fabs(w[ends[1]] - f) <= 1e-12;
+        const bool weights_ok = w[off] == 0 && fabs(w[ends[0]] - (1 - f)) <= 1e-15 && fabs(w[ends[1]] - f) <= 1e-15;
         if (!weights_ok && ++bad_weights <= 3)
             CHECK_MSG(false, "origin at %g along edge %d: weights %.17g %.17g %.17g", f, edge, w[0], w[1], w[2]);
     }
     CHECK(tested > count / 2);
     CHECK_MSG(wrong == 0, "%d of %d rays from origins on an edge or a corner not met at t = 0", wrong, tested);
     CHECK(bad_weights == 0);
+    /* the weights at the ends of double's range (a review of the first
+     * version: a normal that overflowed chose a projection where every area
+     * rounded away, and one scale for both projected axes sank the smaller
+     * into the subnormals; the nearest corner took the weight) */
+    static const struct {
+        prox_vec3 c[3], origin, weights;
+    } extreme[] = {
+        {{{0, 0, 0}, {0x1p560, 0, 0x1p470}, {0, 0x1p560, 0x1p560}}, {0, 0x1p559, 0x1p559}, {0.5, 0, 0.5}},
+        {{{0, 0, 0}, {0x1p600, 0, 0}, {0, 0x1p-500, 0}}, {0x1p599, 0, 0}, {0.5, 0.5, 0}},
+        {{{0, 0, 0}, {0x1p600, 0, 0}, {0, 0x1p-500, 0}}, {0x1p598, 0x1p-502, 0}, {0.5, 0.25, 0.25}},
+        {{{0, 0, 0}, {0x1p1000, 0, 0}, {0x1p999, 0x1p-1000, 0}}, {0x1p999, 0, 0}, {0.5, 0.5, 0}},
+        {{{0, 0, 0}, {0x1p1000, 0, 0}, {0x1p999, 0x1p-1000, 0}}, {0x1.8p999, 0, 0}, {0.25, 0.75, 0}},
+    };
+    for (size_t i = 0; i < sizeof extreme / sizeof extreme[0]; ++i) {
+        double t = -1, w[3] = {-1, -1, -1};
+        const bool hit = prox_ray_triangle(extreme[i].origin, prox_vec3_make(0.3, -0.5, 0.81), extreme[i].c, INFINITY,
+                                           &t, w);
+        const prox_vec3 want = extreme[i].weights;
+        CHECK_MSG(hit && t == 0 && fabs(w[0] - want.x) <= 1e-15 && fabs(w[1] - want.y) <= 1e-15 &&
+                      fabs(w[2] - want.z) <= 1e-15,
+                  "case %zu: %s, t %g, weights %.17g %.17g %.17g", i, hit ? "met" : "missed", t, w[0], w[1], w[2]);
+    }
+    /* from a corner of a triangle of no area (collinear, or two corners
+     * the same): t = 0, all the weight on that corner, whichever way */
+    const prox_vec3 flat[2][3] = {{{0, 0, 0}, {1, 1, 1}, {2, 2, 2}}, {{0.5, 0, 0}, {0.5, 0, 0}, {1, 0, 0}}};
+    for (int k = 0; k < 2; ++k)
+        for (int c = 0; c < 3; ++c)
+            for (int d = 0; d < 6; ++d) {
+                const prox_vec3 dir = {d % 3 == 0 ? 1 - 2 * (d / 3) : 0.3, d % 3 == 1 ? 1 - 2 * (d / 3) : -0.5,
+                                       d % 3 == 2 ? 1 - 2 * (d / 3) : 0.81};
+                double t = -1, w[3] = {-1, -1, -1};
+                const bool hit = prox_ray_triangle(flat[k][c], dir, flat[k], INFINITY, &t, w);
+                const int first = k == 1 && c == 1 ? 0 : c; /* (the same corner twice: the first of them) */
+                CHECK_MSG(hit && t == 0 && w[first] == 1 && w[0] + w[1] + w[2] == 1,
+                          "flat triangle %d from corner %d, direction %d: %s, t %g, weights %g %g %g", k, c, d,
+                          hit ? "met" : "missed", t, w[0], w[1], w[2]);
+            }
     /* a closed mesh (an octahedron of lattice corners): rays from its
      * corners and edge midpoints meet it at t = 0, whichever way they go,
      * through the hierarchy of every kind (the watertight edge functions

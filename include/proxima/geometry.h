@@ -53,14 +53,14 @@ PROX_API bool prox_tri_tri_overlap(const prox_vec3 a[3], const prox_vec3 b[3]);
 /// the triangle's plane, to within that rounding) meets it in that plane:
 /// where it crosses the plane if it does, else where it enters the triangle
 /// (touching counts); a triangle of no area is hit only where the ray passes
-/// through it, to within rounding. t lies between the
-/// corners' depths along the ray. An origin exactly on the closed triangle
-/// (inside it, on an edge or at a corner, decided by exact predicates: a
-/// mesh's vertices and points on its edges) meets it at t = 0 exactly,
-/// whatever the direction, with its weights (0 for a corner off the origin's
-/// edge); one within rounding of the triangle at t = 0 to within rounding.
-/// direction need not be unit (t is in its units) and may
-/// have zero components. False for a zero or non-finite direction, a
+/// through it, to within rounding. t lies between the corners' depths along
+/// the ray. An origin exactly on the closed triangle (inside it, on an edge
+/// or at a corner, decided by exact predicates: a mesh's vertices and points
+/// on its edges) meets it at t = 0 exactly, whatever the direction, with its
+/// weights (0 for a corner off the origin's edge; a corner's 1 at that
+/// corner, also of a triangle of no area); one within rounding of the
+/// triangle at t = 0 to within rounding. The direction need not be unit (t
+/// is in its units) and may have zero components. False for a zero or non-finite direction, a
 /// non-finite origin or corner, or max_t negative or NaN, and for a hit whose
 /// t would overflow. Coordinates of any magnitude are scaled internally by
 /// powers of two. The limits left: the corners are measured from the
