@@ -13,7 +13,18 @@
  *           random direction, a segment of length 4R (many miss, some start
  *           inside the model);
  *   any:    the aimed rays with `any_hit` (is anything there: occlusion,
- *           line of sight); Bullet has no such mode and answers the nearest.
+ *           line of sight); Bullet has no such mode and answers the nearest;
+ * and the sphere and box sweeps along the aimed rays; then two sets of rays
+ * that start on the surface, where a triangle's exact check of an origin on
+ * it (src/ray_triangle.c) runs:
+ *   vertex: from a uniformly random vertex of the mesh, unplaced (so that
+ *           the origin lies exactly on the triangles around it), along a
+ *           uniformly random direction, a segment of length 4R;
+ *   again:  from where an aimed ray (drawn after the other sets) met the
+ *           placed mesh, in its placement, along a uniformly random
+ *           direction into the side the ray came from: a ray cast again
+ *           from a hit point (a bounce of a path tracer, a second segment),
+ *           whose origin lies within rounding of the surface.
  * proxima gets origin and direction (the segment's far end less its origin)
  * with max_t = 1, Bullet the two ends.
  *
@@ -53,9 +64,10 @@
 #include "experiment.h"
 #include "peers_ray.h"
 
-enum { SET_COUNT = 5, MAX_VARIANTS = PROX_VOLUME_COUNT + 4, MAX_ROUNDS = 64, MAX_PRINTED = 5 };
+enum { SET_COUNT = 7, MAX_VARIANTS = PROX_VOLUME_COUNT + 4, MAX_ROUNDS = 64, MAX_PRINTED = 5 };
 
-static const char* const set_names[SET_COUNT] = {"aimed", "random", "any", "sphere sweep", "box sweep"};
+static const char* const set_names[SET_COUNT] = {"aimed", "random", "any", "sphere sweep", "box sweep", "vertex",
+                                                          "again"};
 
 typedef struct ray {
     prox_transform x;
@@ -123,6 +135,39 @@ static void make_rays(int set, double radius, int count, prox_rng* rng, ray* out
             const prox_vec3 along = prox_vec3_sub(aim, r->origin);
             r->direction = prox_vec3_scale(along, 4 * radius / prox_vec3_length(along));
         }
+    }
+}
+
+/* Rays from the surface (the "vertex" and "again" sets, see the head). */
+static void make_surface_rays(int set, const prox_mesh* mesh, const prox_bvh* bvh, double radius, int count,
+                              prox_rng* rng, ray* out) {
+    ray first;
+    long misses = 0; /* (a model no aimed ray meets: the aimed rays themselves, past a cap) */
+    for (int i = 0; i < count;) {
+        ray* r = &out[i];
+        if (set == 5) {
+            r->x = prox_transform_identity();
+            int v = (int)(prox_rng_uniform(rng) * mesh->vertex_count);
+            r->origin = mesh->vertices[v < mesh->vertex_count ? v : mesh->vertex_count - 1];
+            r->direction = prox_vec3_scale(bench_random_direction(rng), 4 * radius);
+            ++i;
+            continue;
+        }
+        make_rays(0, radius, 1, rng, &first);
+        prox_ray_def def = prox_default_ray_def();
+        def.max_t = 1;
+        const prox_ray_result hit = prox_ray_cast(bvh, &first.x, first.origin, first.direction, &def);
+        if (!hit.hit && ++misses < 100L * count + 1000) continue;
+        if (!hit.hit) {
+            out[i++] = first;
+            continue;
+        }
+        prox_vec3 d = bench_random_direction(rng);
+        if (prox_vec3_dot(d, first.direction) > 0) d = prox_vec3_scale(d, -1);
+        r->x = first.x;
+        r->origin = hit.point;
+        r->direction = prox_vec3_scale(d, 4 * radius);
+        ++i;
     }
 }
 
@@ -220,12 +265,14 @@ static int run_model(const char* name, const options* o) {
            "that differ |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
     ray* aimed = malloc(sizeof *aimed * (size_t)o->rays);
     ray* scattered = malloc(sizeof *scattered * (size_t)o->rays);
+    ray* from_vertex = malloc(sizeof *from_vertex * (size_t)o->rays);
+    ray* again = malloc(sizeof *again * (size_t)o->rays);
     prox_ray_result* ref = malloc(sizeof *ref * (size_t)o->rays);
     prox_ray_result* got = malloc(sizeof *got * (size_t)o->rays);
     ray_peer_hit* peer_got = malloc(sizeof *peer_got * (size_t)o->rays);
     double* scratch = malloc(sizeof *scratch * (size_t)o->rays);
     int bad_total = 0;
-    if (!aimed || !scattered || !ref || !got || !peer_got || !scratch) {
+    if (!aimed || !scattered || !from_vertex || !again || !ref || !got || !peer_got || !scratch) {
         fprintf(stderr, "ray: out of memory\n");
         bad_total = 1;
         goto done;
@@ -233,6 +280,8 @@ static int run_model(const char* name, const options* o) {
     prox_rng rng = prox_rng_seed(o->seed ^ bench_name_seed(name));
     make_rays(0, radius, o->rays, &rng, aimed);
     make_rays(1, radius, o->rays, &rng, scattered);
+    make_surface_rays(5, &mesh, trees[reference], radius, o->rays, &rng, from_vertex);
+    make_surface_rays(6, &mesh, trees[reference], radius, o->rays, &rng, again);
     /* the swept shapes: a ball, and a box (the peer's own, of the same sizes) */
     const prox_vec3 centre = {0, 0, 0}, box_half = prox_vec3_scale(prox_vec3_make(0.06, 0.04, 0.03), radius);
     prox_vec3 corners[8];
@@ -243,8 +292,9 @@ static int run_model(const char* name, const options* o) {
         peer_shapes[p][1] = ray_peer_shape(p, 1, box_half);
     }
     for (int set = 0; set < SET_COUNT; ++set) {
-        const ray* rays = set == 1 ? scattered : aimed; /* "any" and the sweeps take the aimed rays */
-        const prox_convex* shape = set >= 3 ? &shapes[set - 3] : NULL;
+        /* "any" and the sweeps take the aimed rays */
+        const ray* rays = set == 1 ? scattered : set == 5 ? from_vertex : set == 6 ? again : aimed;
+        const prox_convex* shape = set == 3 || set == 4 ? &shapes[set - 3] : NULL;
         prox_ray_def def = prox_default_ray_def();
         def.max_t = 1;
         def.any_hit = set == 2;
@@ -340,6 +390,8 @@ static int run_model(const char* name, const options* o) {
 done:
     free(aimed);
     free(scattered);
+    free(from_vertex);
+    free(again);
     free(ref);
     free(got);
     free(peer_got);
