@@ -690,6 +690,33 @@ PROX_TEST(broadphase, sweep_escaped_boxes_after_the_ids_grow_or_an_empty_sweep) 
     REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
     CHECK_MSG(ev.pair_count == 1, "after a sweep of one box: %zu pairs", ev.pair_count);
     prox_broadphase_destroy(bp);
+
+    // (3) a box escapes and is grown again at one update; at the next the
+    // ids grow and the added box lands on the escaped box's new place, away
+    // from its old one: found only through the list of boxes grown since the
+    // sweep, which the growth of the ids must carry over
+    REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
+    for (int i = 0; i < 127; i++) {
+        const double y = (i % 10) * 10, z = (i / 10 % 10) * 10, x = 100 + 3 * i;
+        b = box_of(x, y, z, x + 1, y + 1, z + 1);
+        REQUIRE(prox_broadphase_add(bp, &b, &id) == PROX_OK);
+    }
+    b = box_of(50, 50, 50, 51, 51, 51);
+    REQUIRE(prox_broadphase_add(bp, &b, &mover) == PROX_OK); // the 128th id
+    REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+    b = box_of(53, 50, 50, 54, 51, 51);
+    REQUIRE(prox_broadphase_move(bp, mover, &b) == PROX_OK);
+    REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+    CHECK(ev.pair_count == 0);
+    b = box_of(53.25, 50.25, 50.25, 53.75, 50.75, 50.75);
+    REQUIRE(prox_broadphase_add(bp, &b, &late) == PROX_OK); // the 129th: the arrays grow
+    REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+    const prox_broadphase_stats stats = prox_broadphase_get_stats(bp);
+    CHECK_MSG(stats.sweeps == 1, "%llu sweeps: the add was to find its pairs without one",
+              (unsigned long long)stats.sweeps);
+    CHECK_MSG(ev.pair_count == 1 && ev.pairs[0].a == mover && ev.pairs[0].b == late,
+              "an add beside a box grown again before the ids grew: %zu pairs", ev.pair_count);
+    prox_broadphase_destroy(bp);
 }
 
 /* Boxes that jump somewhere else at every update leave their grown boxes
