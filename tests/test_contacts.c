@@ -455,6 +455,26 @@ PROX_TEST(contacts, manifold_normal_sign_and_direction) {
     const prox_vec3 ab = manifold_normal_of(square, NULL, slab, &xs), ba = manifold_normal_of(slab, &xs, square, NULL);
     CHECK_MSG(degrees_between(ab, down) < 1e-6 && degrees_between(ba, up) < 1e-6,
               "square, slab %g %g %g; slab, square %g %g %g", ab.x, ab.y, ab.z, ba.x, ba.y, ba.z);
+    /* a cube on a cube with an overhang, crossing the lower one's sides as
+     * well as its top, the lower turned about z and the pair placed
+     * anywhere: the top's normal, both ways (the sums of the planes leaned
+     * toward the sides and the line between the centres was taken, 14
+     * degrees off for an overlap of 0.1 over an overhang of 0.5: a review) */
+    prox_rng turns = prox_rng_seed(prox_test_seed(2027));
+    for (int i = 0; i < 40; ++i) {
+        const double angle = 6.283185307179586 * prox_rng_uniform(&turns);
+        const double over_x = 0.6 * prox_rng_uniform(&turns) - 0.3, over_y = 0.6 * prox_rng_uniform(&turns) - 0.3;
+        const double overlap = 0.02 + 0.2 * prox_rng_uniform(&turns);
+        const prox_vec3 shift = {10 * prox_rng_uniform(&turns) - 5, 10 * prox_rng_uniform(&turns) - 5, 0};
+        const prox_transform lower = {prox_mat3_rotation(up, angle), shift};
+        prox_transform upper = lower;
+        upper.origin = prox_transform_point(&lower, prox_vec3_make(over_x, over_y, 1 - overlap));
+        const prox_vec3 lu = manifold_normal_of(cube, &lower, cube, &upper);
+        const prox_vec3 ul = manifold_normal_of(cube, &upper, cube, &lower);
+        CHECK_MSG(degrees_between(lu, up) < 1e-6 && degrees_between(ul, down) < 1e-6,
+                  "overhang %g %g, overlap %g: lower, upper %g %g %g; upper, lower %g %g %g", over_x, over_y, overlap,
+                  lu.x, lu.y, lu.z, ul.x, ul.y, ul.z);
+    }
     /* two tessellated spheres: near the line between the centres, both ways */
     prox_mesh_data s1_data, s2_data;
     REQUIRE(prox_mesh_sphere(1, 20, 40, &s1_data) == PROX_OK);

@@ -24,7 +24,8 @@
 /// Which separating-axis test prunes pairs of boxes (AABB and OBB trees; the
 /// other kinds have their own fixed test and ignore it). Either way the
 /// answer is exact: the volume test only decides which triangle pairs are
-/// tested.
+/// tested. (A value that is neither, in a def, is taken as PROX_SAT_FULL:
+/// the queries that read it return result structs, not a result code.)
 typedef enum prox_sat {
     PROX_SAT_FULL = 0, ///< all 15 axes: exact box overlap (Gottschalk 1996)
     /// the 6 face axes only: cheaper, sometimes reports overlap of disjoint
@@ -89,7 +90,9 @@ typedef struct prox_collide_result {
 /// keeps (correct, and as fast as two AABB trees). Oriented boxes, spheres and
 /// k-DOPs are also tested through the boxes when the models' coordinates or
 /// the placement's scale reach beyond 2^40 or below 2^-40, where their float
-/// tests could lose precision. `a` and `b` may be the same hierarchy.
+/// tests could lose precision. `a` and `b` may be the same hierarchy. `def`
+/// may be NULL (prox_default_collide_def()); a NULL transform is the
+/// identity.
 PROX_API prox_collide_result prox_collide(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                           const prox_transform* xb, const prox_collide_def* def);
 
@@ -286,7 +289,7 @@ typedef struct prox_tolerance_result {
 /// volume pairs whose bounds are below the tolerance, a "yes" usually a
 /// descent to one pair (BENCHMARKS.md, the vdb98 models at a tolerance of
 /// half or twice their distance: from about half the distance query's time
-/// when they are near to 1-5% when they are far apart). The pair found is
+/// when they are near to 2-4% when they are far apart). The pair found is
 /// some pair within the tolerance, not the closest. A
 /// negative or NaN tolerance gives `within` false. With both models' hulls
 /// kept (prox_bvh_def.convex_hull) the hulls answer first when they can:
@@ -323,11 +326,15 @@ enum { PROX_MANIFOLD_POINTS = 4 };
 /// PROX_MANIFOLD_POINTS of the contact points chosen to span the contact
 /// region.
 ///
-/// The normal is the best of three candidates, each turned to point from
+/// The normal is the best of five candidates, each turned to point from
 /// a's box centre towards b's: the contacting pairs' plane normals of a
 /// (each weighted by the length of its intersection segment, summed), the
-/// same of b, and the line between the box centres; best is the one along
-/// which b's contacting triangles need the shortest move to lie past a's.
+/// same of b, the line between the box centres, and the normal of a's and
+/// of b's main flat face in contact (the plane shared by contacting
+/// triangles that carry a third or more of the segments' length, where one
+/// does); best is the one along which b's contacting triangles need the
+/// shortest move to lie past a's. A box resting on a box gets the lower
+/// top's normal also where it overhangs and crosses the lower one's sides.
 /// Swapping the models negates it (but for ties); a box sunk into a closed
 /// slab gets the slab's normal whichever comes first and however deep; on
 /// two tessellated spheres it lies within a degree of the line between their
@@ -378,6 +385,8 @@ typedef struct prox_contacts_result {
 /// Every contacting triangle pair of the placed models (as prox_collide with
 /// all pairs), each with a contact point on the intersection of the two
 /// triangles and a normal, optionally merged into a contact manifold.
+/// `def` may be NULL (prox_default_contacts_def()); a NULL transform is the
+/// identity.
 PROX_API prox_contacts_result prox_contacts(const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
                                             const prox_transform* xb, const prox_contacts_def* def);
 
