@@ -115,7 +115,11 @@ prox_result prox_bvh_create(const prox_bvh_def* def, const prox_mesh* mesh, prox
         return PROX_ERROR_INVALID_ARGUMENT;
     }
     *out_bvh = NULL;
-    if (!def || def->internal_cookie != PROX_BVH_COOKIE) {
+    if (!def) {
+        prox_message(message, message_size, "def is NULL (start from prox_default_bvh_def())");
+        return PROX_ERROR_INVALID_ARGUMENT;
+    }
+    if (def->internal_cookie != PROX_BVH_COOKIE) {
         prox_message(message, message_size, "definition not made by prox_default_bvh_def()");
         return PROX_ERROR_INVALID_ARGUMENT;
     }

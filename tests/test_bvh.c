@@ -393,6 +393,14 @@ PROX_TEST(bvh, invalid_input_is_reported) {
     bad_def.internal_cookie = 0;
     CHECK(prox_bvh_create(&bad_def, &good, &bvh, message, sizeof message) == PROX_ERROR_INVALID_ARGUMENT);
     CHECK(prox_bvh_create(&def, &good, NULL, message, sizeof message) == PROX_ERROR_INVALID_ARGUMENT);
+    /* a NULL def says so; on every error the hierarchy pointer is NULL */
+    bvh = (prox_bvh*)&good;
+    CHECK(prox_bvh_create(NULL, &good, &bvh, message, sizeof message) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(message, "NULL") != NULL, "message: %s", message);
+    CHECK(bvh == NULL);
+    bvh = (prox_bvh*)&good;
+    CHECK(prox_bvh_create(&bad_def, &good, &bvh, message, sizeof message) == PROX_ERROR_INVALID_ARGUMENT);
+    CHECK(bvh == NULL);
 
     REQUIRE(prox_bvh_create(&def, &good, &bvh, message, sizeof message) == PROX_OK);
     /* refit with bad vertices changes nothing */

@@ -23,7 +23,11 @@
  * - Thread safety: every function may run concurrently on different objects;
  *   queries may run concurrently on the same const hierarchies. Functions
  *   that change a hierarchy (refit, rebuild, destroy) need exclusive access.
- * - Nothing the caller passes is modified, except out_ parameters.
+ * - Nothing the caller passes is modified but what the call is for: out_
+ *   parameters, the buffers and caches a definition points to
+ *   (prox_contacts_def.contacts and .manifold, prox_distance_def.cache) or
+ *   the call takes (prox_gjk_cache), and the object a function names as
+ *   the one it changes (the hierarchy of a refit, a world, a broad phase).
  *
  * THE IMPORTANT PARTS
  *   mesh.h        prox_mesh (a view over your arrays), validation, built-in models

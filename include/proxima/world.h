@@ -35,11 +35,19 @@
  * per object sharing it; removing an object costs a pass over the disabled
  * pairs only when some of them are its own.
  *
- * Thread safety: one world needs exclusive access for every call (the
- * world's own worker threads are internal; they compute in the calling
- * thread's floating-point environment, rounding mode included). Different worlds may be used
- * concurrently, also over the same shapes, except that prox_world_refit
- * writes a hierarchy: no other world or query may use it meanwhile.
+ * Thread safety: one world needs exclusive access for every call except
+ * the scene queries (the last section), which several threads may run on
+ * one world at once while no call changes it. The world's own worker
+ * threads are internal; they compute in the calling thread's
+ * floating-point environment, rounding mode included. Different worlds may
+ * be used concurrently, also over the same shapes, except that
+ * prox_world_refit writes a hierarchy: no other world or query may use it
+ * meanwhile.
+ *
+ * Object ids: every call that takes one fails with
+ * PROX_ERROR_INVALID_ARGUMENT (and changes nothing) when it is not a live
+ * object of the world, and so does every call that would change the world
+ * from inside a step's callback (see prox_world_step).
  */
 #ifndef PROXIMA_WORLD_H
 #define PROXIMA_WORLD_H
@@ -120,6 +128,11 @@ PROX_API prox_world_def prox_default_world_def(void);
 
 typedef struct prox_world prox_world;
 
+/// Makes an empty world. `def` from prox_default_world_def() (changed
+/// fields allowed): PROX_ERROR_INVALID_ARGUMENT for a NULL `def` or
+/// `out_world`, threads outside 1..256, or a broad phase definition that
+/// prox_broadphase_create refuses; PROX_ERROR_OUT_OF_MEMORY when memory or
+/// a worker thread could not be had. On failure *out_world is NULL.
 PROX_API prox_result prox_world_create(const prox_world_def* def, prox_world** out_world);
 PROX_API void prox_world_destroy(prox_world* world);
 
@@ -221,7 +234,7 @@ typedef struct prox_world_stats {
 /// the simulation time of the poses (only used
 /// by the schedule): PROX_ERROR_INVALID_ARGUMENT when it is NaN or less than
 /// the last step's. Otherwise fails only when out of memory (then nothing was
-/// reported and the next step catches up).
+/// reported and the next step catches up). `out_stats` may be NULL.
 PROX_API prox_result prox_world_step(prox_world* world, double time, prox_world_pair_fcn* callback, void* context,
                                      prox_world_stats* out_stats);
 
