@@ -65,26 +65,76 @@ double experiment_calibrate_side(const prox_bvh* a, const prox_bvh* b, double ta
     return 0.5 * (low + high);
 }
 
-/* Solves the 3x3 normal equations of the least-squares fit t = c0 + Nb Cb + Np Cp. */
-static void fit_costs(const double* t, const double* nb, const double* np, int n, experiment_timing* out) {
-    double s[3][3] = {{0}}, r[3] = {0};
-    for (int i = 0; i < n; ++i) {
-        double x[3] = {1, nb[i], np[i]};
-        for (int j = 0; j < 3; ++j) {
-            r[j] += x[j] * t[i];
-            for (int k = 0; k < 3; ++k) s[j][k] += x[j] * x[k];
+/* Solves the k x k system s c = r (k <= 3) by elimination with partial
+ * pivoting; false when it is singular. */
+static bool solve_small(int k, double s[3][3], double r[3], double c[3]) {
+    for (int col = 0; col < k; ++col) {
+        int pivot = col;
+        for (int row = col + 1; row < k; ++row)
+            if (fabs(s[row][col]) > fabs(s[pivot][col])) pivot = row;
+        if (!(fabs(s[pivot][col]) > 0)) return false;
+        for (int x = 0; x < 3; ++x) {
+            const double swap = s[col][x];
+            s[col][x] = s[pivot][x], s[pivot][x] = swap;
+        }
+        const double swap = r[col];
+        r[col] = r[pivot], r[pivot] = swap;
+        for (int row = col + 1; row < k; ++row) {
+            const double f = s[row][col] / s[col][col];
+            for (int x = col; x < k; ++x) s[row][x] -= f * s[col][x];
+            r[row] -= f * r[col];
         }
     }
-    prox_mat3 m, inv;
-    memcpy(m.m, s, sizeof s);
-    if (!prox_mat3_inverse(&m, &inv)) {
-        out->c0_ns = out->cb_ns = out->cp_ns = NAN;
-        return;
+    for (int row = k - 1; row >= 0; --row) {
+        double v = r[row];
+        for (int x = row + 1; x < k; ++x) v -= s[row][x] * c[x];
+        c[row] = v / s[row][row];
     }
-    prox_vec3 c = prox_mat3_apply(&inv, prox_vec3_make(r[0], r[1], r[2]));
-    out->c0_ns = c.x;
-    out->cb_ns = c.y;
-    out->cp_ns = c.z;
+    return true;
+}
+
+/* The least-squares fit t = c0 + Nb Cb + Np Cp with every cost >= 0: a
+ * cost is never negative, and the plain fit gave negative ones on small
+ * samples (`proxima demo --placements 100` printed Cb = -0.1 ns: a
+ * newcomer's review). With three unknowns the constrained fit is the best
+ * of the plain fits over every subset of them (the others held at 0) whose
+ * costs all come out >= 0; on the papers' samples that is the plain fit
+ * itself. */
+static void fit_costs(const double* t, const double* nb, const double* np, int n, experiment_timing* out) {
+    double best_residual = INFINITY, best[3] = {NAN, NAN, NAN};
+    for (int subset = 1; subset < 8; ++subset) {
+        int used[3], k = 0;
+        for (int j = 0; j < 3; ++j)
+            if (subset >> j & 1) used[k++] = j;
+        double s[3][3] = {{0}}, r[3] = {0}, c[3] = {0};
+        for (int i = 0; i < n; ++i) {
+            const double all[3] = {1, nb[i], np[i]};
+            for (int a = 0; a < k; ++a) {
+                r[a] += all[used[a]] * t[i];
+                for (int b = 0; b < k; ++b) s[a][b] += all[used[a]] * all[used[b]];
+            }
+        }
+        if (!solve_small(k, s, r, c)) continue;
+        double full[3] = {0, 0, 0};
+        bool feasible = true;
+        for (int a = 0; a < k; ++a) {
+            full[used[a]] = c[a];
+            feasible &= c[a] >= 0;
+        }
+        if (!feasible) continue;
+        double residual = 0;
+        for (int i = 0; i < n; ++i) {
+            const double e = t[i] - (full[0] + nb[i] * full[1] + np[i] * full[2]);
+            residual += e * e;
+        }
+        if (residual < best_residual) {
+            best_residual = residual;
+            memcpy(best, full, sizeof best);
+        }
+    }
+    out->c0_ns = best[0];
+    out->cb_ns = best[1];
+    out->cp_ns = best[2];
 }
 
 void experiment_time_proxima(const prox_bvh* a, const prox_bvh* b, const experiment_placement* p, int count,

@@ -27,7 +27,8 @@ typedef struct experiment_timing {
     double total_seconds;   /* all queries, one clock around the loop */
     double median_ns;       /* median of per-query times (second pass) */
     /* Cb and Cp: least-squares fit of t_i = c0 + Nb_i Cb + Np_i Cp over the
-     * per-query times, so that Tb = Nb Cb and Tp = Np Cp as in the paper. */
+     * per-query times, with c0, Cb, Cp >= 0, so that Tb = Nb Cb and
+     * Tp = Np Cp as in the paper. */
     double cb_ns, cp_ns, c0_ns;
 } experiment_timing;
 
