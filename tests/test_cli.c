@@ -196,6 +196,48 @@ PROX_TEST(cli, distance_points_and_tolerance) {
     CHECK_MSG(strstr(out, "--tolerance") != NULL, "%.200s", out);
 }
 
+/* Beyond --upper-bound the library returns only the closest pair it had seen
+ * when it stopped (beyond_upper_bound), not the distance: the tool printed
+ * that pair as if it were the answer (2.016... for a true 2.008...). The
+ * documented answer is inf, triangles -1 -1 and zero points, alone and in a
+ * placements file. */
+PROX_TEST(cli, upper_bound_prints_inf_beyond_it) {
+    if (!cli()) {
+        prox_test_skip("PROX_CLI not set (run through ctest)");
+        return;
+    }
+    static char out[1 << 14];
+    char command[1024], path[256];
+    const char* models = "builtin:teapot builtin:torus";
+    const char* pose = "1 0 0 0 1 0 0 0 1 -4.16 3.15 2.41";
+    snprintf(command, sizeof command, "%s distance %s --pose-b \"%s\" --points", cli(), models, pose);
+    REQUIRE(run(command, out, sizeof out) == 0);
+    const double d = strtod(out, NULL);
+    CHECK_MSG(d > 2 && d < 2.01, "%.200s", out);
+    static const char beyond[] = "inf -1 -1 0 0 0 0 0 0\n";
+    snprintf(command, sizeof command, "%s distance %s --pose-b \"%s\" --upper-bound 2 --points", cli(), models, pose);
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK_MSG(strcmp(out, beyond) == 0, "%.200s", out);
+    snprintf(command, sizeof command, "%s distance %s --pose-b \"%s\" --upper-bound 2", cli(), models, pose);
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK_MSG(strcmp(out, "inf\n") == 0, "%.200s", out);
+    /* within the bound: the distance itself */
+    snprintf(command, sizeof command, "%s distance %s --pose-b \"%s\" --upper-bound 2.01", cli(), models, pose);
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK_MSG(strtod(out, NULL) == d, "%.200s", out);
+    snprintf(path, sizeof path, "%s/cli_upper_bound.txt", PROX_BINARY_DIR);
+    char text[256];
+    snprintf(text, sizeof text, "1 0 0 0 1 0 0 0 1 0 0 0 %s\n1 0 0 0 1 0 0 0 1 0 0 0 %s\n", pose, pose);
+    write_file(path, text);
+    for (int hull = 0; hull < 2; ++hull) {
+        snprintf(command, sizeof command, "%s distance %s --placements %s --upper-bound 2 --points%s", cli(), models,
+                 path, hull ? " --hull" : "");
+        REQUIRE(run(command, out, sizeof out) == 0);
+        CHECK_MSG(strncmp(out, beyond, strlen(beyond)) == 0 && strcmp(out + strlen(beyond), beyond) == 0,
+                  "%s: %.300s", hull ? "--hull" : "", out);
+    }
+}
+
 PROX_TEST(cli, contacts_lists_points_on_both_models) {
     if (!cli()) {
         prox_test_skip("PROX_CLI not set (run through ctest)");

@@ -67,7 +67,9 @@ static void usage(FILE* f) {
           "else 0 (--points: then the distance, triangles and points of a pair within D).\n"
           "--rel-error/--abs-error allow an approximate distance d <= (1+rel) true + abs;\n"
           "--upper-bound stops early when the models are farther apart (the distance\n"
-          "printed is then inf, with --points triangles -1 -1 and zero points).\n"
+          "printed is then inf, with --points triangles -1 -1 and zero points; with\n"
+          "--rel-error/--abs-error a distance above the bound, within the error bounds,\n"
+          "when the models may lie within it).\n"
           "--contact-first runs a collision test\n"
           "before the distance search: faster when the models often intersect, slower\n"
           "when they are apart; the distance is the same (within the error bounds).\n"
@@ -473,6 +475,13 @@ static void run_one(pair_command command, const prox_bvh* a, const prox_transfor
     }
     if (command == PAIR_DISTANCE) {
         prox_distance_result r = prox_distance(a, xa, b, xb, &o->distance);
+        if (r.beyond_upper_bound) {
+            /* the library stopped at the closest pair seen so far, which is
+             * not the closest pair: the documented answer is "none" */
+            r.distance = INFINITY;
+            r.triangle_a = r.triangle_b = -1;
+            r.point_a = r.point_b = prox_vec3_make(0, 0, 0);
+        }
         printf("%.17g", r.distance);
         if (o->points) {
             printf(" %d %d", r.triangle_a, r.triangle_b);
