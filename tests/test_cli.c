@@ -238,6 +238,86 @@ PROX_TEST(cli, upper_bound_prints_inf_beyond_it) {
     }
 }
 
+/* Two placements each valid alone whose models cannot be measured against
+ * each other (a box far out at -1.7e308 and a torus at scale 1e-90: the box
+ * overflows double in the torus's frame). The library says so with
+ * invalid_transform and tests nothing; the tool printed "inf -1 -1 ..." or
+ * 0 (apart) with status 0. */
+PROX_TEST(cli, unmeasurable_placements_are_errors) {
+    if (!cli()) {
+        prox_test_skip("PROX_CLI not set (run through ctest)");
+        return;
+    }
+    static char out[1 << 14];
+    char command[1024], path[256];
+    const char* poses = "--pose-a \"1 0 0 0 1 0 0 0 1 -1.7e308 0 0\" --pose-b \"1e-90 0 0 0 1e-90 0 0 0 1e-90 0 0 0\"";
+    static const char* const modes[] = {"collide", "collide --all", "distance --points", "distance --tolerance 1",
+                                        "contacts"};
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; ++m) {
+        snprintf(command, sizeof command, "%s %s builtin:box builtin:torus %s", cli(), modes[m], poses);
+        CHECK_MSG(run(command, out, sizeof out) == 1, "%s: %.300s", modes[m], out);
+        CHECK_MSG(strncmp(out, "proxima: ", 9) == 0 && strstr(out, "--pose-a") && strstr(out, "cannot be measured"),
+                  "%s: %.300s", modes[m], out);
+    }
+    /* in a placements file: the answer before it (as that line alone gives
+     * it), then an error naming the line, and nothing after it */
+    static const char first[] = "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 5 0 0\n";
+    snprintf(path, sizeof path, "%s/cli_unmeasurable.txt", PROX_BINARY_DIR);
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; ++m) {
+        static char alone[1 << 12];
+        write_file(path, first);
+        snprintf(command, sizeof command, "%s %s builtin:box builtin:torus --placements %s", cli(), modes[m], path);
+        REQUIRE(run(command, alone, sizeof alone) == 0);
+        char text[256];
+        snprintf(text, sizeof text, "%s1 0 0 0 1 0 0 0 1 -1.7e308 0 0 1e-90 0 0 0 1e-90 0 0 0 1e-90 0 0 0\n%s", first,
+                 first);
+        write_file(path, text);
+        snprintf(command, sizeof command, "%s %s builtin:box builtin:torus --placements %s 2>/dev/null", cli(),
+                 modes[m], path);
+        CHECK_MSG(run(command, out, sizeof out) == 1 && strcmp(out, alone) == 0, "%s: %.300s", modes[m], out);
+        snprintf(command, sizeof command, "%s %s builtin:box builtin:torus --placements %s 2>&1 >/dev/null", cli(),
+                 modes[m], path);
+        CHECK(run(command, out, sizeof out) == 1);
+        const char* end = strchr(out, '\n');
+        CHECK_MSG(strncmp(out, "proxima: ", 9) == 0 && strstr(out, "cli_unmeasurable.txt:2: ") &&
+                      strstr(out, "cannot be measured") && end && end[1] == '\0',
+                  "%s: %.300s", modes[m], out);
+    }
+    /* a basis the library cannot invert: its limit is about 1e+-102 (math.h), not 1e+-100 */
+    for (int large = 0; large < 2; ++large) {
+        const char* s = large ? "1e103" : "1e101";
+        snprintf(command, sizeof command, "%s collide builtin:box builtin:box --pose-a \"%s 0 0 0 %s 0 0 0 %s 0 0 0\"",
+                 cli(), s, s, s);
+        CHECK(run(command, out, sizeof out) == large);
+        CHECK_MSG(!large || (strstr(out, "--pose-a: the basis does not invert") && strstr(out, "about 1e+-102")),
+                  "%.300s", out);
+    }
+}
+
+/* A scene pair the world cannot measure (a ball of radius 9e307 over a unit
+ * box: their sizes overflow) is reported colliding and flagged unmeasured;
+ * --pairs printed it as "points 0 normal 0 0 0", like any pair without
+ * contacts, and nothing else told it apart. */
+PROX_TEST(cli, scene_says_which_pairs_are_unmeasured) {
+    if (!cli()) {
+        prox_test_skip("PROX_CLI not set (run through ctest)");
+        return;
+    }
+    static char out[1 << 14];
+    char command[1024], path[256];
+    snprintf(path, sizeof path, "%s/cli_unmeasured.scene", PROX_BINARY_DIR);
+    write_file(path, "frames 2\nmesh box builtin:box\nconvex huge sphere 9e307\nconvex ball sphere 1\n"
+                     "object a box\nobject b huge at 4.5e307 0 0\nobject c ball at 1.5 0 0\n");
+    snprintf(command, sizeof command, "%s scene %s --pairs 2>/dev/null", cli(), path);
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK_MSG(strstr(out, "\n  a b unmeasured\n") && strstr(out, "\n  a c points 1 "), "%.400s", out);
+    CHECK_MSG(strstr(out, "2 unmeasured") != NULL, "%.400s", out);
+    /* without --pairs, on stderr */
+    snprintf(command, sizeof command, "%s scene %s --quiet 2>&1 >/dev/null", cli(), path);
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK_MSG(strstr(out, "a and b") && strstr(out, "unmeasured"), "%.400s", out);
+}
+
 PROX_TEST(cli, contacts_lists_points_on_both_models) {
     if (!cli()) {
         prox_test_skip("PROX_CLI not set (run through ctest)");

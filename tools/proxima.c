@@ -255,7 +255,7 @@ static int parse_options(int argc, char** argv, int first, options* o) {
                     return 1;
                 }
                 if (!pose_from_numbers(v, &o->pose[k]))
-                    return fail("%s: the basis does not invert (singular, or scaled beyond about 1e+-100)", a);
+                    return fail("%s: the basis does not invert (singular, or scaled beyond about 1e+-102)", a);
                 o->have_pose[k] = true;
             } else if (strcmp(a, "--tolerance") == 0 || strcmp(a, "--rel-error") == 0 ||
                        strcmp(a, "--abs-error") == 0 || strcmp(a, "--upper-bound") == 0) {
@@ -436,15 +436,25 @@ static int read_number_lines(const char* path, int count, const char* what, cons
     return status;
 }
 
-static void run_one(pair_command command, const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
-                    const prox_transform* xb, const options* o, pair_totals* totals) {
-    totals->queries++;
+/* Each placement is valid alone (pose_from_numbers), but one model may still
+ * overflow double in the other's frame (a box at -1.7e308 against a torus
+ * scaled by 1e-90): the library then tests nothing and flags the query, and
+ * its answer (apart, or inf) would be a guess. */
+static const char unmeasurable[] =
+    "the models cannot be measured against each other (one overflows double in the other's frame)";
+
+/* Runs the command on one placement and prints its answer; returns NULL, or
+ * what stopped it (then nothing is printed). */
+static const char* run_one(pair_command command, const prox_bvh* a, const prox_transform* xa, const prox_bvh* b,
+                           const prox_transform* xb, const options* o, pair_totals* totals) {
     if (command == PAIR_CONTACTS) {
         prox_manifold manifold;
         prox_contacts_def def = prox_default_contacts_def();
         def.sat = o->sat;
         def.manifold = &manifold;
         prox_contacts_result r = prox_contacts(a, xa, b, xb, &def); /* the count first, then the list */
+        if (r.invalid_transform) return unmeasurable;
+        totals->queries++;
         printf("%lld\n", (long long)r.contact_count);
         if (r.contact_count > 0) {
             def.callback = print_contact;
@@ -458,10 +468,12 @@ static void run_one(pair_command command, const prox_bvh* a, const prox_transfor
         totals->volume_tests += r.volume_tests;
         totals->triangle_tests += r.triangle_tests;
         totals->pairs += r.contact_count;
-        return;
+        return NULL;
     }
     if (command == PAIR_DISTANCE && o->have_tolerance) {
         prox_tolerance_result t = prox_within_distance(a, xa, b, xb, o->tolerance);
+        if (t.invalid_transform) return unmeasurable;
+        totals->queries++;
         printf("%d", t.within ? 1 : 0);
         if (o->points && t.within) {
             printf(" %.17g %d %d", t.distance, t.triangle_a, t.triangle_b);
@@ -471,10 +483,12 @@ static void run_one(pair_command command, const prox_bvh* a, const prox_transfor
         printf("\n");
         totals->volume_tests += t.volume_tests;
         totals->triangle_tests += t.triangle_tests;
-        return;
+        return NULL;
     }
     if (command == PAIR_DISTANCE) {
         prox_distance_result r = prox_distance(a, xa, b, xb, &o->distance);
+        if (r.invalid_transform) return unmeasurable;
+        totals->queries++;
         if (r.beyond_upper_bound) {
             /* the library stopped at the closest pair seen so far, which is
              * not the closest pair: the documented answer is "none" */
@@ -491,12 +505,14 @@ static void run_one(pair_command command, const prox_bvh* a, const prox_transfor
         printf("\n");
         totals->volume_tests += r.volume_tests;
         totals->triangle_tests += r.triangle_tests;
-        return;
+        return NULL;
     }
     prox_collide_def def = prox_default_collide_def();
     def.sat = o->sat;
     def.all_pairs = o->all;
     prox_collide_result r = prox_collide(a, xa, b, xb, &def);
+    if (r.invalid_transform) return unmeasurable;
+    totals->queries++;
     printf("%d\n", r.colliding ? 1 : 0);
     if (o->all && r.colliding) {
         def.callback = print_pair;
@@ -506,6 +522,7 @@ static void run_one(pair_command command, const prox_bvh* a, const prox_transfor
     totals->volume_tests += r.volume_tests;
     totals->triangle_tests += r.triangle_tests;
     totals->pairs += r.pair_count;
+    return NULL;
 }
 
 typedef struct placement_context {
@@ -519,9 +536,8 @@ static const char* run_placement(const double* v, void* context) {
     const placement_context* c = context;
     prox_transform xa, xb;
     if (!pose_from_numbers(v, &xa) || !pose_from_numbers(v + 12, &xb))
-        return "a basis does not invert (singular, or scaled beyond about 1e+-100)";
-    run_one(c->command, c->bvh[0], &xa, c->bvh[1], &xb, c->o, c->totals);
-    return NULL;
+        return "a basis does not invert (singular, or scaled beyond about 1e+-102)";
+    return run_one(c->command, c->bvh[0], &xa, c->bvh[1], &xb, c->o, c->totals);
 }
 
 static int command_pair(pair_command command, const options* o) {
@@ -551,9 +567,10 @@ static int command_pair(pair_command command, const options* o) {
         status = read_number_lines(o->placements, 24, "placement", "A's pose, then B's pose", run_placement, &c);
     } else {
         prox_transform id = prox_transform_identity();
-        run_one(command, bvh[0], o->have_pose[0] ? &o->pose[0] : &id, bvh[1], o->have_pose[1] ? &o->pose[1] : &id,
-                o, &totals);
-        status = 0;
+        const char* error = run_one(command, bvh[0], o->have_pose[0] ? &o->pose[0] : &id, bvh[1],
+                                    o->have_pose[1] ? &o->pose[1] : &id, o, &totals);
+        if (error) fprintf(stderr, "proxima: --pose-a and --pose-b: %s\n", error);
+        status = error ? 1 : 0;
     }
     if (o->stats)
         fprintf(stderr, "queries %ld  volume tests %lld  triangle tests %lld  pairs %lld\n", totals.queries,

@@ -802,6 +802,7 @@ typedef struct found_pair {
     uint32_t a, b; ///< object indices in the scene
     int points;
     prox_vec3 normal;
+    bool unmeasured; ///< reported colliding because its sizes overflow double (no points)
 } found_pair;
 
 typedef struct pair_list {
@@ -823,7 +824,7 @@ static bool collect_pair(const prox_world_pair* pair, void* context) {
         list->capacity = capacity;
     }
     list->pairs[list->count++] = (found_pair){(uint32_t)pair->user_a, (uint32_t)pair->user_b,
-                                              pair->manifold.point_count, pair->manifold.normal};
+                                              pair->manifold.point_count, pair->manifold.normal, pair->unmeasured};
     return true;
 }
 
@@ -920,7 +921,7 @@ static int scene_run(scene* s, const run_options* opt, double setup_start) {
         return 1;
     }
     double *broad = times, *narrow = times + frames, *total = times + 2 * frames;
-    long long colliding = 0, box_pairs = 0, tested = 0;
+    long long colliding = 0, box_pairs = 0, tested = 0, unmeasured = 0;
     int status = 0;
     for (long f = 0; f < frames; f++) {
         if (f > 0) {
@@ -954,18 +955,36 @@ static int scene_run(scene* s, const run_options* opt, double setup_start) {
         colliding += (long long)stats.colliding_pairs;
         box_pairs += (long long)stats.box_pairs;
         tested += (long long)stats.tested_pairs;
+        /* such a pair is reported colliding whatever its shapes do, so say it
+         * even under --quiet (once: it usually stays so frame after frame) */
+        if (stats.unmeasured_pairs > 0 && unmeasured == 0)
+            for (size_t i = 0; i < list.count; i++)
+                if (list.pairs[i].unmeasured) {
+                    fprintf(stderr,
+                            "proxima: frame %ld: objects %s and %s cannot be measured against each other (one "
+                            "overflows double in the other's frame): reported colliding, unmeasured\n",
+                            f, s->objects[list.pairs[i].a].name, s->objects[list.pairs[i].b].name);
+                    break;
+                }
+        unmeasured += (long long)stats.unmeasured_pairs;
         if (opt->quiet) continue;
         printf("frame %ld pairs %zu box_pairs %zu tested %zu broad_ms %.3f narrow_ms %.3f\n", f, stats.colliding_pairs,
                stats.box_pairs, stats.tested_pairs, broad[f], narrow[f]);
         if (opt->pairs)
             for (size_t i = 0; i < list.count; i++) {
                 const found_pair* q = &list.pairs[i];
+                if (q->unmeasured) { /* its points and normal would be zeros that were never measured */
+                    printf("  %s %s unmeasured\n", s->objects[q->a].name, s->objects[q->b].name);
+                    continue;
+                }
                 printf("  %s %s points %d normal %.6g %.6g %.6g\n", s->objects[q->a].name, s->objects[q->b].name,
                        q->points, q->normal.x, q->normal.y, q->normal.z);
             }
     }
-    printf("summary: %d objects, %ld frames, %lld colliding pairs (%.1f per frame), %lld box pairs, %lld tested\n",
+    printf("summary: %d objects, %ld frames, %lld colliding pairs (%.1f per frame), %lld box pairs, %lld tested",
            s->object_count, frames, colliding, (double)colliding / (double)frames, box_pairs, tested);
+    if (unmeasured > 0) printf(", %lld unmeasured", unmeasured);
+    printf("\n");
     printf("ms per frame      median        p90\n");
     const char* names[3] = {"broad", "narrow", "total"};
     double* columns[3] = {broad, narrow, total};
@@ -1022,10 +1041,11 @@ void scene_usage(FILE* f) {
           "\n"
           "scene runs a world of moving objects and prints, per frame,\n"
           "'frame F pairs P box_pairs B tested T broad_ms X narrow_ms Y' (with --pairs\n"
-          "then '  A B points N normal NX NY NZ' per colliding pair), then a summary\n"
-          "(--quiet: the summary only). The options override the file. --demo runs a\n"
-          "built-in scene of --objects (default 2000) meshes and convex shapes. A scene\n"
-          "file has one statement per line ('#' comments):\n"
+          "then '  A B points N normal NX NY NZ' per colliding pair, or '  A B unmeasured'\n"
+          "for a pair reported colliding because one overflows double in the other's\n"
+          "frame), then a summary (--quiet: the summary only). The options override the\n"
+          "file. --demo runs a built-in scene of --objects (default 2000) meshes and\n"
+          "convex shapes. A scene file has one statement per line ('#' comments):\n"
           "  broadphase sweep|sap|tree|brute    threads N    frames N    dt SECONDS\n"
           "  contacts on|off    schedule on|off    bounds X0 Y0 Z0 X1 Y1 Z1 (walls)\n"
           "  mesh NAME MODEL [bv KIND] [detail N] [scale S | scale SX SY SZ]\n"
