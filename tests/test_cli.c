@@ -318,6 +318,110 @@ PROX_TEST(cli, scene_says_which_pairs_are_unmeasured) {
     CHECK_MSG(strstr(out, "a and b") && strstr(out, "unmeasured"), "%.400s", out);
 }
 
+/* Every command refuses an option it does not use, as a usage error (status
+ * 2, as for missing arguments and unknown commands): collide took
+ * --tolerance 1 and answered the plain collision question, distance dropped
+ * --upper-bound beside --tolerance, scene FILE took --objects, and an
+ * unknown option given last was said to need a value. */
+PROX_TEST(cli, options_a_command_does_not_use_are_refused) {
+    if (!cli()) {
+        prox_test_skip("PROX_CLI not set (run through ctest)");
+        return;
+    }
+    static char out[1 << 14];
+    char command[1024];
+    const char* ray = "--ray \"0 0 3 0 0 -1\"";
+    const char* pose = "\"1 0 0 0 1 0 0 0 1 0 0 0\"";
+    const struct {
+        const char *command, *models, *options[16];
+    } refused[] = {
+        {"collide",
+         "builtin:box builtin:box",
+         {"--tolerance 1", "--points", "--upper-bound 2", "--rel-error 0.1", "--abs-error 0.1", "--hull",
+          "--contact-first", "--max-t 1", "--any-hit", "--cull-back-faces", ray, "--rays -", "--pose", NULL}},
+        {"contacts",
+         "builtin:box builtin:box",
+         {"--tolerance 1", "--points", "--upper-bound 2", "--rel-error 0.1", "--hull", "--contact-first",
+          "--max-t 1", "--any-hit", "--cull-back-faces", "--all", NULL}},
+        {"distance", "builtin:box builtin:box", {"--all", "--sat lite", ray, "--max-t 1", "--any-hit", NULL}},
+        {"info",
+         "builtin:box",
+         {"--tolerance 1", "--points", "--upper-bound 2", "--rel-error 0.1", "--hull", "--contact-first",
+          "--max-t 1", "--any-hit", "--cull-back-faces", ray, "--stats", "--placements -", "--pose-a", "--sat lite",
+          NULL}},
+        {"ray",
+         "builtin:box",
+         {"--tolerance 1", "--points", "--upper-bound 2", "--rel-error 0.1", "--hull", "--contact-first", "--all",
+          "--sat lite", "--placements -", "--pose-a", NULL}},
+        {"demo", "", {"--bv obb", "--sat lite", "--hull", "--points", "--stats", NULL}},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; ++i)
+        for (const char* const* options = refused[i].options; *options; ++options) {
+            const char* c = refused[i].command;
+            /* a pose option takes the pose */
+            snprintf(command, sizeof command, "%s %s %s %s %s", cli(), c, refused[i].models, *options,
+                     strncmp(*options, "--pose", 6) == 0 ? pose : "");
+            char option[32], expected[96];
+            sscanf(*options, "%31s", option);
+            snprintf(expected, sizeof expected, "proxima: option %s does not apply to %s", option, c);
+            CHECK_MSG(run(command, out, sizeof out) == 2 && strstr(out, expected), "%s %s: %.300s", c, *options,
+                      out);
+        }
+    /* --tolerance answers within or not: no bound, error or collision pass to apply */
+    const char* with_tolerance[] = {"--upper-bound 2", "--rel-error 0.1", "--abs-error 0.1", "--contact-first"};
+    for (size_t i = 0; i < sizeof with_tolerance / sizeof *with_tolerance; ++i) {
+        snprintf(command, sizeof command, "%s distance builtin:box builtin:box --tolerance 1 %s", cli(),
+                 with_tolerance[i]);
+        char option[32], expected[96];
+        sscanf(with_tolerance[i], "%31s", option);
+        snprintf(expected, sizeof expected, "option %s does not apply with --tolerance", option);
+        CHECK_MSG(run(command, out, sizeof out) == 2 && strstr(out, expected), "%s: %.300s", with_tolerance[i],
+                  out);
+    }
+    /* what --tolerance does take */
+    snprintf(command, sizeof command,
+             "%s distance builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 2.5 0 0\" --tolerance 0.5 --hull "
+             "--points --stats --bv obb --leaf 4 2>/dev/null",
+             cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK_MSG(strncmp(out, "1 0.5 ", 6) == 0, "%.300s", out);
+    snprintf(command, sizeof command, "%s scene --demo --objects 5 --frames 1 --quiet", cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/cli_options.scene", PROX_BINARY_DIR);
+    write_file(path, "frames 1\nconvex ball sphere 1\nobject a ball\n");
+    snprintf(command, sizeof command, "%s scene %s --quiet", cli(), path);
+    REQUIRE(run(command, out, sizeof out) == 0);
+    snprintf(command, sizeof command, "%s scene %s --quiet --objects 5", cli(), path);
+    CHECK(run(command, out, sizeof out) == 2);
+    CHECK_MSG(strstr(out, "proxima: scene: option --objects does not apply to a scene file (only to --demo)"),
+              "%.300s", out);
+    /* an unknown option, last or with '=', is unknown (it "needed a value") */
+    static const char* const unknown[] = {"collide builtin:box builtin:box --frob",
+                                          "collide builtin:box builtin:box --frob=1",
+                                          "collide builtin:box builtin:box --frob 1", "info builtin:box --frob",
+                                          "scene --demo --frob", "scene --demo --frob=1"};
+    for (size_t i = 0; i < sizeof unknown / sizeof *unknown; ++i) {
+        snprintf(command, sizeof command, "%s %s", cli(), unknown[i]);
+        CHECK_MSG(run(command, out, sizeof out) == 2 && strstr(out, "unknown option --frob\n"), "%s: %.300s",
+                  unknown[i], out);
+    }
+    /* a known option with '=': the value goes in the next argument */
+    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --bv=obb", cli());
+    CHECK(run(command, out, sizeof out) == 2);
+    CHECK_MSG(strstr(out, "--bv obb"), "%.300s", out);
+    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --bv", cli());
+    CHECK(run(command, out, sizeof out) == 2);
+    CHECK_MSG(strstr(out, "option --bv needs a value"), "%.300s", out);
+    snprintf(command, sizeof command, "%s scene --demo --frames", cli());
+    CHECK(run(command, out, sizeof out) == 2);
+    CHECK_MSG(strstr(out, "option --frames needs a value"), "%.300s", out);
+    /* demo's count: the range it takes */
+    snprintf(command, sizeof command, "%s demo --placements 1e12", cli());
+    CHECK(run(command, out, sizeof out) == 1);
+    CHECK_MSG(strstr(out, "--placements takes 1..10000000 for demo, not '1e12'"), "%.300s", out);
+}
+
 PROX_TEST(cli, contacts_lists_points_on_both_models) {
     if (!cli()) {
         prox_test_skip("PROX_CLI not set (run through ctest)");
@@ -510,10 +614,10 @@ PROX_TEST(cli, rays_match_the_library) {
     CHECK_MSG(strstr(out, "too few numbers") != NULL, "%.200s", out);
     snprintf(command, sizeof command, "%s ray builtin:box --ray \"0 0 3 0 0 -1\" --pose-b \"1 0 0 0 1 0 0 0 1 0 0 0\"",
              cli());
-    CHECK(run(command, out, sizeof out) == 1);
-    CHECK_MSG(strstr(out, "--pose") != NULL, "%.200s", out);
+    CHECK(run(command, out, sizeof out) == 2);
+    CHECK_MSG(strstr(out, "with --pose") != NULL, "%.200s", out);
     snprintf(command, sizeof command, "%s collide builtin:box builtin:box --pose \"1 0 0 0 1 0 0 0 1 0 0 0\"", cli());
-    CHECK(run(command, out, sizeof out) == 1);
+    CHECK(run(command, out, sizeof out) == 2);
     CHECK_MSG(strstr(out, "--pose-a") != NULL, "%.200s", out);
     snprintf(command, sizeof command, "%s ray builtin:box --rays %s", cli(), PROX_BINARY_DIR);
     CHECK(run(command, out, sizeof out) == 1);

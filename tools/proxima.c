@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,28 +36,30 @@
 
 static void usage(FILE* f) {
     fputs("usage:\n"
-          "  proxima info MODEL [--bv KIND] [--split RULE] [--fit hull|triangles] [--leaf N]\n"
-          "  proxima collide A B [--bv KIND] [--sat full|lite] [--all] [--stats]\n"
-          "                      [--split RULE] [--fit hull|triangles] [--leaf N]\n"
+          "  proxima info MODEL [TREE]\n"
+          "  proxima collide A B [TREE] [--sat full|lite] [--all] [--stats]\n"
           "                      [--pose-a \"R00 R01 R02 R10 R11 R12 R20 R21 R22 TX TY TZ\"] [--pose-b ...]\n"
           "                      [--placements FILE]\n"
-          "  proxima distance A B [--bv KIND] [--points] [--rel-error X] [--abs-error X]\n"
-          "                       [--upper-bound X] [--contact-first] [--hull] [--tolerance D]\n"
+          "  proxima distance A B [TREE] [--points] [--rel-error X] [--abs-error X]\n"
+          "                       [--upper-bound X] [--contact-first] [--hull] [--tolerance D] [--stats]\n"
           "                       [--pose-a ...] [--pose-b ...] [--placements FILE]\n"
-          "  proxima contacts A B [--bv KIND] [--sat full|lite] [--pose-a ...] [--pose-b ...]\n"
+          "  proxima contacts A B [TREE] [--sat full|lite] [--stats] [--pose-a ...] [--pose-b ...]\n"
           "                       [--placements FILE]\n"
-          "  proxima ray MODEL [--bv KIND] [--pose ...] [--max-t X] [--any-hit] [--cull-back-faces]\n"
+          "  proxima ray MODEL [TREE] [--pose ...] [--max-t X] [--any-hit] [--cull-back-faces] [--stats]\n"
           "                    [--ray \"OX OY OZ DX DY DZ\"] [--rays FILE]\n"
-          "  proxima demo [--placements N]\n"
+          "  proxima demo [--placements N] [--split RULE] [--fit hull|triangles] [--leaf N]\n"
           "  proxima scene FILE|--demo [options]   (see below)\n"
           "\n"
+          "TREE is [--bv KIND] [--split RULE] [--fit hull|triangles] [--leaf N], how each\n"
+          "model's tree is built. A command refuses the options it does not take.\n"
           "MODEL is a mesh file (.obj .stl .ply .off) or builtin:torus, builtin:teapot,\n"
           "builtin:sphere, builtin:box. KIND is the bounding volume: aabb (default; rss for\n"
           "distance), obb, obb-sphere, sphere, kdop14, kdop18, kdop26, rss, lss; info without --bv\n"
           "shows every kind.\n"
           "RULE is the split: default (the kind's own), median, sah, mean. --fit: oriented\n"
           "boxes from the covariance of each node's convex hull (default) or of its\n"
-          "triangles (faster to build). A pose is a\n"
+          "triangles (faster to build). --leaf: triangles per leaf, 1..16 (default 2).\n"
+          "--stats: volume and triangle test counts on stderr. A pose is a\n"
           "row-major 3x3 basis (rotation, may scale) and a translation: x -> R x + T. A\n"
           "placements file has one placement per line: 24 numbers, A's pose then B's pose;\n"
           "'#' starts a comment. collide prints\n"
@@ -64,7 +67,9 @@ static void usage(FILE* f) {
           "distance prints the separation distance per placement (0 when touching), in\n"
           "full precision; --points appends the triangles (a, b) and the closest points\n"
           "on A and on B. With --tolerance D it prints 1 when the models are within D,\n"
-          "else 0 (--points: then the distance, triangles and points of a pair within D).\n"
+          "else 0 (--points: then the distance, triangles and points of a pair within D);\n"
+          "it stops at any pair within D, so --upper-bound, --rel-error, --abs-error and\n"
+          "--contact-first do not apply with it.\n"
           "--rel-error/--abs-error allow an approximate distance d <= (1+rel) true + abs;\n"
           "--upper-bound stops early when the models are farther apart (the distance\n"
           "printed is then inf, with --points triangles -1 -1 and zero points; with\n"
@@ -73,7 +78,6 @@ static void usage(FILE* f) {
           "--contact-first runs a collision test\n"
           "before the distance search: faster when the models often intersect, slower\n"
           "when they are apart; the distance is the same (within the error bounds).\n"
-          "It has no effect with --tolerance, whose test runs first at D = 0 only.\n"
           "--hull keeps each model's convex hull and tries the hulls first: much faster\n"
           "on convex-looking models apart (a torus, a teapot, machined parts), a few\n"
           "microseconds slower where the hulls bridge hollows; the distance is the same\n"
@@ -87,6 +91,10 @@ static void usage(FILE* f) {
           "triangle, the point, the unit normal of the triangle as wound and 1 when the\n"
           "ray meets its front (else 0); or 0 for a miss. --max-t X: only hits at t <= X;\n"
           "--any-hit: any hit, not the nearest; --cull-back-faces: only front faces.\n"
+          "demo times N random placements per model (1..10000000, default 10000).\n"
+          "Exit status: 0; 1 for bad input (a value, a file, a model, a placement); 2 for a\n"
+          "usage error (an unknown command or option, an option the command does not\n"
+          "take, a missing argument).\n"
           "\n",
           f);
     scene_usage(f);
@@ -97,6 +105,21 @@ static int fail(const char* format, const char* detail) {
     fprintf(stderr, format, detail);
     fputc('\n', stderr);
     return 1;
+}
+
+/* A mistake in the words of the command line (what --help describes), as
+ * opposed to a bad value or input: status 2, as for a missing argument. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static int usage_error(const char* format, ...) {
+    fprintf(stderr, "proxima: ");
+    va_list args;
+    va_start(args, format);
+    vfprintf(stderr, format, args);
+    va_end(args);
+    fputc('\n', stderr);
+    return 2;
 }
 
 /* Loads a model from a file or a built-in generator (also used by scene.c). */
@@ -131,10 +154,10 @@ typedef struct options {
     bool all;
     bool stats;
     bool have_pose[2];
-    bool plain_pose; /* --pose (ray) rather than --pose-a / --pose-b */
     prox_transform pose[2];
     const char* placements;
-    int demo_count;
+    int demo_count; /* -1: --placements is not a count demo takes */
+    uint32_t given; /* bit i: option_specs[i] was given */
     /* distance */
     bool points;
     bool have_tolerance;
@@ -201,7 +224,71 @@ static bool pose_from_numbers(const double* v, prox_transform* out) {
     return prox_transform_is_valid(out);
 }
 
-static int parse_options(int argc, char** argv, int first, options* o) {
+/* The commands, as bits, and which of them use each option: every command
+ * refuses the options it does not use (they were accepted and ignored). */
+enum {
+    INFO = 1 << 0,
+    COLLIDE = 1 << 1,
+    DISTANCE = 1 << 2,
+    CONTACTS = 1 << 3,
+    RAY = 1 << 4,
+    DEMO = 1 << 5,
+    PAIRS = COLLIDE | DISTANCE | CONTACTS,
+    TREES = INFO | PAIRS | RAY,
+};
+
+typedef struct option_spec {
+    const char* name;
+    bool takes_value;
+    unsigned commands;   /* that use it */
+    unsigned note_for;   /* commands refusing it that are told `note` */
+    const char* note;
+} option_spec;
+
+static const option_spec option_specs[] = {
+    {"--bv", true, TREES, DEMO, " (it times every kind)"},
+    {"--split", true, TREES | DEMO, 0, NULL},
+    {"--fit", true, TREES | DEMO, 0, NULL},
+    {"--leaf", true, TREES | DEMO, 0, NULL},
+    {"--sat", true, COLLIDE | CONTACTS, 0, NULL},
+    {"--all", false, COLLIDE, 0, NULL},
+    {"--stats", false, PAIRS | RAY, 0, NULL},
+    {"--pose-a", true, PAIRS, RAY, " (it places its one model with --pose)"},
+    {"--pose-b", true, PAIRS, RAY, " (it places its one model with --pose)"},
+    {"--pose", true, RAY, PAIRS, " (two models take --pose-a and --pose-b)"},
+    {"--placements", true, PAIRS | DEMO, 0, NULL},
+    {"--points", false, DISTANCE, 0, NULL},
+    {"--tolerance", true, DISTANCE, 0, NULL},
+    {"--rel-error", true, DISTANCE, 0, NULL},
+    {"--abs-error", true, DISTANCE, 0, NULL},
+    {"--upper-bound", true, DISTANCE, 0, NULL},
+    {"--contact-first", false, DISTANCE, 0, NULL},
+    {"--hull", false, DISTANCE, 0, NULL},
+    {"--ray", true, RAY, 0, NULL},
+    {"--rays", true, RAY, 0, NULL},
+    {"--max-t", true, RAY, 0, NULL},
+    {"--any-hit", false, RAY, 0, NULL},
+    {"--cull-back-faces", false, RAY, 0, NULL},
+};
+
+enum { OPTION_COUNT = sizeof option_specs / sizeof *option_specs };
+_Static_assert(OPTION_COUNT <= 32, "options.given has a bit per option");
+
+static const option_spec* find_option(const char* name, size_t length) {
+    for (int i = 0; i < OPTION_COUNT; ++i)
+        if (strlen(option_specs[i].name) == length && strncmp(option_specs[i].name, name, length) == 0)
+            return &option_specs[i];
+    return NULL;
+}
+
+static bool given(const options* o, const char* name) {
+    const option_spec* spec = find_option(name, strlen(name));
+    return spec && (o->given >> (spec - option_specs) & 1u);
+}
+
+/* Reads the options of `command` (one of the bits above, named `name`);
+ * returns 0, or the exit status after saying what is wrong. */
+static int parse_options(int argc, char** argv, int first, unsigned command, const char* name, options* o) {
     o->bvh = prox_default_bvh_def();
     o->sat = PROX_SAT_FULL;
     o->demo_count = 10000;
@@ -209,7 +296,30 @@ static int parse_options(int argc, char** argv, int first, options* o) {
     o->ray = prox_default_ray_def();
     for (int i = first; i < argc; ++i) {
         const char* a = argv[i];
-        const char* value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        }
+        if (a[0] != '-' || a[1] != '-') {
+            if (o->positional_count == 2) return usage_error("unexpected argument '%s'", a);
+            o->positional[o->positional_count++] = a;
+            continue;
+        }
+        /* the value is the next argument; "--bv=obb" is not read */
+        const size_t length = strcspn(a, "=");
+        const option_spec* spec = find_option(a, length);
+        if (!spec) return usage_error("unknown option %.*s", (int)length, a);
+        if (a[length] == '=')
+            return usage_error("option %s takes its value as the next argument (%s %s)", spec->name, spec->name,
+                               a + length + 1);
+        if (!(spec->commands & command))
+            return usage_error("option %s does not apply to %s%s", a, name, spec->note_for & command ? spec->note : "");
+        o->given |= 1u << (spec - option_specs);
+        const char* value = NULL;
+        if (spec->takes_value) {
+            if (i + 1 == argc) return usage_error("option %s needs a value", a);
+            value = argv[++i];
+        }
         if (strcmp(a, "--all") == 0) o->all = true;
         else if (strcmp(a, "--stats") == 0) o->stats = true;
         else if (strcmp(a, "--points") == 0) o->points = true;
@@ -217,88 +327,82 @@ static int parse_options(int argc, char** argv, int first, options* o) {
         else if (strcmp(a, "--hull") == 0) o->bvh.convex_hull = true;
         else if (strcmp(a, "--any-hit") == 0) o->ray.any_hit = true;
         else if (strcmp(a, "--cull-back-faces") == 0) o->ray.cull_back_faces = true;
-        else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            exit(0);
-        } else if (a[0] == '-' && a[1] == '-') {
-            if (!value) return fail("option %s needs a value", a);
-            ++i;
-            if (strcmp(a, "--bv") == 0) {
-                if (!prox_volume_from_name(value, &o->bvh.volume))
-                    return fail("unknown volume '%s' (aabb, obb, obb-sphere, sphere, kdop14, kdop18, kdop26, rss, lss)",
-                                value);
-                o->have_volume = true;
-            } else if (strcmp(a, "--sat") == 0) {
-                if (strcmp(value, "full") == 0) o->sat = PROX_SAT_FULL;
-                else if (strcmp(value, "lite") == 0) o->sat = PROX_SAT_LITE;
-                else return fail("--sat takes full or lite, not '%s'", value);
-            } else if (strcmp(a, "--split") == 0) {
-                if (!prox_split_from_name(value, &o->bvh.split))
-                    return fail("--split takes default, median, sah or mean, not '%s'", value);
-            } else if (strcmp(a, "--fit") == 0) {
-                if (strcmp(value, "hull") == 0) o->bvh.obb_fit = PROX_OBB_FIT_HULL;
-                else if (strcmp(value, "triangles") == 0) o->bvh.obb_fit = PROX_OBB_FIT_TRIANGLES;
-                else return fail("--fit takes hull or triangles, not '%s'", value);
-            } else if (strcmp(a, "--leaf") == 0) {
-                char* end;
-                long n = strtol(value, &end, 10);
-                if (*end || n < 1 || n > 16) return fail("--leaf takes 1..16, not '%s'", value);
-                o->bvh.leaf_size = (int)n;
-            } else if (strcmp(a, "--pose-a") == 0 || strcmp(a, "--pose-b") == 0 || strcmp(a, "--pose") == 0) {
-                int k = a[6] == '-' && a[7] == 'b';
-                o->plain_pose = o->plain_pose || a[6] == '\0';
-                double v[12];
-                const char* error = "";
-                if (!parse_numbers(value, v, 12, &error)) {
-                    fprintf(stderr, "proxima: %s: %s (want 12 numbers: 3x3 row-major basis, then translation)\n", a,
-                            error);
-                    return 1;
-                }
-                if (!pose_from_numbers(v, &o->pose[k]))
-                    return fail("%s: the basis does not invert (singular, or scaled beyond about 1e+-102)", a);
-                o->have_pose[k] = true;
-            } else if (strcmp(a, "--tolerance") == 0 || strcmp(a, "--rel-error") == 0 ||
-                       strcmp(a, "--abs-error") == 0 || strcmp(a, "--upper-bound") == 0) {
-                double x;
-                const char* error = "";
-                if (!parse_numbers(value, &x, 1, &error) || x < 0)
-                    return fail("%s takes one finite number >= 0", a);
-                if (a[2] == 't') {
-                    o->tolerance = x;
-                    o->have_tolerance = true;
-                } else if (a[2] == 'r') {
-                    o->distance.relative_error = x;
-                } else if (a[2] == 'a') {
-                    o->distance.absolute_error = x;
-                } else {
-                    o->distance.upper_bound = x;
-                }
-            } else if (strcmp(a, "--ray") == 0) {
-                const char* error = "";
-                if (!parse_numbers(value, o->ray_numbers, 6, &error)) {
-                    fprintf(stderr, "proxima: --ray: %s (want 6 numbers: origin, then direction)\n", error);
-                    return 1;
-                }
-                o->have_ray = true;
-            } else if (strcmp(a, "--rays") == 0) {
-                o->rays = value;
-            } else if (strcmp(a, "--max-t") == 0) {
-                const char* error = "";
-                if (!parse_numbers(value, &o->ray.max_t, 1, &error) || o->ray.max_t < 0)
-                    return fail("%s takes one finite number >= 0", a);
-            } else if (strcmp(a, "--placements") == 0) {
-                o->placements = value;
-                char* end;
-                long n = strtol(value, &end, 10);
-                o->demo_count = (*end == '\0' && n > 0 && n <= 10000000) ? (int)n : -1;
-            } else {
-                return fail("unknown option %s", a);
+        else if (strcmp(a, "--bv") == 0) {
+            if (!prox_volume_from_name(value, &o->bvh.volume))
+                return fail("unknown volume '%s' (aabb, obb, obb-sphere, sphere, kdop14, kdop18, kdop26, rss, lss)",
+                            value);
+            o->have_volume = true;
+        } else if (strcmp(a, "--sat") == 0) {
+            if (strcmp(value, "full") == 0) o->sat = PROX_SAT_FULL;
+            else if (strcmp(value, "lite") == 0) o->sat = PROX_SAT_LITE;
+            else return fail("--sat takes full or lite, not '%s'", value);
+        } else if (strcmp(a, "--split") == 0) {
+            if (!prox_split_from_name(value, &o->bvh.split))
+                return fail("--split takes default, median, sah or mean, not '%s'", value);
+        } else if (strcmp(a, "--fit") == 0) {
+            if (strcmp(value, "hull") == 0) o->bvh.obb_fit = PROX_OBB_FIT_HULL;
+            else if (strcmp(value, "triangles") == 0) o->bvh.obb_fit = PROX_OBB_FIT_TRIANGLES;
+            else return fail("--fit takes hull or triangles, not '%s'", value);
+        } else if (strcmp(a, "--leaf") == 0) {
+            char* end;
+            long n = strtol(value, &end, 10);
+            if (*end || n < 1 || n > 16) return fail("--leaf takes 1..16, not '%s'", value);
+            o->bvh.leaf_size = (int)n;
+        } else if (strncmp(a, "--pose", 6) == 0) {
+            int k = strcmp(a, "--pose-b") == 0;
+            double v[12];
+            const char* error = "";
+            if (!parse_numbers(value, v, 12, &error)) {
+                fprintf(stderr, "proxima: %s: %s (want 12 numbers: 3x3 row-major basis, then translation)\n", a,
+                        error);
+                return 1;
             }
-        } else {
-            if (o->positional_count == 2) return fail("unexpected argument '%s'", a);
-            o->positional[o->positional_count++] = a;
+            if (!pose_from_numbers(v, &o->pose[k]))
+                return fail("%s: the basis does not invert (singular, or scaled beyond about 1e+-102)", a);
+            o->have_pose[k] = true;
+        } else if (strcmp(a, "--tolerance") == 0 || strcmp(a, "--rel-error") == 0 ||
+                   strcmp(a, "--abs-error") == 0 || strcmp(a, "--upper-bound") == 0) {
+            double x;
+            const char* error = "";
+            if (!parse_numbers(value, &x, 1, &error) || x < 0) return fail("%s takes one finite number >= 0", a);
+            if (a[2] == 't') {
+                o->tolerance = x;
+                o->have_tolerance = true;
+            } else if (a[2] == 'r') {
+                o->distance.relative_error = x;
+            } else if (a[2] == 'a') {
+                o->distance.absolute_error = x;
+            } else {
+                o->distance.upper_bound = x;
+            }
+        } else if (strcmp(a, "--ray") == 0) {
+            const char* error = "";
+            if (!parse_numbers(value, o->ray_numbers, 6, &error)) {
+                fprintf(stderr, "proxima: --ray: %s (want 6 numbers: origin, then direction)\n", error);
+                return 1;
+            }
+            o->have_ray = true;
+        } else if (strcmp(a, "--rays") == 0) {
+            o->rays = value;
+        } else if (strcmp(a, "--max-t") == 0) {
+            const char* error = "";
+            if (!parse_numbers(value, &o->ray.max_t, 1, &error) || o->ray.max_t < 0)
+                return fail("%s takes one finite number >= 0", a);
+        } else if (strcmp(a, "--placements") == 0) {
+            o->placements = value;
+            char* end;
+            long n = strtol(value, &end, 10);
+            o->demo_count = (*end == '\0' && n > 0 && n <= 10000000) ? (int)n : -1;
         }
     }
+    /* a tolerance test answers "within D?" and stops at the first pair within
+     * D: it has no upper bound, error bounds or collision pass to apply */
+    static const char* const not_with_tolerance[] = {"--upper-bound", "--rel-error", "--abs-error",
+                                                     "--contact-first"};
+    for (size_t i = 0; o->have_tolerance && i < sizeof not_with_tolerance / sizeof *not_with_tolerance; ++i)
+        if (given(o, not_with_tolerance[i]))
+            return usage_error("option %s does not apply with --tolerance (a test within D, not a distance)",
+                               not_with_tolerance[i]);
     return 0;
 }
 
@@ -545,7 +649,6 @@ static int command_pair(pair_command command, const options* o) {
         usage(stderr);
         return 2;
     }
-    if (o->plain_pose) return fail("two models take --pose-a and --pose-b, not --pose%s", "");
     prox_mesh_data data[2] = {{0}};
     prox_bvh* bvh[2] = {NULL, NULL};
     int status = 1;
@@ -622,8 +725,6 @@ static int command_ray(const options* o) {
         usage(stderr);
         return 2;
     }
-    if (o->have_pose[1] || (o->have_pose[0] && !o->plain_pose))
-        return fail("ray places its one model with --pose, not --pose-a or --pose-b%s", "");
     prox_mesh_data data;
     if (!load_model(o->positional[0], &data)) return 1;
     prox_mesh mesh = prox_mesh_data_view(&data);
@@ -659,7 +760,7 @@ done:
 /* The paper's experiment at a small size on the built-in models. */
 static int command_demo(const options* o) {
     int count = o->demo_count;
-    if (count <= 0) return fail("--placements takes a positive count for demo%s", "");
+    if (count <= 0) return fail("--placements takes 1..10000000 for demo, not '%s'", o->placements);
     const char* models[] = {"builtin:torus", "builtin:teapot"};
     printf("proxima %s: van den Bergen 1998, sec. 5, at %d random placements per model\n", prox_version_string(),
            count);
@@ -763,17 +864,29 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (strcmp(command, "scene") == 0) return scene_command(argc, argv, 2);
+    static const struct {
+        const char* name;
+        unsigned bit;
+    } commands[] = {{"info", INFO},         {"collide", COLLIDE}, {"distance", DISTANCE},
+                    {"contacts", CONTACTS}, {"ray", RAY},         {"demo", DEMO}};
+    unsigned bit = 0;
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; ++i)
+        if (strcmp(command, commands[i].name) == 0) bit = commands[i].bit;
+    if (!bit) {
+        fprintf(stderr, "proxima: unknown command '%s'\n", command);
+        usage(stderr);
+        return 2;
+    }
     options o;
     memset(&o, 0, sizeof o);
-    int r = parse_options(argc, argv, 2, &o);
+    int r = parse_options(argc, argv, 2, bit, command, &o);
     if (r) return r;
-    if (strcmp(command, "info") == 0) return command_info(&o);
-    if (strcmp(command, "collide") == 0) return command_pair(PAIR_COLLIDE, &o);
-    if (strcmp(command, "distance") == 0) return command_pair(PAIR_DISTANCE, &o);
-    if (strcmp(command, "contacts") == 0) return command_pair(PAIR_CONTACTS, &o);
-    if (strcmp(command, "ray") == 0) return command_ray(&o);
-    if (strcmp(command, "demo") == 0) return command_demo(&o);
-    fprintf(stderr, "proxima: unknown command '%s'\n", command);
-    usage(stderr);
-    return 2;
+    switch (bit) {
+    case INFO: return command_info(&o);
+    case COLLIDE: return command_pair(PAIR_COLLIDE, &o);
+    case DISTANCE: return command_pair(PAIR_DISTANCE, &o);
+    case CONTACTS: return command_pair(PAIR_CONTACTS, &o);
+    case RAY: return command_ray(&o);
+    default: return command_demo(&o);
+    }
 }

@@ -1067,6 +1067,15 @@ static int option_error(const char* format, const char* detail) {
     return 1;
 }
 
+/// A mistake in the words of the command line, as opposed to a bad value:
+/// status 2, as for a missing argument.
+static int usage_error(const char* format, int length, const char* detail) {
+    fprintf(stderr, "proxima: scene: ");
+    fprintf(stderr, format, length, detail);
+    fputc('\n', stderr);
+    return 2;
+}
+
 static bool parse_long(const char* text, long lo, long hi, long* out) {
     if (!text || !isdigit((unsigned char)text[0])) return false;
     char* end;
@@ -1079,15 +1088,37 @@ static bool parse_long(const char* text, long lo, long hi, long* out) {
 
 int scene_command(int argc, char** argv, int first) {
     run_options opt = {.broadphase = -1, .schedule = -1, .contacts = -1, .demo_objects = 2000};
+    static const char* const flags[] = {"--demo",        "--schedule", "--no-schedule", "--contacts",
+                                        "--no-contacts", "--pairs",    "--quiet"};
+    static const char* const valued[] = {"--frames", "--threads", "--objects", "--broadphase"};
+    bool objects = false;
     for (int i = first; i < argc; i++) {
         const char* a = argv[i];
-        const char* value = i + 1 < argc ? argv[i + 1] : NULL;
-        long n;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs("usage:\n", stdout);
             scene_usage(stdout);
             return 0;
-        } else if (strcmp(a, "--demo") == 0) opt.demo = true;
+        }
+        if (a[0] != '-' || a[1] == '\0') {
+            if (opt.file) return usage_error("unexpected argument '%.*s' (one scene file)", (int)strlen(a), a);
+            opt.file = a;
+            continue;
+        }
+        /* the value is the next argument; "--frames=5" is not read */
+        const int length = (int)strcspn(a, "=");
+        bool known = false, takes_value = false;
+        for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
+            known = known || ((int)strlen(flags[k]) == length && strncmp(a, flags[k], (size_t)length) == 0);
+        for (size_t k = 0; k < sizeof valued / sizeof *valued; k++)
+            if ((int)strlen(valued[k]) == length && strncmp(a, valued[k], (size_t)length) == 0)
+                known = takes_value = true;
+        if (!known) return usage_error("unknown option %.*s", length, a);
+        if (a[length] == '=')
+            return usage_error("option %.*s takes its value as the next argument", length, a);
+        if (takes_value && i + 1 == argc) return usage_error("option %.*s needs a value", length, a);
+        const char* value = takes_value ? argv[++i] : NULL;
+        long n;
+        if (strcmp(a, "--demo") == 0) opt.demo = true;
         else if (strcmp(a, "--schedule") == 0) opt.schedule = 1;
         else if (strcmp(a, "--no-schedule") == 0) opt.schedule = 0;
         else if (strcmp(a, "--contacts") == 0) opt.contacts = 1;
@@ -1097,27 +1128,25 @@ int scene_command(int argc, char** argv, int first) {
         else if (strcmp(a, "--frames") == 0) {
             if (!parse_long(value, 1, MAX_FRAMES, &n))
                 return option_error("--frames takes 1..1000000, not '%s'", value);
-            opt.frames = n, i++;
+            opt.frames = n;
         } else if (strcmp(a, "--threads") == 0) {
             if (!parse_long(value, 1, MAX_THREADS, &n)) return option_error("--threads takes 1..256, not '%s'", value);
-            opt.threads = (int)n, i++;
+            opt.threads = (int)n;
         } else if (strcmp(a, "--objects") == 0) {
             if (!parse_long(value, 1, MAX_OBJECTS, &n))
                 return option_error("--objects takes 1..1000000, not '%s'", value);
-            opt.demo_objects = n, i++;
-        } else if (strcmp(a, "--broadphase") == 0) {
-            prox_broadphase_kind kind;
-            if (!value || !prox_broadphase_kind_from_name(value, &kind))
-                return option_error("--broadphase takes sweep, sap, tree or brute, not '%s'", value);
-            opt.broadphase = (int)kind, i++;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return option_error("unknown option %s", a);
-        } else if (opt.file) {
-            return option_error("unexpected argument '%s' (one scene file)", a);
+            opt.demo_objects = n;
+            objects = true;
         } else {
-            opt.file = a;
+            prox_broadphase_kind kind;
+            if (!prox_broadphase_kind_from_name(value, &kind))
+                return option_error("--broadphase takes sweep, sap, tree or brute, not '%s'", value);
+            opt.broadphase = (int)kind;
         }
     }
+    /* the objects of a scene file are its own */
+    if (objects && opt.file)
+        return usage_error("option %.*s does not apply to a scene file (only to --demo)", 9, "--objects");
     if (opt.demo == (opt.file != NULL)) {
         fputs(opt.demo ? "proxima: scene: give a scene file or --demo, not both\n" : "usage:\n", stderr);
         if (!opt.demo) scene_usage(stderr);
