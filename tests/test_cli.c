@@ -422,6 +422,63 @@ PROX_TEST(cli, options_a_command_does_not_use_are_refused) {
     CHECK_MSG(strstr(out, "--placements takes 1..10000000 for demo, not '1e12'"), "%.300s", out);
 }
 
+/* The placements, rays and scene readers took lines of any length (getline)
+ * and a failed read for the end of the file: 600 MB of '1' on one line
+ * under a memory limit printed nothing with status 0, and /dev/zero grew to
+ * 2 GB first. A line is now at most 65536 characters, and beyond that the
+ * reader stops with an error naming the file and line (here lines of 2 MB
+ * of blanks or digits, which the old readers took as blank or ran out of
+ * memory on); a directory is an error that says so. */
+PROX_TEST(cli, input_lines_are_bounded) {
+    if (!cli()) {
+        prox_test_skip("PROX_CLI not set (run through ctest)");
+        return;
+    }
+    static char out[1 << 14];
+    char command[1024], path[256];
+    /* the longest line taken: 65536 characters, blanks then a placement */
+    static char line[65536 + 2];
+    static const char placement[] = "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 5 0 0";
+    for (int extra = 0; extra < 2; ++extra) {
+        const size_t length = 65536 + (size_t)extra, blanks = length - strlen(placement);
+        memset(line, ' ', blanks);
+        memcpy(line + blanks, placement, strlen(placement));
+        memcpy(line + length, "\n", 2);
+        snprintf(path, sizeof path, "%s/cli_long_line.txt", PROX_BINARY_DIR);
+        FILE* f = fopen(path, "w");
+        REQUIRE(f != NULL);
+        fprintf(f, "%s\n%s", placement, line);
+        fclose(f);
+        snprintf(command, sizeof command, "%s collide builtin:box builtin:box --placements %s", cli(), path);
+        const int status = run(command, out, sizeof out);
+        if (!extra) CHECK_MSG(status == 0 && strcmp(out, "0\n0\n") == 0, "%.300s", out);
+        else
+            CHECK_MSG(status == 1 && strstr(out, "proxima: ") && strstr(out, "cli_long_line.txt:2: ") &&
+                          strstr(out, "longer than 65536 characters"),
+                      "%.300s", out);
+    }
+    /* 2 MB on one line without a newline, through a pipe: blanks, digits or
+     * NUL bytes (these stop at once) */
+    static const char* const readers[] = {"collide builtin:box builtin:box --placements -", "ray builtin:box --rays -",
+                                          "scene -"};
+    static const char* const fills[] = {"| tr '\\0' ' '", "| tr '\\0' '1'", ""};
+    for (size_t i = 0; i < sizeof readers / sizeof *readers; ++i)
+        for (size_t k = 0; k < sizeof fills / sizeof *fills; ++k) {
+            snprintf(command, sizeof command, "head -c 2000000 /dev/zero %s | %s %s", fills[k], cli(), readers[i]);
+            CHECK_MSG(run(command, out, sizeof out) == 1 && strstr(out, "proxima: -:1: ") &&
+                          strstr(out, fills[k][0] ? "longer than 65536 characters" : "a NUL byte"),
+                      "%s %s: %.300s", fills[k], readers[i], out);
+        }
+    /* a directory */
+    static const char* const directories[] = {"collide builtin:box builtin:box --placements", "ray builtin:box --rays",
+                                              "scene"};
+    for (size_t i = 0; i < sizeof directories / sizeof *directories; ++i) {
+        snprintf(command, sizeof command, "%s %s %s", cli(), directories[i], PROX_BINARY_DIR);
+        CHECK_MSG(run(command, out, sizeof out) == 1 && strstr(out, "cannot read ") && strstr(out, "s a directory"),
+                  "%s: %.300s", directories[i], out);
+    }
+}
+
 PROX_TEST(cli, contacts_lists_points_on_both_models) {
     if (!cli()) {
         prox_test_skip("PROX_CLI not set (run through ctest)");

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* getc_unlocked */
+#endif
 #include "numbers.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,4 +73,48 @@ bool cli_reads_as_non_finite(const char* p) {
         if (strncasecmp(w, words[i], n) == 0 && cli_ends_word(w[n])) return true;
     }
     return false;
+}
+
+cli_line_status cli_read_line(cli_line_reader* reader) {
+    FILE* f = reader->file;
+    /* getc_unlocked: a character at a time (getline reads a line of any
+     * length before it can be refused, and gives no NUL bytes away), without
+     * a lock per character */
+    int c = getc_unlocked(f);
+    if (c == EOF) {
+        reader->error = errno;
+        return ferror(f) ? CLI_LINE_READ_ERROR : CLI_LINE_END;
+    }
+    reader->number++;
+    size_t length = 0;
+    for (;; c = getc_unlocked(f)) {
+        if (length + 1 > reader->capacity) { /* room for the '\0' */
+            size_t capacity = reader->capacity ? 2 * reader->capacity : 256;
+            if (capacity > CLI_LINE_MAX + 1) capacity = CLI_LINE_MAX + 1;
+            char* text = realloc(reader->text, capacity);
+            if (!text) return CLI_LINE_NO_MEMORY;
+            reader->text = text;
+            reader->capacity = capacity;
+        }
+        if (c == EOF || c == '\n') break;
+        if (c == '\0') return CLI_LINE_NUL;
+        if (length == CLI_LINE_MAX) return CLI_LINE_TOO_LONG;
+        reader->text[length++] = (char)c;
+    }
+    if (c == EOF && ferror(f)) { /* a line cut short by the failure is not given */
+        reader->error = errno;
+        return CLI_LINE_READ_ERROR;
+    }
+    reader->text[length] = '\0';
+    return CLI_LINE_OK;
+}
+
+const char* cli_line_problem(cli_line_status status) {
+    _Static_assert(CLI_LINE_MAX == 65536, "the message gives the number");
+    switch (status) {
+    case CLI_LINE_TOO_LONG: return "the line is longer than 65536 characters (not a text file?)";
+    case CLI_LINE_NUL: return "a NUL byte in the line (not a text file?)";
+    case CLI_LINE_NO_MEMORY: return "out of memory reading the line";
+    default: return "cannot read the line";
+    }
 }

@@ -62,7 +62,8 @@ static void usage(FILE* f) {
           "--stats: volume and triangle test counts on stderr. A pose is a\n"
           "row-major 3x3 basis (rotation, may scale) and a translation: x -> R x + T. A\n"
           "placements file has one placement per line: 24 numbers, A's pose then B's pose;\n"
-          "'#' starts a comment. collide prints\n"
+          "'#' starts a comment; a line holds at most 65536 characters (so does one of\n"
+          "a rays or scene file). collide prints\n"
           "1 (touching) or 0 per placement; with --all, the contacting triangle pairs follow.\n"
           "distance prints the separation distance per placement (0 when touching), in\n"
           "full precision; --points appends the triangles (a, b) and the closest points\n"
@@ -504,38 +505,38 @@ static int read_number_lines(const char* path, int count, const char* what, cons
         fprintf(stderr, "proxima: cannot open %ss file %s: %s\n", what, path, strerror(errno));
         return 1;
     }
-    char* line = NULL;
-    size_t cap = 0;
-    long number = 0;
+    cli_line_reader reader = {.file = f};
     int status = 0;
     double v[24];
-    ssize_t length;
-    while (status == 0 && (length = getline(&line, &cap, f)) != -1) {
-        ++number;
-        if (strlen(line) != (size_t)length) { /* the rest of the line would be dropped unread */
-            fprintf(stderr, "proxima: %s:%ld: a NUL byte in the line (not a text file?)\n", path, number);
+    while (status == 0) {
+        const cli_line_status got = cli_read_line(&reader);
+        if (got == CLI_LINE_END) break;
+        if (got == CLI_LINE_READ_ERROR) { /* not the end of the file: the rest was never seen */
+            fprintf(stderr, "proxima: cannot read %ss file %s: %s\n", what, path, strerror(reader.error));
             status = 1;
             break;
         }
+        if (got != CLI_LINE_OK) {
+            fprintf(stderr, "proxima: %s:%ld: %s\n", path, reader.number, cli_line_problem(got));
+            status = 1;
+            break;
+        }
+        char* line = reader.text;
         char* hash = strchr(line, '#');
         if (hash) *hash = '\0';
         const char* p = skip_blanks(line);
         if (*p == '\0') continue;
         const char* error = "";
         if (!parse_numbers(p, v, count, &error)) {
-            fprintf(stderr, "proxima: %s:%ld: %s (want %d numbers per %s: %s)\n", path, number, error, count, what,
-                    layout);
+            fprintf(stderr, "proxima: %s:%ld: %s (want %d numbers per %s: %s)\n", path, reader.number, error, count,
+                    what, layout);
             status = 1;
         } else if ((error = each(v, context)) != NULL) {
-            fprintf(stderr, "proxima: %s:%ld: %s\n", path, number, error);
+            fprintf(stderr, "proxima: %s:%ld: %s\n", path, reader.number, error);
             status = 1;
         }
     }
-    if (status == 0 && ferror(f)) {
-        fprintf(stderr, "proxima: cannot read %ss file %s: %s\n", what, path, strerror(errno));
-        status = 1;
-    }
-    free(line);
+    free(reader.text);
     if (f != stdin) fclose(f);
     return status;
 }

@@ -3,10 +3,11 @@
  * objects (include/proxima/world.h), stepped frame by frame, with the
  * colliding pairs and the time of each phase printed per frame.
  *
- * THE SCENE FORMAT. One statement per line; words are separated by spaces or
- * tabs; '#' starts a comment that runs to the end of the line; blank lines
- * are ignored. Shapes must be defined before the lines that use them; the
- * settings may come anywhere (the last one given wins).
+ * THE SCENE FORMAT. One statement per line, of at most 65536 characters
+ * (CLI_LINE_MAX); words are separated by spaces or tabs; '#' starts a
+ * comment that runs to the end of the line; blank lines are ignored.
+ * Shapes must be defined before the lines that use them; the settings may
+ * come anywhere (the last one given wins).
  *
  *   broadphase sweep|sap|tree|brute   the broad phase (default sweep)
  *   threads N                         threads of the narrow phase and of the
@@ -747,16 +748,22 @@ static bool scene_read(scene* s, FILE* f, const char* file, const char* director
         if (slash && (size_t)(slash - directory_of) + 2 <= sizeof p->directory)
             snprintf(p->directory, sizeof p->directory, "%.*s/", (int)(slash - directory_of), directory_of);
     }
-    char* line = NULL;
-    size_t capacity = 0;
-    ssize_t length;
+    cli_line_reader reader = {.file = f};
     bool ok = true;
-    while (ok && (length = getline(&line, &capacity, f)) != -1) {
-        p->line++;
-        if (memchr(line, '\0', (size_t)length)) {
-            ok = bad(p, "a NUL byte: is this a text file?");
+    while (ok) {
+        const cli_line_status got = cli_read_line(&reader);
+        p->line = reader.number;
+        if (got == CLI_LINE_END) break;
+        if (got == CLI_LINE_READ_ERROR) { /* not the end of the file: the rest was never seen */
+            fprintf(stderr, "proxima: cannot read scene file %s: %s\n", file, strerror(reader.error));
+            ok = false;
             break;
         }
+        if (got != CLI_LINE_OK) {
+            ok = bad(p, "%s", cli_line_problem(got));
+            break;
+        }
+        char* line = reader.text;
         char* hash = strchr(line, '#');
         if (hash) *hash = '\0';
         p->count = p->at = 0;
@@ -772,11 +779,7 @@ static bool scene_read(scene* s, FILE* f, const char* file, const char* director
         }
         if (ok && p->count) ok = parse_statement(p);
     }
-    if (ok && ferror(f)) {
-        fprintf(stderr, "proxima: %s: read error\n", file);
-        ok = false;
-    }
-    free(line);
+    free(reader.text);
     free(p);
     return ok;
 }
@@ -1045,7 +1048,8 @@ void scene_usage(FILE* f) {
           "for a pair reported colliding because one overflows double in the other's\n"
           "frame), then a summary (--quiet: the summary only). The options override the\n"
           "file. --demo runs a built-in scene of --objects (default 2000) meshes and\n"
-          "convex shapes. A scene file has one statement per line ('#' comments):\n"
+          "convex shapes. A scene file has one statement per line ('#' comments; at most\n"
+          "65536 characters):\n"
           "  broadphase sweep|sap|tree|brute    threads N    frames N    dt SECONDS\n"
           "  contacts on|off    schedule on|off    bounds X0 Y0 Z0 X1 Y1 Z1 (walls)\n"
           "  mesh NAME MODEL [bv KIND] [detail N] [scale S | scale SX SY SZ]\n"
