@@ -511,6 +511,60 @@ PROX_TEST(cli, contacts_lists_points_on_both_models) {
     CHECK(out[0] == '0');
 }
 
+/* Splits text into records ending with an empty line; returns how many, or
+ * -1 when text does not end with one. Each record's first line goes to
+ * first[] (up to capacity). */
+static int records(const char* text, int* first, int capacity) {
+    int count = 0;
+    for (const char* at = text; *at;) {
+        const char* end = strstr(at, "\n\n");
+        if (!end) return -1;
+        if (count < capacity) first[count] = atoi(at);
+        count++;
+        at = end + 2;
+    }
+    return count;
+}
+
+/* contacts printed "count, pairs, manifold line, empty line" per placement
+ * but only "0" for a placement without contacts, and collide --all only
+ * "0" for one apart: splitting the output on empty lines merged records.
+ * Every record now ends with an empty line, alone and in a placements file
+ * (touching, apart, touching). */
+PROX_TEST(cli, every_contacts_and_all_pairs_record_ends_with_an_empty_line) {
+    if (!cli()) {
+        prox_test_skip("PROX_CLI not set (run through ctest)");
+        return;
+    }
+    static char out[1 << 16];
+    char command[1024], path[256];
+    snprintf(command, sizeof command, "%s contacts builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 3 0 0\"",
+             cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK_MSG(strcmp(out, "0\nmanifold 0 0 0 0\n\n") == 0, "%.300s", out);
+    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --all --pose-b \"1 0 0 0 1 0 0 0 1 3 0 0\"",
+             cli());
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK_MSG(strcmp(out, "0\n\n") == 0, "%.300s", out);
+    snprintf(path, sizeof path, "%s/cli_records.txt", PROX_BINARY_DIR);
+    write_file(path, "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 1.5 0.25 0.125\n"
+                     "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 3 0 0\n"
+                     "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 2 0 0\n");
+    static const char* const modes[] = {"contacts", "collide --all"};
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; ++m) {
+        snprintf(command, sizeof command, "%s %s builtin:box builtin:box --placements %s", cli(), modes[m], path);
+        REQUIRE(run(command, out, sizeof out) == 0);
+        int first[3];
+        const int n = records(out, first, 3);
+        CHECK_MSG(n == 3 && first[0] > 0 && first[1] == 0 && first[2] > 0, "%s: %d records\n%.400s", modes[m], n,
+                  out);
+    }
+    /* plain collide: one line per placement, no records */
+    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --placements %s", cli(), path);
+    REQUIRE(run(command, out, sizeof out) == 0);
+    CHECK_MSG(strcmp(out, "1\n0\n1\n") == 0, "%.300s", out);
+}
+
 PROX_TEST(cli, demo_runs_every_kind) {
     if (!cli()) {
         prox_test_skip("PROX_CLI not set (run through ctest)");

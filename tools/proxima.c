@@ -63,9 +63,11 @@ static void usage(FILE* f) {
           "row-major 3x3 basis (rotation, may scale) and a translation: x -> R x + T. A\n"
           "placements file has one placement per line: 24 numbers, A's pose then B's pose;\n"
           "'#' starts a comment; a line holds at most 65536 characters (so does one of\n"
-          "a rays or scene file). collide prints\n"
-          "1 (touching) or 0 per placement; with --all, the contacting triangle pairs follow.\n"
-          "distance prints the separation distance per placement (0 when touching), in\n"
+          "a rays or scene file). collide prints 1 (touching) or 0 per placement; with\n"
+          "--all, the contacting triangle pairs follow, one per line, and an empty line.\n",
+          f);
+    /* (two strings: C17 promises literals of 4095 characters, no more) */
+    fputs("distance prints the separation distance per placement (0 when touching), in\n"
           "full precision; --points appends the triangles (a, b) and the closest points\n"
           "on A and on B. With --tolerance D it prints 1 when the models are within D,\n"
           "else 0 (--points: then the distance, triangles and points of a pair within D);\n"
@@ -85,7 +87,8 @@ static void usage(FILE* f) {
           "to rounding.\n"
           "contacts prints the number of contacting triangle pairs per placement, then one\n"
           "line per pair (triangle a, triangle b, contact point, normal) and a line\n"
-          "'manifold N nx ny nz' with up to 4 points, then an empty line.\n"
+          "'manifold N nx ny nz' with up to 4 points (without contacts 'manifold 0 0 0 0'),\n"
+          "then an empty line.\n"
           "ray casts rays origin + t direction (t >= 0, direction of any length) at the\n"
           "model placed by --pose (a pose as above); --ray gives one, --rays FILE one per\n"
           "line (6 numbers; '-' reads standard input). It prints per ray 1, t, the\n"
@@ -565,11 +568,13 @@ static const char* run_one(pair_command command, const prox_bvh* a, const prox_t
             def.callback = print_contact;
             def.manifold = NULL;
             prox_contacts(a, xa, b, xb, &def);
-            printf("manifold %d", manifold.point_count);
-            print_vec(manifold.normal);
-            for (int i = 0; i < manifold.point_count; ++i) print_vec(manifold.points[i]);
-            printf("\n\n");
         }
+        /* every record ends the same way, so that the output splits on
+         * empty lines (without contacts: "manifold 0 0 0 0") */
+        printf("manifold %d", manifold.point_count);
+        print_vec(manifold.normal);
+        for (int i = 0; i < manifold.point_count; ++i) print_vec(manifold.points[i]);
+        printf("\n\n");
         totals->volume_tests += r.volume_tests;
         totals->triangle_tests += r.triangle_tests;
         totals->pairs += r.contact_count;
@@ -622,8 +627,8 @@ static const char* run_one(pair_command command, const prox_bvh* a, const prox_t
     if (o->all && r.colliding) {
         def.callback = print_pair;
         prox_collide(a, xa, b, xb, &def);
-        printf("\n");
     }
+    if (o->all) printf("\n"); /* the record's end, apart or not */
     totals->volume_tests += r.volume_tests;
     totals->triangle_tests += r.triangle_tests;
     totals->pairs += r.pair_count;
