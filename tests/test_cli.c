@@ -378,6 +378,18 @@ PROX_TEST(cli, options_a_command_does_not_use_are_refused) {
         CHECK_MSG(run(command, out, sizeof out) == 2 && strstr(out, expected), "%s: %.300s", with_tolerance[i],
                   out);
     }
+    /* a placements file gives both poses on each line: --pose-a and --pose-b
+     * beside it were dropped */
+    char path[256];
+    snprintf(path, sizeof path, "%s/cli_options.txt", PROX_BINARY_DIR);
+    write_file(path, "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 5 0 0\n");
+    static const char* const with_placements[] = {"collide --pose-a", "distance --pose-b", "contacts --pose-a"};
+    for (size_t i = 0; i < sizeof with_placements / sizeof *with_placements; ++i) {
+        snprintf(command, sizeof command, "%s %s \"1 0 0 0 1 0 0 0 1 0 0 0\" builtin:box builtin:box --placements %s",
+                 cli(), with_placements[i], path);
+        CHECK_MSG(run(command, out, sizeof out) == 2 && strstr(out, "does not apply with --placements"), "%s: %.300s",
+                  with_placements[i], out);
+    }
     /* what --tolerance does take */
     snprintf(command, sizeof command,
              "%s distance builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 2.5 0 0\" --tolerance 0.5 --hull "
@@ -387,7 +399,6 @@ PROX_TEST(cli, options_a_command_does_not_use_are_refused) {
     CHECK_MSG(strncmp(out, "1 0.5 ", 6) == 0, "%.300s", out);
     snprintf(command, sizeof command, "%s scene --demo --objects 5 --frames 1 --quiet", cli());
     REQUIRE(run(command, out, sizeof out) == 0);
-    char path[256];
     snprintf(path, sizeof path, "%s/cli_options.scene", PROX_BINARY_DIR);
     write_file(path, "frames 1\nconvex ball sphere 1\nobject a ball\n");
     snprintf(command, sizeof command, "%s scene %s --quiet", cli(), path);

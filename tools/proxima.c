@@ -1,19 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /* proxima: command-line front end.
  *
- *   proxima info FILE [--bv KIND] [--split RULE] [--leaf N]
- *   proxima collide A B [--bv KIND] [--sat full|lite] [--all] [--stats]
+ *   proxima info MODEL [TREE]
+ *   proxima collide A B [TREE] [--sat full|lite] [--all] [--stats]
  *                       [--pose-a "12 numbers"] [--pose-b "12 numbers"] [--placements FILE]
- *   proxima distance A B [--bv KIND] [--points] [--rel-error X] [--abs-error X] [--upper-bound X]
- *                        [--contact-first] [--hull] [--tolerance D] [--pose-a ...] [--pose-b ...]
- *                        [--placements FILE]
- *   proxima contacts A B [--bv KIND] [--sat full|lite] [--pose-a ...] [--pose-b ...] [--placements FILE]
- *   proxima ray MODEL [--bv KIND] [--pose ...] [--max-t X] [--any-hit] [--cull-back-faces]
+ *   proxima distance A B [TREE] [--points] [--rel-error X] [--abs-error X] [--upper-bound X]
+ *                        [--contact-first] [--hull] [--tolerance D] [--stats]
+ *                        [--pose-a ...] [--pose-b ...] [--placements FILE]
+ *   proxima contacts A B [TREE] [--sat full|lite] [--stats] [--pose-a ...] [--pose-b ...] [--placements FILE]
+ *   proxima ray MODEL [TREE] [--pose ...] [--max-t X] [--any-hit] [--cull-back-faces] [--stats]
  *                     [--ray "OX OY OZ DX DY DZ"] [--rays FILE]
- *   proxima demo [--placements N]
+ *   proxima demo [--placements N] [--split RULE] [--fit hull|triangles] [--leaf N]
  *   proxima scene FILE [--frames N] [--threads N] [--broadphase KIND] [--schedule] [--no-contacts]
  *                      [--pairs] [--quiet]
  *   proxima scene --demo [--objects N] [...]
+ *
+ * TREE is [--bv KIND] [--split RULE] [--fit hull|triangles] [--leaf N]. A
+ * command refuses every option it does not take (option_specs below);
+ * --placements excludes --pose-a and --pose-b, --tolerance excludes
+ * --rel-error, --abs-error, --upper-bound and --contact-first, and ray takes
+ * one of --ray and --rays.
  *
  * A model is a mesh file (OBJ, STL, PLY, OFF) or a built-in model:
  * builtin:torus, builtin:teapot, builtin:sphere, builtin:box. scene
@@ -61,10 +67,11 @@ static void usage(FILE* f) {
           "triangles (faster to build). --leaf: triangles per leaf, 1..16 (default 2).\n"
           "--stats: volume and triangle test counts on stderr. A pose is a\n"
           "row-major 3x3 basis (rotation, may scale) and a translation: x -> R x + T. A\n"
-          "placements file has one placement per line: 24 numbers, A's pose then B's pose;\n"
-          "'#' starts a comment; a line holds at most 65536 characters (so does one of\n"
-          "a rays or scene file). collide prints 1 (touching) or 0 per placement; with\n"
-          "--all, the contacting triangle pairs follow, one per line, and an empty line.\n",
+          "placements file has one placement per line: 24 numbers, A's pose then B's pose\n"
+          "(so not with --pose-a and --pose-b); '#' starts a comment; a line holds at most\n"
+          "65536 characters (so does one of a rays or scene file). collide prints 1\n"
+          "(touching) or 0 per placement; with --all, the contacting triangle pairs\n"
+          "follow, one per line, and an empty line.\n",
           f);
     /* (two strings: C17 promises literals of 4095 characters, no more) */
     fputs("distance prints the separation distance per placement (0 when touching), in\n"
@@ -399,6 +406,11 @@ static int parse_options(int argc, char** argv, int first, unsigned command, con
             o->demo_count = (*end == '\0' && n > 0 && n <= 10000000) ? (int)n : -1;
         }
     }
+    /* each line of a placements file gives both poses */
+    for (int k = 0; k < 2 && o->placements && command != DEMO; ++k)
+        if (o->have_pose[k])
+            return usage_error("option %s does not apply with --placements (each line gives both poses)",
+                               k ? "--pose-b" : "--pose-a");
     /* a tolerance test answers "within D?" and stops at the first pair within
      * D: it has no upper bound, error bounds or collision pass to apply */
     static const char* const not_with_tolerance[] = {"--upper-bound", "--rel-error", "--abs-error",
