@@ -448,7 +448,7 @@ PROX_TEST(cli, input_lines_are_bounded) {
     static char out[1 << 14];
     char command[1024], path[256];
     /* the longest line taken: 65536 characters, blanks then a placement */
-    static char line[65536 + 2];
+    static char line[65536 + 1 + 2]; /* (one character past the longest, then "\n" and its '\0') */
     static const char placement[] = "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 5 0 0";
     for (int extra = 0; extra < 2; ++extra) {
         const size_t length = 65536 + (size_t)extra, blanks = length - strlen(placement);
