@@ -20,10 +20,7 @@ static void write_file(const char* path, const char* text) {
 }
 
 PROX_TEST(cli, batch_placements_match_the_library) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     prox_mesh_data data;
     REQUIRE(prox_mesh_torus(1.0, 0.25, 50, 50, &data) == PROX_OK);
     prox_mesh mesh = prox_mesh_data_view(&data);
@@ -99,10 +96,7 @@ PROX_TEST(cli, batch_placements_match_the_library) {
 }
 
 PROX_TEST(cli, single_pose_all_pairs_and_info) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     static char out[1 << 16];
     char command[1024];
     /* two unit boxes, B moved by exactly 2 along x: they share a face */
@@ -166,10 +160,7 @@ PROX_TEST(cli, single_pose_all_pairs_and_info) {
 
 /* The main job runs and shows every volume kind. */
 PROX_TEST(cli, distance_points_and_tolerance) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     static char out[1 << 16];
     char command[1024];
     /* unit boxes (half side 1), B moved by 2.5 along x: 0.5 apart, face to face */
@@ -202,10 +193,7 @@ PROX_TEST(cli, distance_points_and_tolerance) {
  * documented answer is inf, triangles -1 -1 and zero points, alone and in a
  * placements file. */
 PROX_TEST(cli, upper_bound_prints_inf_beyond_it) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     static char out[1 << 14];
     char command[1024], path[256];
     const char* models = "builtin:teapot builtin:torus";
@@ -244,10 +232,7 @@ PROX_TEST(cli, upper_bound_prints_inf_beyond_it) {
  * invalid_transform and tests nothing; the tool printed "inf -1 -1 ..." or
  * 0 (apart) with status 0. */
 PROX_TEST(cli, unmeasurable_placements_are_errors) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     static char out[1 << 14];
     char command[1024], path[256];
     const char* poses = "--pose-a \"1 0 0 0 1 0 0 0 1 -1.7e308 0 0\" --pose-b \"1e-90 0 0 0 1e-90 0 0 0 1e-90 0 0 0\"";
@@ -299,10 +284,7 @@ PROX_TEST(cli, unmeasurable_placements_are_errors) {
  * --pairs printed it as "points 0 normal 0 0 0", like any pair without
  * contacts, and nothing else told it apart. */
 PROX_TEST(cli, scene_says_which_pairs_are_unmeasured) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     static char out[1 << 14];
     char command[1024], path[256];
     snprintf(path, sizeof path, "%s/cli_unmeasured.scene", PROX_BINARY_DIR);
@@ -324,10 +306,7 @@ PROX_TEST(cli, scene_says_which_pairs_are_unmeasured) {
  * --upper-bound beside --tolerance, scene FILE took --objects, and an
  * unknown option given last was said to need a value. */
 PROX_TEST(cli, options_a_command_does_not_use_are_refused) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     static char out[1 << 14];
     char command[1024];
     const char* ray = "--ray \"0 0 3 0 0 -1\"";
@@ -441,10 +420,7 @@ PROX_TEST(cli, options_a_command_does_not_use_are_refused) {
  * of blanks or digits, which the old readers took as blank or ran out of
  * memory on); a directory is an error that says so. */
 PROX_TEST(cli, input_lines_are_bounded) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     static char out[1 << 14];
     char command[1024], path[256];
     /* the longest line taken: 65536 characters, blanks then a placement */
@@ -491,10 +467,7 @@ PROX_TEST(cli, input_lines_are_bounded) {
 }
 
 PROX_TEST(cli, contacts_lists_points_on_both_models) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     static char out[1 << 16];
     char command[1024];
     /* unit boxes, B moved by 1.5 along x: they cross */
@@ -543,10 +516,7 @@ static int records(const char* text, int* first, int capacity) {
  * Every record now ends with an empty line, alone and in a placements file
  * (touching, apart, touching). */
 PROX_TEST(cli, every_contacts_and_all_pairs_record_ends_with_an_empty_line) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     static char out[1 << 16];
     char command[1024], path[256];
     snprintf(command, sizeof command, "%s contacts builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 3 0 0\"",
@@ -577,10 +547,7 @@ PROX_TEST(cli, every_contacts_and_all_pairs_record_ends_with_an_empty_line) {
 }
 
 PROX_TEST(cli, demo_runs_every_kind) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     static char out[1 << 16];
     char command[1024];
     snprintf(command, sizeof command, "%s demo --placements 200", cli());
@@ -592,10 +559,7 @@ PROX_TEST(cli, demo_runs_every_kind) {
 }
 
 PROX_TEST(cli, errors_say_what_and_where) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     static char out[1 << 14];
     char command[1024], path[256];
     snprintf(path, sizeof path, "%s/cli_bad_placements.txt", PROX_BINARY_DIR);
@@ -654,12 +618,55 @@ PROX_TEST(cli, errors_say_what_and_where) {
     CHECK(run(command, out, sizeof out) == 2);
 }
 
+/* A model some volume kinds cannot be built over (coordinates beyond float
+ * range): info still lists every kind, those as "not built" with the reason;
+ * only a kind asked for by --bv that cannot be built is an error. */
+PROX_TEST(cli, info_lists_the_kinds_a_model_cannot_build) {
+    SKIP_WITHOUT_CLI();
+    char path[256], command[1024];
+    static char out[1 << 14];
+    snprintf(path, sizeof path, "%s/cli_huge_tetrahedron.obj", PROX_BINARY_DIR);
+    write_file(path, "v 0 0 0\nv 1e31 0 0\nv 0 1e31 0\nv 0 0 1e31\nf 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n");
+    snprintf(command, sizeof command, "%s info %s", cli(), path);
+    CHECK_MSG(run(command, out, sizeof out) == 0, "%.400s", out);
+    for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
+        char row[64];
+        snprintf(row, sizeof row, "\n  %-11s ", prox_volume_name((prox_volume)kind));
+        const char* at = strstr(out, row);
+        CHECK_MSG(at != NULL, "%s missing: %.400s", row + 1, out);
+        if (!at) continue;
+        const bool built = strncmp(at + strlen(row), "not built: ", 11) != 0;
+        CHECK_MSG(built == (kind == PROX_VOLUME_AABB), "%s: %.200s", row + 1, at + 1);
+        if (!built) CHECK_MSG(strstr(at, "beyond 2^100") != NULL, "%.200s", at + 1);
+    }
+    CHECK_MSG(strstr(out, "surface     closed") != NULL, "%.400s", out);
+    snprintf(command, sizeof command, "%s info %s --bv obb", cli(), path);
+    CHECK(run(command, out, sizeof out) == 1);
+    CHECK_MSG(strstr(out, "obb         not built") && strstr(out, "proxima: ") && strstr(out, "beyond 2^100"),
+              "%.400s", out);
+    snprintf(command, sizeof command, "%s info %s --bv aabb", cli(), path);
+    CHECK(run(command, out, sizeof out) == 0);
+}
+
+/* Results and an error written to one pipe (2>&1) come out in the order the
+ * tool wrote them: the placements answered before a bad line, then the
+ * error (stdout was buffered and came out after stderr's message). */
+PROX_TEST(cli, an_error_follows_the_results_before_it) {
+    SKIP_WITHOUT_CLI();
+    char path[256], command[1024];
+    static char out[1 << 14];
+    snprintf(path, sizeof path, "%s/cli_placements_then_bad.txt", PROX_BINARY_DIR);
+    write_file(path, "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 5\n"
+                     "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0.5\n"
+                     "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0\n");
+    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --placements %s", cli(), path);
+    CHECK(run(command, out, sizeof out) == 1);
+    CHECK_MSG(strncmp(out, "0\n1\nproxima: ", 13) == 0 && strstr(out, ":3:"), "%.500s", out);
+}
+
 /* Rays from a file against the library's answers; options and errors. */
 PROX_TEST(cli, rays_match_the_library) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     prox_mesh_data data;
     REQUIRE(prox_mesh_torus(1.0, 0.25, 50, 50, &data) == PROX_OK);
     prox_mesh mesh = prox_mesh_data_view(&data);

@@ -89,10 +89,7 @@ static long total_tested(const char* out) {
 }
 
 PROX_TEST(scene, known_pairs_by_construction) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     /* Three independent encounters, far apart from each other; dt * velocity
      * is one unit per frame, so every position is exact:
      * - convex spheres of radius 1, `right` at x = 10 - f: touching at f = 8
@@ -149,10 +146,7 @@ PROX_TEST(scene, known_pairs_by_construction) {
 }
 
 PROX_TEST(scene, bounce_with_and_without_schedule) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     /* A ball (radius 1) moves along x inside a torus ring (scaled by 4: tube
      * of radius 1 around a circle of radius 4, so the hole has radius 3),
      * bouncing between walls at x = +-2.2: x = 0, .75, 1.5, 2.25, 1.5, ...,
@@ -189,10 +183,7 @@ PROX_TEST(scene, bounce_with_and_without_schedule) {
 }
 
 PROX_TEST(scene, random_scene_same_pairs_every_way) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     const char* path = write_scene("random.scene",
                                    "frames 30\n"
                                    "dt 0.05\n"
@@ -265,10 +256,7 @@ PROX_TEST(scene, random_scene_same_pairs_every_way) {
 }
 
 PROX_TEST(scene, malformed_files_name_the_line) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     /* Two good lines, then the bad one (line 3 unless said otherwise). */
     const char* head = "convex ball sphere 1\nobject a ball\n";
     struct {
@@ -376,10 +364,7 @@ PROX_TEST(scene, malformed_files_name_the_line) {
 }
 
 PROX_TEST(scene, relative_model_paths_and_the_example) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     /* A tetrahedron file next to the scene, named relative to it, while the
      * command runs from another directory. */
     write_scene("tet.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
@@ -407,10 +392,7 @@ PROX_TEST(scene, relative_model_paths_and_the_example) {
 }
 
 PROX_TEST(scene, demo_runs) {
-    if (!cli()) {
-        prox_test_skip("PROX_CLI not set (run through ctest)");
-        return;
-    }
+    SKIP_WITHOUT_CLI();
     static char out[1 << 16];
     char command[1024];
     snprintf(command, sizeof command, "%s scene --demo --objects 150 --frames 10", cli());

@@ -28,6 +28,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <proxima/io.h>
 #include <proxima/query.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <math.h>
@@ -452,17 +453,25 @@ static int command_info(const options* o) {
         int closed = -1; /* from the first tree: the mesh's, whatever the kind */
         printf("  %-11s %-7s %4s %8s %9s %9s %6s %10s %12s %9s %10s  %s\n", "volume", "split", "leaf", "nodes",
                "volumes", "leaves", "depth", "leaf depth", "bytes", "per tri", "build ms", "valid");
-        for (int kind = 0; kind < PROX_VOLUME_COUNT && r == PROX_OK; ++kind) {
+        /* A kind that cannot be built (coordinates beyond float range for the
+         * volumes stored in float) is a row of the table, not the end of it:
+         * the others still tell what the model can be used with. Only a kind
+         * asked for by --bv makes that an error. */
+        for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
             if (o->have_volume && kind != (int)o->bvh.volume) continue;
             prox_bvh_def def = o->bvh;
             def.volume = (prox_volume)kind;
             prox_bvh* bvh;
             double t0 = experiment_now();
-            r = prox_bvh_create(&def, &mesh, &bvh, message, sizeof message);
+            prox_result built = prox_bvh_create(&def, &mesh, &bvh, message, sizeof message);
             double seconds = experiment_now() - t0;
-            if (r != PROX_OK) {
-                fprintf(stderr, "proxima: %s: %s\n", name, message);
-                break;
+            if (built != PROX_OK) {
+                printf("  %-11s not built: %s\n", prox_volume_name((prox_volume)kind), message);
+                if (o->have_volume) {
+                    fprintf(stderr, "proxima: %s: %s\n", name, message);
+                    r = built;
+                }
+                continue;
             }
             prox_bvh_stats s = prox_bvh_get_stats(bvh);
             if (closed < 0) closed = s.closed;
@@ -867,7 +876,19 @@ static int command_demo(const options* o) {
     return 0;
 }
 
+/* Results go to stdout, fully buffered; errors and --stats to stderr,
+ * unbuffered. Where both reach one file or pipe (2>&1), an error would come
+ * out before the results printed ahead of it: there stdout is flushed line by
+ * line instead, which keeps the order the program wrote them in. */
+static void keep_output_order(void) {
+    struct stat out, err;
+    if (fstat(fileno(stdout), &out) == 0 && fstat(fileno(stderr), &err) == 0 && out.st_dev == err.st_dev &&
+        out.st_ino == err.st_ino)
+        setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+}
+
 int main(int argc, char** argv) {
+    keep_output_order();
     if (argc < 2) {
         usage(stderr);
         return 2;
