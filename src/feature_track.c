@@ -258,8 +258,8 @@ prox_result prox_polyhedron_create(const prox_hull* hull, const prox_allocator* 
                 /* the neighbour rises above the triangle's plane: a reflex
                  * edge (a dent, or faces turned inside out), not a convex hull */
                 prox_free(allocator, temp, temp_bytes);
-                prox_message(message, message_size, "hull faces %d and %d meet at a reflex edge: the hull is not convex",
-                             t, g);
+                prox_message(message, message_size,
+                             "hull faces %d and %d meet at a reflex edge: the hull is not convex", t, g);
                 return PROX_ERROR_INVALID_ARGUMENT;
             }
             if (side == 0) {

@@ -401,8 +401,8 @@ int prox_orient3d_exact(prox_vec3 a, prox_vec3 b, prox_vec3 c, prox_vec3 d) {
     /* Two equal points (shared corners of mesh triangles, the most common
      * exact zero) give a zero determinant; the filter cannot see it when the
      * other differences are large. */
-    if (prox_same_point(a, b) || prox_same_point(a, c) || prox_same_point(a, d) || prox_same_point(b, c) || prox_same_point(b, d) ||
-        prox_same_point(c, d)) {
+    if (prox_same_point(a, b) || prox_same_point(a, c) || prox_same_point(a, d) || prox_same_point(b, c) ||
+        prox_same_point(b, d) || prox_same_point(c, d)) {
         return 0;
     }
     int s = prox_orient3d_exact_expansion(a, b, c, d);

@@ -83,8 +83,8 @@ static prox_vec3 vec_ldexp(prox_vec3 v, int e) {
  * floating-point filter cannot settle those signs, so they would otherwise
  * go to exact arithmetic. */
 static int orient3d(prox_vec3 a, prox_vec3 b, prox_vec3 c, prox_vec3 d) {
-    if (prox_same_point(a, b) || prox_same_point(a, c) || prox_same_point(a, d) || prox_same_point(b, c) || prox_same_point(b, d) ||
-        prox_same_point(c, d))
+    if (prox_same_point(a, b) || prox_same_point(a, c) || prox_same_point(a, d) || prox_same_point(b, c) ||
+        prox_same_point(b, d) || prox_same_point(c, d))
         return 0;
     return prox_orient3d_sign(a, b, c, d);
 }

@@ -142,7 +142,8 @@ typedef struct prox_bvh prox_bvh;
 /// fields allowed; NULL or a def not made by it gives
 /// PROX_ERROR_INVALID_ARGUMENT). The mesh is validated first (see
 /// prox_mesh_validate); an invalid mesh gives PROX_ERROR_INVALID_MESH and a
-/// message in `message` (may be NULL). On any error *out_bvh is set to NULL. Zero-area triangles are kept: they can still touch things.
+/// message in `message` (may be NULL). On any error *out_bvh is set to
+/// NULL. Zero-area triangles are kept: they can still touch things.
 /// Kinds other than PROX_VOLUME_AABB store float volumes and need every
 /// coordinate within +-2^100; beyond that they give PROX_ERROR_UNSUPPORTED
 /// (an AABB tree takes any finite coordinates).

@@ -313,7 +313,8 @@ typedef struct prox_plane_separation {
 
 /// Can the convex hulls of A (points_a placed by xa) and B (points_b placed by
 /// xb) be strictly separated by a plane? `xa`, `xb` may be NULL (identity)
-/// and may be any finite matrix (a singular one flattens its set). Linear program (the slides' "LP for collision detection"):
+/// and may be any finite matrix (a singular one flattens its set). Linear
+/// program (the slides' "LP for collision detection"):
 /// maximise t over (n, d, t) with n . a - d + t <= 0 for a in A,
 /// d - n . b + t <= 0 for b in B and -1 <= n_i <= 1; its optimum is positive
 /// exactly when the hulls are disjoint. It is solved through its dual (5
