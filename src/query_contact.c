@@ -200,6 +200,12 @@ static bool manifold_normal(contact_state* st, const prox_collide_def* cd, prox_
     for (int i = 0; i < MANIFOLD_AXES; ++i) {
         prox_vec3 u;
         if (!(prox_unit_vector(sums[i], &u) > 0)) continue;
+        /* a candidate equal to an earlier one (one face in contact: its sum
+         * is its main face) would be measured twice and never picked */
+        bool repeated = false;
+        for (int k = 0; k < st->axis_count; ++k)
+            repeated |= u.x == st->axis[k].x && u.y == st->axis[k].y && u.z == st->axis[k].z;
+        if (repeated) continue;
         const int k = st->axis_count++;
         st->axis[k] = u;
         st->a_hi[k] = -INFINITY;
