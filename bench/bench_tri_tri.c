@@ -31,8 +31,9 @@ typedef struct tri_pair {
 
 static prox_vec3 random_in_ball(prox_rng* rng) {
     for (;;) {
-        const prox_vec3 p = {2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1,
-                             2 * prox_rng_uniform(rng) - 1};
+        const double x = 2 * prox_rng_uniform(rng) - 1, y = 2 * prox_rng_uniform(rng) - 1;
+        const double z = 2 * prox_rng_uniform(rng) - 1;
+        const prox_vec3 p = {x, y, z};
         if (prox_vec3_dot(p, p) <= 1) return p;
     }
 }

@@ -650,7 +650,9 @@ enum { VARIANTS = sizeof variants / sizeof variants[0] };
 
 static prox_vec3 random_direction(prox_rng* rng) {
     for (;;) {
-        prox_vec3 v = {2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1};
+        const double x = 2 * prox_rng_uniform(rng) - 1, y = 2 * prox_rng_uniform(rng) - 1;
+        const double z = 2 * prox_rng_uniform(rng) - 1;
+        prox_vec3 v = {x, y, z};
         double l2 = prox_vec3_dot(v, v);
         if (l2 > 1e-6 && l2 <= 1) return prox_vec3_scale(v, 1 / sqrt(l2));
     }

@@ -59,7 +59,8 @@ typedef struct pose_pair {
 static void make_motion(prox_rng* rng, int frames, double ra, double rb, pose_pair* out) {
     prox_vec3 axes[3];
     for (int k = 0; k < 3; ++k) {
-        const prox_vec3 d = {prox_rng_uniform(rng) - 0.5, prox_rng_uniform(rng) - 0.5, prox_rng_uniform(rng) - 0.5};
+        const double x = prox_rng_uniform(rng) - 0.5, y = prox_rng_uniform(rng) - 0.5, z = prox_rng_uniform(rng) - 0.5;
+        const prox_vec3 d = {x, y, z};
         axes[k] = prox_vec3_scale(d, 1 / prox_vec3_length(d));
     }
     for (int f = 0; f < frames; ++f) {

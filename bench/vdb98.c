@@ -141,8 +141,10 @@ static void deform_radical(const prox_mesh* mesh, double radius, prox_vec3* out,
     for (int i = 0; i < mesh->vertex_count; ++i) {
         prox_vec3 p;
         do {
-            p = prox_vec3_make(2 * prox_rng_uniform(&rng) - 1, 2 * prox_rng_uniform(&rng) - 1,
-                               2 * prox_rng_uniform(&rng) - 1);
+            /* drawn z, y, x: the order these deformations have always had */
+            const double z = 2 * prox_rng_uniform(&rng) - 1, y = 2 * prox_rng_uniform(&rng) - 1;
+            const double x = 2 * prox_rng_uniform(&rng) - 1;
+            p = prox_vec3_make(x, y, z);
         } while (prox_vec3_dot(p, p) > 1);
         out[i] = prox_vec3_add(mesh->vertices[i], prox_vec3_scale(p, 0.2 * radius));
     }

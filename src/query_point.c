@@ -216,7 +216,9 @@ prox_inside prox_point_inside(const prox_bvh* bvh, const prox_transform* x, prox
     prox_rng rng = prox_rng_seed(0x70726f78696d61ull);
     int64_t tests = 0;
     for (int attempt = 0; attempt < 32; ++attempt) {
-        prox_vec3 dir = {prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5};
+        const double dx = prox_rng_uniform(&rng) - 0.5, dy = prox_rng_uniform(&rng) - 0.5;
+        const double dz = prox_rng_uniform(&rng) - 0.5;
+        prox_vec3 dir = {dx, dy, dz};
         double len = prox_vec3_length(dir);
         if (!(len > 0.1)) continue;
         prox_vec3 q = prox_vec3_add(point, prox_vec3_scale(dir, 2 * (span + reach) / len));

@@ -120,11 +120,14 @@ static void smooth_deform(const prox_mesh* mesh, double amount, prox_vec3* out) 
 
 static void radical_deform(const prox_mesh* mesh, prox_rng* rng, double radius, prox_vec3* out) {
     for (int i = 0; i < mesh->vertex_count; ++i) {
-        if (prox_rng_uniform(rng) < 0.02)
-            out[i] = prox_vec3_make(radius * (2 * prox_rng_uniform(rng) - 1), radius * (2 * prox_rng_uniform(rng) - 1),
-                                    radius * (2 * prox_rng_uniform(rng) - 1));
-        else
+        if (prox_rng_uniform(rng) < 0.02) {
+            /* drawn z, y, x: the order these meshes and placements have always had */
+            const double z = radius * (2 * prox_rng_uniform(rng) - 1), y = radius * (2 * prox_rng_uniform(rng) - 1);
+            const double x = radius * (2 * prox_rng_uniform(rng) - 1);
+            out[i] = prox_vec3_make(x, y, z);
+        } else {
             out[i] = mesh->vertices[i];
+        }
     }
 }
 
@@ -159,14 +162,13 @@ PROX_TEST(bvh, refit_after_deformation_validates_and_queries_match_oracle) {
                     double side = radius * (1 + (i % 3));
                     prox_transform x[2];
                     for (int k = 0; k < 2; ++k) {
-                        prox_quat q = prox_quat_random(prox_rng_uniform(&rng), prox_rng_uniform(&rng),
-                                                       prox_rng_uniform(&rng));
+                        prox_quat q = prox_rng_rotation(&rng);
                         prox_vec3 scale = {1, 1, 1};
                         if (i % 4 == 3) scale = prox_vec3_make(0.5, 1.5, 1.1);
-                        x[k] = prox_transform_make(q, scale,
-                                                   prox_vec3_make(side * (prox_rng_uniform(&rng) - 0.5),
-                                                                  side * (prox_rng_uniform(&rng) - 0.5),
-                                                                  side * (prox_rng_uniform(&rng) - 0.5)));
+                        const double oz = side * (prox_rng_uniform(&rng) - 0.5);
+                        const double oy = side * (prox_rng_uniform(&rng) - 0.5);
+                        const double ox = side * (prox_rng_uniform(&rng) - 0.5);
+                        x[k] = prox_transform_make(q, scale, prox_vec3_make(ox, oy, oz));
                     }
                     oracle_pairs expected = {0};
                     size_t n = oracle_collide(&deformed, &x[0], &deformed, &x[1], false, &expected);
@@ -228,8 +230,8 @@ PROX_TEST(bvh, rebuild_matches_fresh_build) {
     int touching = 0;
     for (int i = 0; i < placements; ++i) {
         prox_quat q = prox_rng_rotation(&rng);
-        x[i] = prox_transform_make(q, prox_vec3_make(1, 1, 1),
-                                   prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), 0));
+        const double oy = prox_rng_uniform(&rng), ox = prox_rng_uniform(&rng);
+        x[i] = prox_transform_make(q, prox_vec3_make(1, 1, 1), prox_vec3_make(ox, oy, 0));
         oracle_collide(&deformed, NULL, &deformed, &x[i], false, &expected[i]);
         oracle_pairs_sort(expected[i].pairs, expected[i].count);
         touching += expected[i].count > 0;
@@ -279,22 +281,30 @@ PROX_TEST(bvh, degenerate_meshes) {
                 case 2: /* exponentially spaced: the median split peels one triangle at a time */
                     p = prox_vec3_make(ldexp(1.0, t % 200) + c, c == 2, 0);
                     break;
-                case 3: /* huge coordinates */
-                    p = prox_vec3_make(1e30 * prox_rng_uniform(&rng), 1e30 * prox_rng_uniform(&rng),
-                                       1e30 * prox_rng_uniform(&rng));
+                case 3: { /* huge coordinates */
+                    const double z = 1e30 * prox_rng_uniform(&rng), y = 1e30 * prox_rng_uniform(&rng);
+                    const double x = 1e30 * prox_rng_uniform(&rng);
+                    p = prox_vec3_make(x, y, z);
                     break;
-                case 4: /* tiny coordinates */
-                    p = prox_vec3_make(1e-30 * prox_rng_uniform(&rng), 1e-30 * prox_rng_uniform(&rng),
-                                       1e-30 * prox_rng_uniform(&rng));
+                }
+                case 4: { /* tiny coordinates */
+                    const double z = 1e-30 * prox_rng_uniform(&rng), y = 1e-30 * prox_rng_uniform(&rng);
+                    const double x = 1e-30 * prox_rng_uniform(&rng);
+                    p = prox_vec3_make(x, y, z);
                     break;
-                case 6: /* a sheet whose x spread is a few subnormals: the SAH split's
-                         * 16 / extent overflowed and a bin index became (int)inf
-                         * (fuzz_collide; UB that only a sanitizer shows) */
-                    p = prox_vec3_make((t % 5 + c) * 0x1p-1070, prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+                }
+                case 6: { /* a sheet whose x spread is a few subnormals: the SAH split's
+                           * 16 / extent overflowed and a bin index became (int)inf
+                           * (fuzz_collide; UB that only a sanitizer shows) */
+                    const double z = prox_rng_uniform(&rng), y = prox_rng_uniform(&rng);
+                    p = prox_vec3_make((t % 5 + c) * 0x1p-1070, y, z);
                     break;
-                default: /* a flat sheet of random triangles in z = 0 */
-                    p = prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), 0);
+                }
+                default: { /* a flat sheet of random triangles in z = 0 */
+                    const double y = prox_rng_uniform(&rng), x = prox_rng_uniform(&rng);
+                    p = prox_vec3_make(x, y, 0);
                     break;
+                }
                 }
                 v[3 * t + c] = p;
                 idx[3 * t + c] = (uint32_t)(3 * t + c);
@@ -327,10 +337,9 @@ PROX_TEST(bvh, degenerate_meshes) {
             double scale = kind == 3 ? 1e30 : kind == 4 ? 1e-30 : kind == 2 ? 1e60 : 1;
             for (int i = 0; i < 30; ++i) {
                 prox_quat q = prox_rng_rotation(&rng);
-                prox_transform x = prox_transform_make(
-                    q, prox_vec3_make(1, 1, 1),
-                    prox_vec3_make(scale * (prox_rng_uniform(&rng) - 0.5), scale * (prox_rng_uniform(&rng) - 0.5),
-                                   0.2 * scale * (prox_rng_uniform(&rng) - 0.5)));
+                const double oz = 0.2 * scale * (prox_rng_uniform(&rng) - 0.5);
+                const double oy = scale * (prox_rng_uniform(&rng) - 0.5), ox = scale * (prox_rng_uniform(&rng) - 0.5);
+                prox_transform x = prox_transform_make(q, prox_vec3_make(1, 1, 1), prox_vec3_make(ox, oy, oz));
                 if (i % 5 == 0) x = prox_transform_identity();
                 size_t n = oracle_collide(&mesh, NULL, &mesh, &x, false, NULL);
                 prox_collide_def def = prox_default_collide_def();

@@ -40,9 +40,10 @@ PROX_TEST(cli, batch_placements_match_the_library) {
         prox_transform x[2];
         for (int k = 0; k < 2; ++k) {
             prox_quat q = prox_rng_rotation(&rng);
-            x[k] = prox_transform_make(q, prox_vec3_make(1, 1, 1),
-                                       prox_vec3_make(2.5 * prox_rng_uniform(&rng), 2.5 * prox_rng_uniform(&rng),
-                                                      2.5 * prox_rng_uniform(&rng)));
+            /* drawn z, y, x: the order these placements have always had */
+            const double oz = 2.5 * prox_rng_uniform(&rng), oy = 2.5 * prox_rng_uniform(&rng);
+            const double ox = 2.5 * prox_rng_uniform(&rng);
+            x[k] = prox_transform_make(q, prox_vec3_make(1, 1, 1), prox_vec3_make(ox, oy, oz));
             /* print with enough digits to round-trip */
             for (int r = 0; r < 3; ++r)
                 fprintf(f, "%.17g %.17g %.17g ", x[k].basis.m[r][0], x[k].basis.m[r][1], x[k].basis.m[r][2]);

@@ -283,7 +283,9 @@ static ld ref_tri_tri(const prox_vec3 a[3], const prox_vec3 b[3], prox_vec3 o) {
 static double uniform(prox_rng* rng, double lo, double hi) { return lo + (hi - lo) * prox_rng_uniform(rng); }
 
 static prox_vec3 rand_box(prox_rng* rng) {
-    return prox_vec3_make(uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1));
+    /* drawn z, y, x: the order these tests' placements have always had */
+    const double z = uniform(rng, -1, 1), y = uniform(rng, -1, 1), x = uniform(rng, -1, 1);
+    return prox_vec3_make(x, y, z);
 }
 
 static prox_vec3 rand_unit(prox_rng* rng) {
@@ -348,9 +350,10 @@ static void rand_pair_unit(prox_rng* rng, int kind, prox_vec3 a[3], prox_vec3 b[
         /* b: a shifted along a's normal by a gap of any size, corners permuted
          * and the triangle shrunk or moved within the plane. */
         const prox_vec3 n = prox_vec3_cross(vsub(a[1], a[0]), vsub(a[2], a[0]));
-        const double gap = pow(10, uniform(rng, -15, 0)) * (prox_rng_next(rng) % 2 ? 1 : -1);
-        const prox_vec3 shift =
-            vadd(vmul(n, gap / prox_vec3_length(n)), vmul(rand_box(rng), 0.5 * prox_rng_uniform(rng)));
+        const double magnitude = pow(10, uniform(rng, -15, 0));
+        const double gap = magnitude * (prox_rng_next(rng) % 2 ? 1 : -1);
+        const double jitter = 0.5 * prox_rng_uniform(rng);
+        const prox_vec3 shift = vadd(vmul(n, gap / prox_vec3_length(n)), vmul(rand_box(rng), jitter));
         const double shrink = uniform(rng, 0.2, 1);
         const prox_vec3 c = vmul(vadd(vadd(a[0], a[1]), a[2]), 1.0 / 3);
         for (int i = 0; i < 3; ++i) b[i] = vadd(vadd(c, vmul(vsub(a[(i + 1) % 3], c), shrink)), shift);
@@ -359,7 +362,8 @@ static void rand_pair_unit(prox_rng* rng, int kind, prox_vec3 a[3], prox_vec3 b[
     case PAIR_SLIVER: {
         prox_vec3* t = prox_rng_next(rng) % 2 ? a : b;
         const double h = pow(10, uniform(rng, -6, -2));
-        t[2] = vadd(vadd(t[0], vmul(vsub(t[1], t[0]), uniform(rng, -0.2, 1.2))), vmul(rand_box(rng), h));
+        const prox_vec3 lift = vmul(rand_box(rng), h);
+        t[2] = vadd(vadd(t[0], vmul(vsub(t[1], t[0]), uniform(rng, -0.2, 1.2))), lift);
         break;
     }
     default: break;
@@ -481,7 +485,8 @@ PROX_TEST(closest, point_triangle_regions) {
     /* Degenerate and sliver triangles against the brute-force search. */
     prox_rng rng = prox_rng_seed(prox_test_seed(102));
     for (int c = 0; c < scaled(1000); ++c) {
-        prox_vec3 tri[3] = {rand_box(&rng), rand_box(&rng), rand_box(&rng)};
+        const prox_vec3 t0 = rand_box(&rng), t1 = rand_box(&rng), t2 = rand_box(&rng);
+        prox_vec3 tri[3] = {t0, t1, t2};
         const int mode = c % 4;
         if (mode == 0) tri[2] = tri[0];
         if (mode == 1) tri[2] = vadd(tri[0], vmul(vsub(tri[1], tri[0]), uniform(&rng, -1, 2)));
@@ -531,10 +536,12 @@ PROX_TEST(closest, segment_segment_random) {
     for (int c = 0; c < n && failures < 5; ++c) {
         prox_vec3 p0 = rand_box(&rng), p1 = rand_box(&rng), q0 = rand_box(&rng), q1 = rand_box(&rng);
         switch (c % 8) {
-        case 1: /* parallel, overlapping or not, at any gap */
-            q0 = vadd(p0, vmul(rand_box(&rng), pow(10, uniform(&rng, -12, 0))));
+        case 1: { /* parallel, overlapping or not, at any gap */
+            const double gap = pow(10, uniform(&rng, -12, 0));
+            q0 = vadd(p0, vmul(rand_box(&rng), gap));
             q1 = vadd(q0, vmul(vsub(p1, p0), uniform(&rng, -2, 2)));
             break;
+        }
         case 2: /* collinear */
             q0 = vadd(p0, vmul(vsub(p1, p0), uniform(&rng, -2, 2)));
             q1 = vadd(p0, vmul(vsub(p1, p0), uniform(&rng, -2, 2)));
@@ -555,7 +562,8 @@ PROX_TEST(closest, segment_segment_random) {
         prox_vec3 pts[4] = {p0, p1, q0, q1};
         /* Scale and offset like the triangles. */
         const double s = pow(10, uniform(&rng, -30, 30));
-        const prox_vec3 off = vmul(rand_box(&rng), prox_rng_next(&rng) % 2 ? pow(10, uniform(&rng, 0, 8)) : 0);
+        const double reach = prox_rng_next(&rng) % 2 ? pow(10, uniform(&rng, 0, 8)) : 0;
+        const prox_vec3 off = vmul(rand_box(&rng), reach);
         for (int i = 0; i < 4; ++i) pts[i] = vmul(vadd(pts[i], off), s);
         failures += !check_segment_pair(pts[0], pts[1], pts[2], pts[3], c % 10 == 0);
     }
@@ -855,14 +863,16 @@ PROX_TEST(closest, tri_tri_adversarial) {
     /* Nearly touching without touching: the distance never collapses to 0.
      * b's corner is moved off a's face by a few units in the last place. */
     for (int c = 0; c < 2000; ++c) {
-        prox_vec3 a[3] = {rand_box(&rng), rand_box(&rng), rand_box(&rng)};
+        const prox_vec3 a0 = rand_box(&rng), a1 = rand_box(&rng), a2 = rand_box(&rng);
+        prox_vec3 a[3] = {a0, a1, a2};
         const double u = prox_rng_uniform(&rng) * 0.5, v = prox_rng_uniform(&rng) * 0.5;
         prox_vec3 x = vadd(a[0], vadd(vmul(vsub(a[1], a[0]), u), vmul(vsub(a[2], a[0]), v)));
         const int steps = (int)(prox_rng_next(&rng) % 4);
         for (int s = 0; s < steps; ++s) x.z = nextafter(x.z, 10);
         const prox_vec3 up = vmul(rand_unit(&rng), 1);
-        const prox_vec3 b[3] = {x, vadd(x, vadd(up, vmul(rand_box(&rng), 0.3))),
-                                vadd(x, vadd(up, vmul(rand_box(&rng), 0.3)))};
+        const prox_vec3 b1 = vadd(x, vadd(up, vmul(rand_box(&rng), 0.3)));
+        const prox_vec3 b2 = vadd(x, vadd(up, vmul(rand_box(&rng), 0.3)));
+        const prox_vec3 b[3] = {x, b1, b2};
         check_tri_pair(a, b, &st);
     }
     /* Huge and tiny coordinates. */
@@ -1120,7 +1130,8 @@ PROX_TEST(closest, tri_contact_cases) {
     /* Nearly coplanar crossing: b tilted by 1e-12 through a. */
     prox_rng rng = prox_rng_seed(prox_test_seed(402));
     for (int i = 0; i < scaled(3000); ++i) {
-        prox_vec3 ta[3] = {rand_box(&rng), rand_box(&rng), rand_box(&rng)};
+        const prox_vec3 a0 = rand_box(&rng), a1 = rand_box(&rng), a2 = rand_box(&rng);
+        prox_vec3 ta[3] = {a0, a1, a2};
         const prox_vec3 n = prox_vec3_cross(vsub(ta[1], ta[0]), vsub(ta[2], ta[0]));
         prox_vec3 tb[3];
         const double tilt = pow(10, uniform(&rng, -16, -6));
@@ -1258,19 +1269,21 @@ PROX_TEST(closest, rect_rect_random) {
             const prox_vec3 w = prox_vec3_cross(nu, u);
             b.edge[0] = vmul(vadd(vmul(u, cos(ang)), vmul(w, sin(ang))), l0);
             b.edge[1] = vmul(vadd(vmul(u, -sin(ang)), vmul(w, cos(ang))), l1);
-            b.corner = vadd(vadd(a.corner, vmul(rand_box(&rng), 1.5)),
-                            vmul(nu, pow(10, uniform(&rng, -13, 0)) * (c % 12 == 1 ? 1 : -1)));
+            const double gap = pow(10, uniform(&rng, -13, 0)) * (c % 12 == 1 ? 1 : -1);
+            b.corner = vadd(vadd(a.corner, vmul(rand_box(&rng), 1.5)), vmul(nu, gap));
             break;
         }
-        case 2: /* exactly parallel, axis-aligned, side by side or stacked */
+        case 2: { /* exactly parallel, axis-aligned, side by side or stacked */
             a.corner = prox_vec3_make(0, 0, 0);
             a.edge[0] = prox_vec3_make(2, 0, 0);
             a.edge[1] = prox_vec3_make(0, 1, 0);
-            b.corner =
-                prox_vec3_make(floor(uniform(&rng, -3, 3)), floor(uniform(&rng, -2, 2)), floor(uniform(&rng, -1, 2)));
+            const double z = floor(uniform(&rng, -1, 2)), y = floor(uniform(&rng, -2, 2));
+            const double x = floor(uniform(&rng, -3, 3));
+            b.corner = prox_vec3_make(x, y, z);
             b.edge[0] = prox_vec3_make(1, 0, 0);
             b.edge[1] = prox_vec3_make(0, 2, 0);
             break;
+        }
         case 3: /* a segment and a point */
             b.edge[1] = prox_vec3_make(0, 0, 0);
             if (c % 12 == 3) b.edge[0] = b.edge[1];

@@ -68,12 +68,15 @@ static prox_transform random_placement(prox_rng* rng, double side, bool scaled) 
     prox_quat q = prox_rng_rotation(rng);
     prox_vec3 scale = {1, 1, 1};
     if (scaled) {
-        scale = prox_vec3_make(0.4 + 1.2 * prox_rng_uniform(rng), 0.4 + 1.2 * prox_rng_uniform(rng),
-                               0.4 + 1.2 * prox_rng_uniform(rng));
+        /* drawn z, y, x: the order these placements have always had */
+        const double sz = 0.4 + 1.2 * prox_rng_uniform(rng), sy = 0.4 + 1.2 * prox_rng_uniform(rng);
+        const double sx = 0.4 + 1.2 * prox_rng_uniform(rng);
+        scale = prox_vec3_make(sx, sy, sz);
         if (prox_rng_uniform(rng) < 0.25) scale.y = -scale.y; /* a mirror, too */
     }
-    prox_vec3 origin = {side * (prox_rng_uniform(rng) - 0.5), side * (prox_rng_uniform(rng) - 0.5),
-                        side * (prox_rng_uniform(rng) - 0.5)};
+    const double ox = side * (prox_rng_uniform(rng) - 0.5), oy = side * (prox_rng_uniform(rng) - 0.5);
+    const double oz = side * (prox_rng_uniform(rng) - 0.5);
+    prox_vec3 origin = {ox, oy, oz};
     return prox_transform_make(q, scale, origin);
 }
 
@@ -178,7 +181,9 @@ static void touching_placements(const char* name, int count, bool scaled) {
     for (int i = 0; i < count; ++i) {
         prox_transform xa = random_placement(&rng, 0, scaled);
         prox_transform xb = random_placement(&rng, 0, scaled);
-        prox_vec3 dir = {prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5};
+        const double dx = prox_rng_uniform(&rng) - 0.5, dy = prox_rng_uniform(&rng) - 0.5;
+        const double dz = prox_rng_uniform(&rng) - 0.5;
+        prox_vec3 dir = {dx, dy, dz};
         dir = prox_vec3_scale(dir, 1.0 / prox_vec3_length(dir));
         double near = 0, far = 4 * a.radius; /* at 0 the origins coincide: colliding for these models */
         prox_transform probe = xb;
@@ -220,11 +225,14 @@ PROX_TEST(collide, oracle_agrees_with_quadratic_reference_on_soups) {
         const int shape = round % 4; /* 0 mixed sizes, 1 flat sheet, 2 degenerate, 3 small */
         for (int t = 0; t < N; ++t) {
             const double size = shape == 3 ? 0.05 : pow(10.0, -3.0 + 4.0 * prox_rng_uniform(&rng));
-            const prox_vec3 c = {4 * prox_rng_uniform(&rng) - 2, 4 * prox_rng_uniform(&rng) - 2,
-                                 shape == 1 ? 0 : 4 * prox_rng_uniform(&rng) - 2};
+            const double cx = 4 * prox_rng_uniform(&rng) - 2, cy = 4 * prox_rng_uniform(&rng) - 2;
+            const double cz = shape == 1 ? 0 : 4 * prox_rng_uniform(&rng) - 2;
+            const prox_vec3 c = {cx, cy, cz};
             for (int k = 0; k < 3; ++k) {
-                prox_vec3 p = {c.x + size * (prox_rng_uniform(&rng) - 0.5), c.y + size * (prox_rng_uniform(&rng) - 0.5),
-                               shape == 1 ? 0 : c.z + size * (prox_rng_uniform(&rng) - 0.5)};
+                const double px = c.x + size * (prox_rng_uniform(&rng) - 0.5);
+                const double py = c.y + size * (prox_rng_uniform(&rng) - 0.5);
+                const double pz = shape == 1 ? 0 : c.z + size * (prox_rng_uniform(&rng) - 0.5);
+                prox_vec3 p = {px, py, pz};
                 if (shape == 2 && t % 3 == 0) p = c;                                     /* a point */
                 if (shape == 2 && t % 3 == 1) p = prox_vec3_add(c, prox_vec3_make(k * size, 0, 0)); /* a segment */
                 v[3 * t + k] = p;
@@ -582,8 +590,10 @@ PROX_TEST(collide, shears_whose_product_is_badly_conditioned) {
             prox_transform xa = prox_transform_identity(), xb = prox_transform_identity();
             xa.basis.m[0][1] = s;
             xb.basis.m[1][0] = prox_rng_uniform(&rng) < 0.5 ? s : -s;
-            xb.origin = prox_vec3_make(prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5,
-                                       0.3 + 0.9 * prox_rng_uniform(&rng)); /* the tori are 0.7 thick in z */
+            /* drawn z, y, x; the tori are 0.7 thick in z */
+            const double oz = 0.3 + 0.9 * prox_rng_uniform(&rng);
+            const double oy = prox_rng_uniform(&rng) - 0.5, ox = prox_rng_uniform(&rng) - 0.5;
+            xb.origin = prox_vec3_make(ox, oy, oz);
             bool brute = false;
             double nearest = INFINITY;
             for (int a = 0; a < torus.triangle_count; ++a) {

@@ -19,10 +19,15 @@
 static prox_transform random_pose(prox_rng* rng, double side, bool scaled) {
     prox_quat q = prox_rng_rotation(rng);
     prox_vec3 scale = {1, 1, 1};
-    if (scaled)
-        scale = prox_vec3_make(0.5 + prox_rng_uniform(rng), 0.5 + prox_rng_uniform(rng), 0.5 + prox_rng_uniform(rng));
-    prox_vec3 origin = {side * (prox_rng_uniform(rng) - 0.5), side * (prox_rng_uniform(rng) - 0.5),
-                        side * (prox_rng_uniform(rng) - 0.5)};
+    if (scaled) {
+        /* drawn z, y, x: the order these placements have always had */
+        const double sz = 0.5 + prox_rng_uniform(rng), sy = 0.5 + prox_rng_uniform(rng);
+        const double sx = 0.5 + prox_rng_uniform(rng);
+        scale = prox_vec3_make(sx, sy, sz);
+    }
+    const double ox = side * (prox_rng_uniform(rng) - 0.5), oy = side * (prox_rng_uniform(rng) - 0.5);
+    const double oz = side * (prox_rng_uniform(rng) - 0.5);
+    prox_vec3 origin = {ox, oy, oz};
     return prox_transform_make(q, scale, origin);
 }
 
@@ -209,9 +214,10 @@ static void points_against_brute_force(const char* name, int count, bool scaled,
         REQUIRE(bvh != NULL);
         for (int i = 0; i < count; ++i) {
             prox_transform x = random_pose(&rng, radius, scaled);
-            prox_vec3 p = prox_vec3_add(x.origin, prox_vec3_make(2.4 * radius * (prox_rng_uniform(&rng) - 0.5),
-                                                                 2.4 * radius * (prox_rng_uniform(&rng) - 0.5),
-                                                                 2.4 * radius * (prox_rng_uniform(&rng) - 0.5)));
+            const double dz = 2.4 * radius * (prox_rng_uniform(&rng) - 0.5);
+            const double dy = 2.4 * radius * (prox_rng_uniform(&rng) - 0.5);
+            const double dx = 2.4 * radius * (prox_rng_uniform(&rng) - 0.5);
+            prox_vec3 p = prox_vec3_add(x.origin, prox_vec3_make(dx, dy, dz));
             double best = INFINITY;
             for (int t = 0; t < mesh.triangle_count; ++t) {
                 prox_vec3 v[3];
@@ -465,7 +471,8 @@ PROX_TEST(contacts, manifold_normal_sign_and_direction) {
         const double angle = 6.283185307179586 * prox_rng_uniform(&turns);
         const double over_x = 0.6 * prox_rng_uniform(&turns) - 0.3, over_y = 0.6 * prox_rng_uniform(&turns) - 0.3;
         const double overlap = 0.02 + 0.2 * prox_rng_uniform(&turns);
-        const prox_vec3 shift = {10 * prox_rng_uniform(&turns) - 5, 10 * prox_rng_uniform(&turns) - 5, 0};
+        const double shift_x = 10 * prox_rng_uniform(&turns) - 5, shift_y = 10 * prox_rng_uniform(&turns) - 5;
+        const prox_vec3 shift = {shift_x, shift_y, 0};
         const prox_transform lower = {prox_mat3_rotation(up, angle), shift};
         prox_transform upper = lower;
         upper.origin = prox_transform_point(&lower, prox_vec3_make(over_x, over_y, 1 - overlap));
@@ -586,8 +593,9 @@ PROX_TEST(contacts, points_far_from_the_origin) {
                 for (int i = 0; i < placements; ++i) {
                     const double s = scales[si], o = offsets[oi] * s;
                     prox_quat q = prox_rng_rotation(&rng);
-                    prox_vec3 origin = {o * (prox_rng_uniform(&rng) - 0.5), o * (prox_rng_uniform(&rng) - 0.5),
-                                        o * (prox_rng_uniform(&rng) - 0.5)};
+                    const double ox = o * (prox_rng_uniform(&rng) - 0.5), oy = o * (prox_rng_uniform(&rng) - 0.5);
+                    const double oz = o * (prox_rng_uniform(&rng) - 0.5);
+                    prox_vec3 origin = {ox, oy, oz};
                     prox_transform x = prox_transform_make(q, prox_vec3_make(s, s, s), origin);
                     for (int v = 0; v < mesh.vertex_count; ++v) {
                         prox_vec3 p = prox_transform_point(&x, mesh.vertices[v]);

@@ -325,18 +325,25 @@ static prox_vec3 on_sphere(prox_rng* rng) {
 
 /* n points of the kind (count 1 for K_POINT half the time); returns the count. */
 static int make_points(prox_rng* rng, kind k, int n, prox_vec3* out) {
+    /* a radius drawn before its direction, coordinates z, y, x: the order
+     * these point sets have always had */
     switch (k) {
     case K_SPHERE:
         for (int i = 0; i < n; ++i) out[i] = on_sphere(rng);
         break;
     case K_BALL:
-        for (int i = 0; i < n; ++i) out[i] = prox_vec3_scale(on_sphere(rng), cbrt(prox_rng_uniform(rng)));
+        for (int i = 0; i < n; ++i) {
+            const double r = cbrt(prox_rng_uniform(rng));
+            out[i] = prox_vec3_scale(on_sphere(rng), r);
+        }
         break;
     case K_GRID:
-        for (int i = 0; i < n; ++i)
-            out[i] =
-                prox_vec3_make(0.5 * (double)(prox_rng_next(rng) % 5) - 1, 0.5 * (double)(prox_rng_next(rng) % 5) - 1,
-                               0.5 * (double)(prox_rng_next(rng) % 5) - 1);
+        for (int i = 0; i < n; ++i) {
+            const double z = 0.5 * (double)(prox_rng_next(rng) % 5) - 1;
+            const double y = 0.5 * (double)(prox_rng_next(rng) % 5) - 1;
+            const double x = 0.5 * (double)(prox_rng_next(rng) % 5) - 1;
+            out[i] = prox_vec3_make(x, y, z);
+        }
         break;
     case K_FLAT:
         for (int i = 0; i < n; ++i) {
@@ -348,7 +355,8 @@ static int make_points(prox_rng* rng, kind k, int n, prox_vec3* out) {
         for (int i = 0; i < n; ++i) out[i] = prox_vec3_make(uni(rng, -1, 1), 0, 0);
         break;
     case K_POINT: {
-        const prox_vec3 p = prox_vec3_make(uni(rng, -0.5, 0.5), uni(rng, -0.5, 0.5), uni(rng, -0.5, 0.5));
+        const double z = uni(rng, -0.5, 0.5), y = uni(rng, -0.5, 0.5), x = uni(rng, -0.5, 0.5);
+        const prox_vec3 p = prox_vec3_make(x, y, z);
         if (prox_rng_uniform(rng) < 0.5) n = 1;
         for (int i = 0; i < n; ++i) out[i] = p;
         break;
@@ -361,7 +369,10 @@ static int make_points(prox_rng* rng, kind k, int n, prox_vec3* out) {
     }
     case K_SLIVER:
     default:
-        for (int i = 0; i < n; ++i) out[i] = prox_vec3_make(uni(rng, -1, 1), uni(rng, -1, 1), uni(rng, -1e-9, 1e-9));
+        for (int i = 0; i < n; ++i) {
+            const double z = uni(rng, -1e-9, 1e-9), y = uni(rng, -1, 1), x = uni(rng, -1, 1);
+            out[i] = prox_vec3_make(x, y, z);
+        }
         break;
     }
     return n;
@@ -379,10 +390,12 @@ static prox_transform random_placement(prox_rng* rng, double spread, bool scale)
     const prox_quat q = prox_rng_rotation(rng);
     prox_vec3 s = {1, 1, 1};
     if (scale) {
-        s = prox_vec3_make(uni(rng, 0.3, 2), uni(rng, 0.3, 2), uni(rng, 0.3, 2));
+        const double sz = uni(rng, 0.3, 2), sy = uni(rng, 0.3, 2), sx = uni(rng, 0.3, 2);
+        s = prox_vec3_make(sx, sy, sz);
         if (prox_rng_uniform(rng) < 0.2) s.y = -s.y; /* a mirror */
     }
-    const prox_vec3 o = prox_vec3_make(uni(rng, -spread, spread), uni(rng, -spread, spread), uni(rng, -spread, spread));
+    const double oz = uni(rng, -spread, spread), oy = uni(rng, -spread, spread), ox = uni(rng, -spread, spread);
+    const prox_vec3 o = prox_vec3_make(ox, oy, oz);
     return prox_transform_make(q, s, o);
 }
 
@@ -536,7 +549,10 @@ PROX_TEST(convex, shapes_and_support) {
     /* from a hull: its corners only */
     prox_vec3 cloud[50];
     prox_rng rng = prox_rng_seed(prox_test_seed(101));
-    for (int i = 0; i < 50; ++i) cloud[i] = prox_vec3_scale(on_sphere(&rng), cbrt(prox_rng_uniform(&rng)));
+    for (int i = 0; i < 50; ++i) {
+        const double r = cbrt(prox_rng_uniform(&rng));
+        cloud[i] = prox_vec3_scale(on_sphere(&rng), r);
+    }
     prox_hull* hull = NULL;
     REQUIRE(prox_hull_create(cloud, 50, NULL, &hull, NULL, 0) == PROX_OK);
     prox_convex hc = prox_convex_from_hull(hull, 0.1);
@@ -697,8 +713,10 @@ PROX_TEST(convex, closed_forms) {
     prox_rng rng = prox_rng_seed(prox_test_seed(102));
     for (int k = 0; k < scaled(2000); ++k) {
         /* sphere - sphere */
-        prox_vec3 c1 = prox_vec3_make(uni(&rng, -2, 2), uni(&rng, -2, 2), uni(&rng, -2, 2));
-        prox_vec3 c2 = prox_vec3_make(uni(&rng, -2, 2), uni(&rng, -2, 2), uni(&rng, -2, 2));
+        const double c1z = uni(&rng, -2, 2), c1y = uni(&rng, -2, 2), c1x = uni(&rng, -2, 2);
+        prox_vec3 c1 = prox_vec3_make(c1x, c1y, c1z);
+        const double c2z = uni(&rng, -2, 2), c2y = uni(&rng, -2, 2), c2x = uni(&rng, -2, 2);
+        prox_vec3 c2 = prox_vec3_make(c2x, c2y, c2z);
         const double r1 = uni(&rng, 0, 1.5), r2 = uni(&rng, 0, 1.5);
         const prox_convex s1 = prox_convex_sphere(&c1, r1), s2 = prox_convex_sphere(&c2, r2);
         const double gap = dist3(c1, c2) - r1 - r2;
@@ -731,10 +749,13 @@ PROX_TEST(convex, closed_forms) {
         if (fabs(h) > 1e-9 && 2 * r - fabs(h) > 1e-9) CHECK(fabs(fabs(p.direction.z) - 1) < 1e-9);
         /* box - box along an axis, overlapping or apart */
         prox_vec3 ca[8], cb[8];
-        const prox_vec3 ha = prox_vec3_make(uni(&rng, 0.2, 2), uni(&rng, 0.2, 2), uni(&rng, 0.2, 2));
-        const prox_vec3 hb = prox_vec3_make(uni(&rng, 0.2, 2), uni(&rng, 0.2, 2), uni(&rng, 0.2, 2));
+        const double haz = uni(&rng, 0.2, 2), hay = uni(&rng, 0.2, 2), hax = uni(&rng, 0.2, 2);
+        const prox_vec3 ha = prox_vec3_make(hax, hay, haz);
+        const double hbz = uni(&rng, 0.2, 2), hby = uni(&rng, 0.2, 2), hbx = uni(&rng, 0.2, 2);
+        const prox_vec3 hb = prox_vec3_make(hbx, hby, hbz);
         const prox_convex ba = prox_convex_box(ha, ca), bb = prox_convex_box(hb, cb);
-        const prox_vec3 off = prox_vec3_make(uni(&rng, -5, 5), uni(&rng, -5, 5), uni(&rng, -5, 5));
+        const double offz = uni(&rng, -5, 5), offy = uni(&rng, -5, 5), offx = uni(&rng, -5, 5);
+        const prox_vec3 off = prox_vec3_make(offx, offy, offz);
         prox_transform xo = prox_transform_identity();
         xo.origin = off;
         double gx = fabs(off.x) - ha.x - hb.x, gy = fabs(off.y) - ha.y - hb.y, gz = fabs(off.z) - ha.z - hb.z;
@@ -829,16 +850,30 @@ static void mixed_magnitudes(uint64_t seed, int cases, double digits_lo, double 
         s.ka = s.kb = K_BALL;
         const int na = 4 + (int)(prox_rng_next(&rng) % 12), nb = 4 + (int)(prox_rng_next(&rng) % 12);
         const double tiny = pow(10, -uni(&rng, digits_lo, digits_hi));
-        for (int i = 0; i < na; ++i)
-            s.pa[i] = i < 3 ? on_sphere(&rng) : prox_vec3_scale(on_sphere(&rng), tiny * prox_rng_uniform(&rng));
-        for (int i = 0; i < nb; ++i)
-            s.pb[i] = i < 2 ? on_sphere(&rng) : prox_vec3_scale(on_sphere(&rng), tiny * prox_rng_uniform(&rng));
+        /* a point's length before its direction: the order these sets have always had */
+        for (int i = 0; i < na; ++i) {
+            if (i < 3) {
+                s.pa[i] = on_sphere(&rng);
+            } else {
+                const double r = tiny * prox_rng_uniform(&rng);
+                s.pa[i] = prox_vec3_scale(on_sphere(&rng), r);
+            }
+        }
+        for (int i = 0; i < nb; ++i) {
+            if (i < 2) {
+                s.pb[i] = on_sphere(&rng);
+            } else {
+                const double r = tiny * prox_rng_uniform(&rng);
+                s.pb[i] = prox_vec3_scale(on_sphere(&rng), r);
+            }
+        }
         if (k % 3 == 0) s.pb[nb - 1] = s.pa[na - 1]; /* a shared point: touching or overlapping */
         s.a = prox_convex_make(s.pa, na, 0);
         s.b = prox_convex_make(s.pb, nb, 0);
         s.xa = prox_transform_identity();
         s.xb = prox_transform_identity();
-        s.xb.origin = prox_vec3_scale(on_sphere(&rng), tiny * uni(&rng, 0, 3));
+        const double reach = tiny * uni(&rng, 0, 3);
+        s.xb.origin = prox_vec3_scale(on_sphere(&rng), reach);
         if (k % 3 == 0) s.xb.origin = prox_vec3_make(0, 0, 0);
         scene_place(&s);
         features fa, fb;
@@ -1170,7 +1205,8 @@ PROX_TEST(convex, iteration_caps) {
     for (int k = 0; k < scaled(20); ++k) {
         const prox_transform xb = random_placement(&rng, 0, false);
         prox_transform x2 = xb;
-        x2.origin = prox_vec3_scale(on_sphere(&rng), uni(&rng, 0.0, 2.1));
+        const double reach = uni(&rng, 0.0, 2.1);
+        x2.origin = prox_vec3_scale(on_sphere(&rng), reach);
         const prox_convex_distance_result d = prox_convex_distance(&a, NULL, &b, &x2, NULL, NULL);
         CHECK(isfinite(d.distance) && d.status != PROX_CONVEX_INVALID_INPUT);
         const prox_convex_penetration_result p = prox_convex_penetration(&a, NULL, &b, &x2, NULL, NULL);
@@ -1694,7 +1730,8 @@ PROX_TEST(convex, long_capsule_near_ball) {
                          2 * (ld)radius;
         prox_transform x = prox_transform_identity();
         const double far = (k / 8) % 2 ? 1e6 : 0.0;
-        x.origin = prox_vec3_make(far * uni(&rng, -1, 1), far * uni(&rng, -1, 1), far * uni(&rng, -1, 1));
+        const double oz = far * uni(&rng, -1, 1), oy = far * uni(&rng, -1, 1), ox = far * uni(&rng, -1, 1);
+        x.origin = prox_vec3_make(ox, oy, oz);
         const prox_vec3 centre = {0, 0, 0};
         const prox_convex a = prox_convex_make(&centre, 1, radius), b = prox_convex_make(ends, 2, radius);
         const double size = 2 * length + 2 * radius + 2 * far, tol = 1e-12 * size;

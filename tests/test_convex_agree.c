@@ -14,15 +14,19 @@
 #include "test.h"
 
 static void random_points(prox_rng* rng, int count, double sx, double sy, double sz, prox_vec3* out) {
-    for (int i = 0; i < count; ++i)
-        out[i] = prox_vec3_make(sx * (2 * prox_rng_uniform(rng) - 1), sy * (2 * prox_rng_uniform(rng) - 1),
-                                sz * (2 * prox_rng_uniform(rng) - 1));
+    /* drawn z, y, x: the order these point sets have always had */
+    for (int i = 0; i < count; ++i) {
+        const double z = sz * (2 * prox_rng_uniform(rng) - 1), y = sy * (2 * prox_rng_uniform(rng) - 1);
+        const double x = sx * (2 * prox_rng_uniform(rng) - 1);
+        out[i] = prox_vec3_make(x, y, z);
+    }
 }
 
 static prox_transform random_rigid(prox_rng* rng, double reach) {
     prox_quat q = prox_rng_rotation(rng);
-    prox_vec3 t = {reach * (2 * prox_rng_uniform(rng) - 1), reach * (2 * prox_rng_uniform(rng) - 1),
-                   reach * (2 * prox_rng_uniform(rng) - 1)};
+    const double x = reach * (2 * prox_rng_uniform(rng) - 1), y = reach * (2 * prox_rng_uniform(rng) - 1);
+    const double z = reach * (2 * prox_rng_uniform(rng) - 1);
+    prox_vec3 t = {x, y, z};
     return prox_transform_make(q, prox_vec3_make(1, 1, 1), t);
 }
 
@@ -36,10 +40,12 @@ PROX_TEST(convex_agree, walk_gjk_and_plane) {
         int na = 4 + (int)(prox_rng_uniform(&rng) * (MAX_POINTS - 4));
         int nb = 4 + (int)(prox_rng_uniform(&rng) * (MAX_POINTS - 4));
         /* boxes of random proportions: round, flat and long clouds */
-        random_points(&rng, na, 0.2 + prox_rng_uniform(&rng), 0.2 + prox_rng_uniform(&rng),
-                      0.05 + prox_rng_uniform(&rng), pa);
-        random_points(&rng, nb, 0.2 + prox_rng_uniform(&rng), 0.05 + prox_rng_uniform(&rng),
-                      0.2 + prox_rng_uniform(&rng), pb);
+        const double az = 0.05 + prox_rng_uniform(&rng), ay = 0.2 + prox_rng_uniform(&rng);
+        const double ax = 0.2 + prox_rng_uniform(&rng);
+        random_points(&rng, na, ax, ay, az, pa);
+        const double bz = 0.2 + prox_rng_uniform(&rng), by = 0.05 + prox_rng_uniform(&rng);
+        const double bx = 0.2 + prox_rng_uniform(&rng);
+        random_points(&rng, nb, bx, by, bz, pb);
         prox_polyhedron *a = NULL, *b = NULL;
         if (prox_polyhedron_create_from_points(pa, na, NULL, &a, NULL, 0) != PROX_OK ||
             prox_polyhedron_create_from_points(pb, nb, NULL, &b, NULL, 0) != PROX_OK) {

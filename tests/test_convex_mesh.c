@@ -53,8 +53,12 @@ static void shapes_against_mesh(const char* name, prox_volume kind, int count, b
     int touching = 0, apart = 0;
     for (int i = 0; i < count; ++i) {
         prox_quat qm = prox_rng_rotation(&rng);
-        prox_vec3 scale = scaled ? prox_vec3_make(0.6 + prox_rng_uniform(&rng), 0.6 + prox_rng_uniform(&rng), 1)
-                                 : prox_vec3_make(1, 1, 1);
+        /* vectors drawn z, y, x: the order these placements have always had */
+        prox_vec3 scale = prox_vec3_make(1, 1, 1);
+        if (scaled) {
+            const double sy = 0.6 + prox_rng_uniform(&rng), sx = 0.6 + prox_rng_uniform(&rng);
+            scale = prox_vec3_make(sx, sy, 1);
+        }
         prox_transform xm = prox_transform_make(qm, scale, prox_vec3_make(0, 0, 0));
         /* a shape: a sphere, a box, or a hull of random points, some rounded */
         prox_vec3 points[16];
@@ -67,20 +71,24 @@ static void shapes_against_mesh(const char* name, prox_volume kind, int count, b
         } else if (which == 1) {
             shape = prox_convex_box(prox_vec3_make(size, 0.5 * size, 0.25 * size), points);
         } else {
-            for (int k = 0; k < 12; ++k)
-                points[k] =
-                    prox_vec3_make(size * (2 * prox_rng_uniform(&rng) - 1), size * (2 * prox_rng_uniform(&rng) - 1),
-                                   size * (2 * prox_rng_uniform(&rng) - 1));
+            for (int k = 0; k < 12; ++k) {
+                const double z = size * (2 * prox_rng_uniform(&rng) - 1), y = size * (2 * prox_rng_uniform(&rng) - 1);
+                const double x = size * (2 * prox_rng_uniform(&rng) - 1);
+                points[k] = prox_vec3_make(x, y, z);
+            }
             shape = prox_convex_make(points, 12, prox_rng_uniform(&rng) < 0.5 ? 0.1 * size : 0);
         }
         prox_quat qs = prox_rng_rotation(&rng);
-        prox_vec3 at = prox_vec3_make(1.6 * radius * (2 * prox_rng_uniform(&rng) - 1),
-                                      1.6 * radius * (2 * prox_rng_uniform(&rng) - 1),
-                                      1.6 * radius * (2 * prox_rng_uniform(&rng) - 1));
+        const double at_z = 1.6 * radius * (2 * prox_rng_uniform(&rng) - 1);
+        const double at_y = 1.6 * radius * (2 * prox_rng_uniform(&rng) - 1);
+        const double at_x = 1.6 * radius * (2 * prox_rng_uniform(&rng) - 1);
+        prox_vec3 at = prox_vec3_make(at_x, at_y, at_z);
         /* scaled runs scale the shape too (nonuniformly), to check the bounds' stretch factors */
-        prox_vec3 shape_scale =
-            scaled ? prox_vec3_make(0.7 + 0.6 * prox_rng_uniform(&rng), 0.7 + 0.6 * prox_rng_uniform(&rng), 1.3)
-                   : prox_vec3_make(1, 1, 1);
+        prox_vec3 shape_scale = prox_vec3_make(1, 1, 1);
+        if (scaled) {
+            const double sy = 0.7 + 0.6 * prox_rng_uniform(&rng), sx = 0.7 + 0.6 * prox_rng_uniform(&rng);
+            shape_scale = prox_vec3_make(sx, sy, 1.3);
+        }
         prox_transform xs = prox_transform_make(qs, shape_scale, at);
         /* brute force */
         double expected = INFINITY, closed_form = INFINITY;
@@ -180,7 +188,8 @@ PROX_TEST(convex_mesh, singular_and_extreme_shape_placements) {
                 xs.basis.m[1][1] = 1e-150;
                 xs.basis.m[2][2] = 1.0;
             }
-            xs.origin = prox_vec3_scale(test_random_unit(&rng), 2.5 * prox_rng_uniform(&rng));
+            const double reach = 2.5 * prox_rng_uniform(&rng);
+            xs.origin = prox_vec3_scale(test_random_unit(&rng), reach);
             double expected = INFINITY;
             bool touches = false;
             for (int t = 0; t < mesh.triangle_count; ++t) {
@@ -480,9 +489,8 @@ PROX_TEST(convex_mesh, flat_bottom_over_a_rough_floor) {
         const double angle = 6.283185307179586 * prox_rng_uniform(&rng);
         const prox_quat turn = {0, 0, sin(0.5 * angle), cos(0.5 * angle)};
         const double gap = i % 2 ? 1e-3 : 0.1;
-        const prox_transform xs = prox_transform_make(
-            turn, prox_vec3_make(1, 1, 1),
-            prox_vec3_make(prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5, 0.5 + gap));
+        const double oy = prox_rng_uniform(&rng) - 0.5, ox = prox_rng_uniform(&rng) - 0.5;
+        const prox_transform xs = prox_transform_make(turn, prox_vec3_make(1, 1, 1), prox_vec3_make(ox, oy, 0.5 + gap));
         for (int s = 0; s < 2; ++s) {
             double best = INFINITY;
             for (int32_t t = 0; t < mesh.triangle_count; ++t) {

@@ -76,8 +76,10 @@ static prox_transform random_pose(prox_rng* rng, bool scaled) {
     prox_quat q = prox_rng_rotation(rng);
     prox_vec3 scale = {1, 1, 1};
     if (scaled) {
-        scale = prox_vec3_make(0.4 + 1.2 * prox_rng_uniform(rng), 0.4 + 1.2 * prox_rng_uniform(rng),
-                               0.4 + 1.2 * prox_rng_uniform(rng));
+        /* drawn z, y, x: the order these placements have always had */
+        const double sz = 0.4 + 1.2 * prox_rng_uniform(rng), sy = 0.4 + 1.2 * prox_rng_uniform(rng);
+        const double sx = 0.4 + 1.2 * prox_rng_uniform(rng);
+        scale = prox_vec3_make(sx, sy, sz);
         if (prox_rng_uniform(rng) < 0.25) scale.z = -scale.z; /* a mirror, too */
     }
     return prox_transform_make(q, scale, prox_vec3_make(0, 0, 0));
@@ -275,7 +277,8 @@ static void random_placements(const char* name, int count, bool scaled, int leaf
     int separated = 0, touching = 0;
     for (int i = 0; i < count; ++i) {
         prox_transform xa = random_pose(&rng, scaled), xb = random_pose(&rng, scaled);
-        xa.origin = prox_vec3_scale(test_random_unit(&rng), m.radius * prox_rng_uniform(&rng));
+        const double offset = m.radius * prox_rng_uniform(&rng); /* the length before the direction */
+        xa.origin = prox_vec3_scale(test_random_unit(&rng), offset);
         double reach = max_reach * prox_rng_uniform(&rng);
         xb.origin = prox_vec3_add(xa.origin, prox_vec3_scale(test_random_unit(&rng), reach * m.radius));
         check_placement(&m, &xa, &m, &xb, "random");
@@ -384,7 +387,8 @@ PROX_TEST(distance, hulls_of_unwelded_meshes) {
     const int count = 200;
     for (int i = 0; i < count; ++i) {
         prox_transform xa = random_pose(&rng, false), xb = random_pose(&rng, false);
-        xb.origin = prox_vec3_scale(test_random_unit(&rng), (2.1 + prox_rng_uniform(&rng)) * m.radius);
+        const double reach = (2.1 + prox_rng_uniform(&rng)) * m.radius;
+        xb.origin = prox_vec3_scale(test_random_unit(&rng), reach);
         const prox_distance_result r = prox_distance(tree, &xa, tree, &xb, NULL);
         const prox_distance_result shared = prox_distance(m.with_hull, &xa, m.with_hull, &xb, NULL);
         CHECK_MSG(fabs(r.distance - shared.distance) <= 1e-12 * shared.distance, "%.17g, shared %.17g", r.distance,
@@ -509,7 +513,8 @@ PROX_TEST(distance, hulls_bound_tolerance_and_upper_bound) {
     prox_rng rng = prox_rng_seed(prox_test_seed(31));
     for (int i = 0; i < 50; ++i) {
         prox_transform xa = random_pose(&rng, true), xb = random_pose(&rng, true);
-        xb.origin = prox_vec3_scale(test_random_unit(&rng), (3.3 + prox_rng_uniform(&rng)) * m.radius);
+        const double reach = (3.3 + prox_rng_uniform(&rng)) * m.radius;
+        xb.origin = prox_vec3_scale(test_random_unit(&rng), reach);
         const double d = oracle_distance(&m.mesh, &xa, &m.mesh, &xb, INFINITY, NULL, NULL);
         REQUIRE(d > 0);
         prox_tolerance_result t = prox_within_distance(m.with_hull, &xa, m.with_hull, &xb, 0.999 * d);
@@ -560,7 +565,8 @@ PROX_TEST(distance, hulls_of_degenerate_meshes) {
     for (int i = 0; i < 400; ++i) {
         const int ka = i % count, kb = (i / count) % count;
         prox_transform xa = random_pose(&rng, i % 3 == 0), xb = random_pose(&rng, i % 3 == 1);
-        xb.origin = prox_vec3_scale(test_random_unit(&rng), 3 * prox_rng_uniform(&rng));
+        const double reach = 3 * prox_rng_uniform(&rng);
+        xb.origin = prox_vec3_scale(test_random_unit(&rng), reach);
         const double expected = oracle_distance(&meshes[ka], &xa, &meshes[kb], &xb, INFINITY, NULL, NULL);
         const prox_distance_result r = prox_distance(with[ka], &xa, with[kb], &xb, NULL);
         const prox_distance_result plain = prox_distance(without[ka], &xa, without[kb], &xb, NULL);
@@ -669,7 +675,8 @@ PROX_TEST(distance, oracle_agrees_with_quadratic_reference) {
     prox_rng rng = prox_rng_seed(prox_test_seed(5));
     for (int i = 0; i < 40; ++i) {
         prox_transform xa = random_pose(&rng, i % 2), xb = random_pose(&rng, i % 2);
-        xb.origin = prox_vec3_scale(test_random_unit(&rng), 3 * m.radius * prox_rng_uniform(&rng));
+        const double reach = 3 * m.radius * prox_rng_uniform(&rng);
+        xb.origin = prox_vec3_scale(test_random_unit(&rng), reach);
         double fast = oracle_distance(&m.mesh, &xa, &m.mesh, &xb, INFINITY, NULL, NULL);
         double slow = oracle_distance_quadratic(&m.mesh, &xa, &m.mesh, &xb);
         CHECK(fast == slow);
@@ -709,7 +716,8 @@ PROX_TEST(distance, parallel_grids_tie_everywhere) {
         /* one rotation for both (none for the first three: exact ties), B
          * shifted in the plane and lifted by the gap */
         prox_transform turn = i < 3 ? prox_transform_identity() : random_pose(&rng, false);
-        const prox_vec3 shift = {prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5, gaps[i % 3]};
+        const double shift_x = prox_rng_uniform(&rng) - 0.5, shift_y = prox_rng_uniform(&rng) - 0.5;
+        const prox_vec3 shift = {shift_x, shift_y, gaps[i % 3]};
         prox_transform xb = turn;
         xb.origin = prox_transform_point(&turn, shift);
         const double expected = oracle_distance(&m.mesh, &turn, &m.mesh, &xb, INFINITY, NULL, NULL);
@@ -1068,7 +1076,8 @@ PROX_TEST(distance, scaled_placement_prunes_like_a_scaled_mesh) {
                 prox_rng_rotation(&rng);
             const prox_quat qb =
                 prox_rng_rotation(&rng);
-            const prox_vec3 at = prox_vec3_scale(test_random_unit(&rng), 3.0 + 3.0 * prox_rng_uniform(&rng));
+            const double reach = 3.0 + 3.0 * prox_rng_uniform(&rng);
+            const prox_vec3 at = prox_vec3_scale(test_random_unit(&rng), reach);
             /* the same world shapes: scaled by the placement, or in the vertices */
             const prox_transform xa = prox_transform_make(qa, scale, prox_vec3_make(0, 0, 0));
             const prox_transform xb = prox_transform_make(qb, scale, at);

@@ -304,9 +304,13 @@ PROX_TEST(dynamic_tree, random_operations_keep_every_invariant) {
                 prox_box before_fat = prox_dynamic_tree_fat_box(tree, p);
                 prox_box b = s.box[p];
                 double step_size = below(&rng, 4) == 0 ? world * 0.5 : world * 0.004;
-                prox_vec3 d = {uniform(&rng, -step_size, step_size), uniform(&rng, -step_size, step_size),
-                               uniform(&rng, -step_size, step_size)};
-                if (flavour == 1) d = (prox_vec3){below(&rng, 3) - 1, below(&rng, 3) - 1, 0};
+                const double dx = uniform(&rng, -step_size, step_size), dy = uniform(&rng, -step_size, step_size);
+                const double dz = uniform(&rng, -step_size, step_size);
+                prox_vec3 d = {dx, dy, dz};
+                if (flavour == 1) {
+                    const int ix = below(&rng, 3) - 1, iy = below(&rng, 3) - 1;
+                    d = (prox_vec3){ix, iy, 0};
+                }
                 if (below(&rng, 5) == 0) b = random_box(&rng, flavour, world); // a jump
                 else {
                     b.min = prox_vec3_add(b.min, d);
@@ -611,7 +615,8 @@ PROX_TEST(dynamic_tree, ray_cast_exact_on_integer_data) {
             }
             if (c % 5 == 0) { // along an axis
                 d[0] = d[1] = d[2] = 0;
-                d[below(&rng, 3)] = below(&rng, 2) ? 1 : -2;
+                const int64_t step = below(&rng, 2) ? 1 : -2; /* drawn before the axis */
+                d[below(&rng, 3)] = step;
             }
             along_axes += (d[0] != 0) + (d[1] != 0) + (d[2] != 0) == 1;
             ext_frac max_t = c % 3 == 0 ? (ext_frac){1, 0, 1} : frac_make(below(&rng, 12), 1);
@@ -764,8 +769,10 @@ PROX_TEST(dynamic_tree, ray_cast_matches_slab_test) {
             insert(tree, &s, &b, 0);
         }
         for (int c = 0; c < 100; c++) {
-            prox_vec3 o = {uniform(&rng, -20, 120), uniform(&rng, -20, 120), uniform(&rng, -20, 120)};
-            prox_vec3 d = {uniform(&rng, -1, 1), uniform(&rng, -1, 1), uniform(&rng, -1, 1)};
+            const double ox = uniform(&rng, -20, 120), oy = uniform(&rng, -20, 120), oz = uniform(&rng, -20, 120);
+            prox_vec3 o = {ox, oy, oz};
+            const double dx = uniform(&rng, -1, 1), dy = uniform(&rng, -1, 1), dz = uniform(&rng, -1, 1);
+            prox_vec3 d = {dx, dy, dz};
             if (c % 4 == 0) d.y = 0;
             if (c % 8 == 0) d.x = d.z = 0;
             if (c % 16 == 1) d.z = 1e-200;
@@ -807,11 +814,14 @@ PROX_TEST(dynamic_tree, box_cast_matches_swept_slab_test) {
             insert(tree, &s, &b, 0);
         }
         for (int c = 0; c < 100; c++) {
-            prox_vec3 lo = {uniform(&rng, -20, 120), uniform(&rng, -20, 120), uniform(&rng, -20, 120)};
-            prox_vec3 size = {uniform(&rng, 0, 8), uniform(&rng, 0, 8), uniform(&rng, 0, 8)};
+            const double lx = uniform(&rng, -20, 120), ly = uniform(&rng, -20, 120), lz = uniform(&rng, -20, 120);
+            prox_vec3 lo = {lx, ly, lz};
+            const double sx = uniform(&rng, 0, 8), sy = uniform(&rng, 0, 8), sz = uniform(&rng, 0, 8);
+            prox_vec3 size = {sx, sy, sz};
             if (c % 5 == 0) size.y = 0; // a flat box
             prox_box moving = {lo, prox_vec3_add(lo, size)};
-            prox_vec3 d = {uniform(&rng, -1, 1), uniform(&rng, -1, 1), uniform(&rng, -1, 1)};
+            const double dx = uniform(&rng, -1, 1), dy = uniform(&rng, -1, 1), dz = uniform(&rng, -1, 1);
+            prox_vec3 d = {dx, dy, dz};
             if (c % 4 == 0) d.y = 0;
             if (c % 8 == 0) d.x = d.z = 0;
             if (c % 16 == 1) d = (prox_vec3){0, 0, 0}; // an overlap query
@@ -867,13 +877,17 @@ PROX_TEST(dynamic_tree, box_cast_matches_swept_slab_test) {
         REQUIRE(one);
         double base = uniform(&rng, 1e5, 1e7);
         prox_box fixed = {{base, base, base}, {base + uniform(&rng, 0.1, 3), base + 3, base + 3}};
-        prox_vec3 lo = {base - uniform(&rng, 0.01, 5), base + uniform(&rng, 0, 1), base + uniform(&rng, 0, 1)};
-        prox_box moving = {lo, {base, lo.y + uniform(&rng, 0, 1), lo.z + uniform(&rng, 0, 1)}};
+        const double lx = base - uniform(&rng, 0.01, 5), ly = base + uniform(&rng, 0, 1);
+        const double lz = base + uniform(&rng, 0, 1);
+        prox_vec3 lo = {lx, ly, lz};
+        const double hy = lo.y + uniform(&rng, 0, 1), hz = lo.z + uniform(&rng, 0, 1);
+        prox_box moving = {lo, {base, hy, hz}};
         REQUIRE(prox_dynamic_tree_insert(one, &fixed, 0, &proxy) == PROX_OK);
         static ray_log log;
         memset(&log, 0, sizeof log);
         log.origin = prox_vec3_add(prox_vec3_scale(moving.min, 0.5), prox_vec3_scale(moving.max, 0.5));
-        log.direction = (prox_vec3){-uniform(&rng, 0.1, 2), uniform(&rng, -1, 1), uniform(&rng, -1, 1)};
+        const double dx = -uniform(&rng, 0.1, 2), dy = uniform(&rng, -1, 1), dz = uniform(&rng, -1, 1);
+        log.direction = (prox_vec3){dx, dy, dz};
         log.clipped = INFINITY;
         prox_dynamic_tree_box_cast(one, &moving, log.direction, 1.0, ray_record, &log);
         lost += log.calls != 1;
@@ -937,10 +951,14 @@ PROX_TEST(dynamic_tree, nearest_matches_brute_force) {
             insert(tree, &s, &b, 0);
         }
         for (int q = 0; q < 80; q++) {
-            prox_vec3 p = {uniform(&rng, -10, world + 10), uniform(&rng, -10, world + 10),
-                           uniform(&rng, -10, world + 10)};
+            const double px = uniform(&rng, -10, world + 10), py = uniform(&rng, -10, world + 10);
+            const double pz = uniform(&rng, -10, world + 10);
+            prox_vec3 p = {px, py, pz};
             if (q % 10 == 0) p = prox_vec3_scale(p, 1e5);
-            if (q % 10 == 1 && flavour == 1) p = (prox_vec3){below(&rng, 24), below(&rng, 24), below(&rng, 24)};
+            if (q % 10 == 1 && flavour == 1) {
+                const int ix = below(&rng, 24), iy = below(&rng, 24), iz = below(&rng, 24);
+                p = (prox_vec3){ix, iy, iz};
+            }
             for (int with_callback = 0; with_callback < 2; with_callback++) {
                 distance_context ctx = {&s, 0};
                 double got_distance = -1;
@@ -1461,7 +1479,10 @@ static prox_box moved_box(prox_rng* rng, const scene_def* def, bp_world* w, uint
     if (prox_rng_uniform(rng) < def->jump_rate) return random_box(rng, def->flavour, world);
     prox_box b = w->boxes[id];
     prox_vec3 v = w->velocity[id];
-    if (def->flavour == 1) v = (prox_vec3){below(rng, 3) - 1, below(rng, 3) - 1, below(rng, 3) - 1};
+    if (def->flavour == 1) {
+        const int ix = below(rng, 3) - 1, iy = below(rng, 3) - 1, iz = below(rng, 3) - 1;
+        v = (prox_vec3){ix, iy, iz};
+    }
     b.min = prox_vec3_add(b.min, v);
     b.max = prox_vec3_add(b.max, v);
     if (!prox_box_is_valid(&b)) return w->boxes[id];
@@ -1510,8 +1531,9 @@ static void run_scene(const scene_def* def, uint64_t seed, scene_totals* totals)
                     continue;
                 }
                 double speed = def->flavour == 1 ? 1 : world * 0.004;
-                w.velocity[id] = (prox_vec3){uniform(&rng, -speed, speed), uniform(&rng, -speed, speed),
-                                             uniform(&rng, -speed, speed)};
+                const double vx = uniform(&rng, -speed, speed), vy = uniform(&rng, -speed, speed);
+                const double vz = uniform(&rng, -speed, speed);
+                w.velocity[id] = (prox_vec3){vx, vy, vz};
             }
         }
         if (frame > 0 && prox_rng_uniform(&rng) < def->churn_rate) { // removes

@@ -72,7 +72,8 @@ static void shape_random(prox_rng* rng, int kind, int n, shape* s) {
     snprintf(s->name, sizeof s->name, "%s(%d)", names[kind], n);
     s->count = n;
     for (int i = 0; i < n; ++i) {
-        prox_vec3 p = {urand(rng, -1, 1), urand(rng, -1, 1), urand(rng, -1, 1)};
+        const double x = urand(rng, -1, 1), y = urand(rng, -1, 1), z = urand(rng, -1, 1);
+        prox_vec3 p = {x, y, z};
         if (kind == 1 || kind == 4) {
             /* Gaussian direction by Box-Muller, normalised. */
             double g[3];
@@ -642,8 +643,9 @@ PROX_TEST(features, random_placements_against_brute_force) {
     for (int c = 0; c < count; ++c) {
         const shape* sa = &pool[prox_rng_next(&rng) % (uint64_t)n];
         const shape* sb = &pool[prox_rng_next(&rng) % (uint64_t)n];
-        const prox_transform xa =
-            random_rotation(&rng, prox_vec3_make(urand(&rng, -3, 3), urand(&rng, -3, 3), urand(&rng, -3, 3)));
+        /* drawn z, y, x: the order these placements have always had */
+        const double az = urand(&rng, -3, 3), ay = urand(&rng, -3, 3), ax = urand(&rng, -3, 3);
+        const prox_transform xa = random_rotation(&rng, prox_vec3_make(ax, ay, az));
         /* B's origin at a random direction from A's, at a distance that
          * makes about half of the pairs touch. */
         const double reach = (sa->poly->radius + sb->poly->radius) * urand(&rng, 0.15, 1.2);
@@ -687,9 +689,11 @@ PROX_TEST(features, parallel_features) {
         double reach_b = 0; /* B's extent along -n (B is placed with A's rotation) */
         for (int v = 0; v < sb->poly->vertex_count; ++v)
             reach_b = fmax(reach_b, -prox_vec3_dot(n, sb->poly->vertices[v]));
-        const double gap = gaps[prox_rng_next(&rng) % 4] * (prox_rng_uniform(&rng) < 0.2 ? -1 : 1);
+        const double size = gaps[prox_rng_next(&rng) % 4];
+        const double gap = size * (prox_rng_uniform(&rng) < 0.2 ? -1 : 1);
         /* A lateral shift in the face's plane, up to about the face's size. */
-        prox_vec3 lateral = prox_vec3_make(urand(&rng, -0.5, 0.5), urand(&rng, -0.5, 0.5), urand(&rng, -0.5, 0.5));
+        const double lz = urand(&rng, -0.5, 0.5), ly = urand(&rng, -0.5, 0.5), lx = urand(&rng, -0.5, 0.5);
+        prox_vec3 lateral = prox_vec3_make(lx, ly, lz);
         lateral = prox_vec3_sub(lateral, prox_vec3_scale(n, prox_vec3_dot(n, lateral)));
         const prox_vec3 local_shift = prox_vec3_add(prox_vec3_scale(n, F->offset + reach_b + gap), lateral);
         const prox_quat q = prox_rng_rotation(&rng);
@@ -969,7 +973,8 @@ PROX_TEST(features, nested_and_deep) {
     tally t = {0};
     for (int c = 0; c < scaled(300); ++c) {
         const prox_transform xa = random_rotation(&rng, prox_vec3_make(0, 0, 0));
-        const prox_transform xb = random_rotation(&rng, prox_vec3_scale(test_random_unit(&rng), urand(&rng, 0, 0.6)));
+        const double reach = urand(&rng, 0, 0.6);
+        const prox_transform xb = random_rotation(&rng, prox_vec3_scale(test_random_unit(&rng), reach));
         check_case(&big, &xa, &small, &xb, "nested", &t);
         check_case(&small, &xb, &big, &xa, "nested", &t);
         /* From every kind of warm start. */

@@ -48,7 +48,11 @@ static double uniform(prox_rng* rng, double lo, double hi) { return lo + (hi - l
 static prox_vec3 random_point(int kind, prox_rng* rng) {
     const double a = uniform(rng, 0, 6.283185307179586), b = uniform(rng, -1.5, 1.5);
     switch (kind) {
-    case KIND_CUBE: return prox_vec3_make(uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1));
+    /* coordinates drawn z, y, x: the order these point sets have always had */
+    case KIND_CUBE: {
+        const double z = uniform(rng, -1, 1), y = uniform(rng, -1, 1), x = uniform(rng, -1, 1);
+        return prox_vec3_make(x, y, z);
+    }
     case KIND_SPHERE: return prox_vec3_make(cos(a) * cos(b), sin(a) * cos(b), sin(b));
     case KIND_RINGS: { /* the vertices of a torus mesh: coplanar only up to rounding */
         const int ring = (int)(prox_rng_next(rng) % 6), k = (int)(prox_rng_next(rng) % 40);
@@ -59,15 +63,25 @@ static prox_vec3 random_point(int kind, prox_rng* rng) {
         const double x = uniform(rng, -1, 1), y = uniform(rng, -1, 1);
         return prox_vec3_make(x, y, 0.3 * x - 0.2 * y + 1e-5 * uniform(rng, -1, 1));
     }
-    case KIND_LATTICE: /* repeated points, points on facets and edges */
-        return prox_vec3_make((double)(prox_rng_next(rng) % 3), (double)(prox_rng_next(rng) % 3),
-                              (double)(prox_rng_next(rng) % 3));
-    case KIND_FAR:
-        return prox_vec3_make(1e6 + uniform(rng, 0, 1e-3), -3e5 + uniform(rng, 0, 1e-3), 7 + uniform(rng, 0, 1e-3));
-    case KIND_TINY:
-        return prox_vec3_make(uniform(rng, -1, 1) * 1e-150, uniform(rng, -1, 1) * 1e-150, uniform(rng, -1, 1) * 1e-150);
-    default:
-        return prox_vec3_make(uniform(rng, -1, 1) * 0x1p99, uniform(rng, -1, 1) * 0x1p99, uniform(rng, -1, 1) * 0x1p99);
+    case KIND_LATTICE: { /* repeated points, points on facets and edges */
+        const double z = (double)(prox_rng_next(rng) % 3), y = (double)(prox_rng_next(rng) % 3);
+        const double x = (double)(prox_rng_next(rng) % 3);
+        return prox_vec3_make(x, y, z);
+    }
+    case KIND_FAR: {
+        const double z = 7 + uniform(rng, 0, 1e-3), y = -3e5 + uniform(rng, 0, 1e-3), x = 1e6 + uniform(rng, 0, 1e-3);
+        return prox_vec3_make(x, y, z);
+    }
+    case KIND_TINY: {
+        const double z = uniform(rng, -1, 1) * 1e-150, y = uniform(rng, -1, 1) * 1e-150;
+        const double x = uniform(rng, -1, 1) * 1e-150;
+        return prox_vec3_make(x, y, z);
+    }
+    default: {
+        const double z = uniform(rng, -1, 1) * 0x1p99, y = uniform(rng, -1, 1) * 0x1p99;
+        const double x = uniform(rng, -1, 1) * 0x1p99;
+        return prox_vec3_make(x, y, z);
+    }
     }
 }
 
@@ -257,7 +271,8 @@ PROX_TEST(fit_hull, large_sets) {
         check_surface(&h, n, what);
         /* the slack along the axes and random directions */
         for (int trial = 0; trial < 60; ++trial) {
-            real dir[3] = {uniform(&rng, -1, 1), uniform(&rng, -1, 1), uniform(&rng, -1, 1)};
+            const double dx = uniform(&rng, -1, 1), dy = uniform(&rng, -1, 1), dz = uniform(&rng, -1, 1);
+            real dir[3] = {dx, dy, dz};
             if (trial < 3) {
                 dir[0] = dir[1] = dir[2] = 0;
                 dir[trial] = 1;
@@ -282,7 +297,10 @@ PROX_TEST(fit_hull, flat_and_tiny_input) {
         CHECK(prox_fit_hull_compute(&h, p, n) == PROX_FIT_HULL_FLAT);
     }
     /* exactly coplanar on an axis plane: the snap keeps it so */
-    for (int i = 0; i < 40; ++i) p[i] = prox_vec3_make(uniform(&rng, -1, 1), uniform(&rng, -1, 1), 0.25);
+    for (int i = 0; i < 40; ++i) {
+        const double y = uniform(&rng, -1, 1), x = uniform(&rng, -1, 1);
+        p[i] = prox_vec3_make(x, y, 0.25);
+    }
     CHECK(prox_fit_hull_compute(&h, p, 40) == PROX_FIT_HULL_FLAT);
     /* on a tilted plane, exactly (integer points) or up to 1e-12: the snap
      * may leave them flat or make a thin solid, which must keep its promise */
@@ -482,7 +500,8 @@ PROX_TEST(fit_hull, closed_form_axes_are_eigenvectors) {
     for (int t = 0; t < cases; ++t) {
         const prox_mat3 r = prox_mat3_from_quat(
             prox_rng_rotation(&rng));
-        double l[3] = {prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)};
+        const double l0 = prox_rng_uniform(&rng), l1 = prox_rng_uniform(&rng), l2 = prox_rng_uniform(&rng);
+        double l[3] = {l0, l1, l2};
         switch (t % 8) {
         case 1: l[1] = l[0]; break;                                   /* a double eigenvalue */
         case 2: l[1] = l[0] * (1 + 1e-9), l[2] = l[0] * (1 - 1e-9); break; /* nearly a sphere */

@@ -55,13 +55,20 @@ static void shuffle(prox_vec3* p, int n, prox_rng* rng) {
 
 static prox_vec3* cloud_cube(int n, prox_rng* rng) {
     prox_vec3* p = new_points(n);
-    for (int i = 0; i < n; ++i) p[i] = prox_vec3_make(uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1));
+    /* drawn z, y, x: the order these clouds have always had */
+    for (int i = 0; i < n; ++i) {
+        const double z = uniform(rng, -1, 1), y = uniform(rng, -1, 1), x = uniform(rng, -1, 1);
+        p[i] = prox_vec3_make(x, y, z);
+    }
     return p;
 }
 
 static prox_vec3* cloud_gaussian(int n, prox_rng* rng) {
     prox_vec3* p = new_points(n);
-    for (int i = 0; i < n; ++i) p[i] = prox_vec3_make(gaussian(rng), gaussian(rng), gaussian(rng));
+    for (int i = 0; i < n; ++i) {
+        const double z = gaussian(rng), y = gaussian(rng), x = gaussian(rng);
+        p[i] = prox_vec3_make(x, y, z);
+    }
     return p;
 }
 
@@ -72,7 +79,8 @@ static prox_vec3* cloud_sphere(int n, prox_rng* rng) {
     for (int i = 0; i < n; ++i) {
         prox_vec3 g;
         do {
-            g = prox_vec3_make(gaussian(rng), gaussian(rng), gaussian(rng));
+            const double z = gaussian(rng), y = gaussian(rng), x = gaussian(rng);
+            g = prox_vec3_make(x, y, z);
         } while (prox_vec3_length(g) < 1e-3);
         p[i] = prox_vec3_scale(g, 1.0 / prox_vec3_length(g));
     }
@@ -514,10 +522,16 @@ PROX_TEST(hull, coplanar_square) {
     while (k < N) {
         const int kind = (int)(prox_rng_next(&rng) % 4);
         const double s = (double)(prox_rng_next(&rng) % 5), side = prox_rng_next(&rng) % 2 ? 0 : 4;
-        p[k++] = kind == 0   ? corners[prox_rng_next(&rng) % 4]
-                 : kind == 1 ? prox_vec3_make(s, side, 1)
-                 : kind == 2 ? prox_vec3_make(side, s, 1)
-                             : prox_vec3_make(uniform(&rng, 0, 4), uniform(&rng, 0, 4), 1);
+        if (kind == 0) {
+            p[k++] = corners[prox_rng_next(&rng) % 4];
+        } else if (kind == 1) {
+            p[k++] = prox_vec3_make(s, side, 1);
+        } else if (kind == 2) {
+            p[k++] = prox_vec3_make(side, s, 1);
+        } else {
+            const double y = uniform(&rng, 0, 4), x = uniform(&rng, 0, 4);
+            p[k++] = prox_vec3_make(x, y, 1);
+        }
     }
     prox_hull* h = build(p, N);
     REQUIRE(h);
@@ -653,7 +667,8 @@ PROX_TEST(hull, cube_cloud_corners) {
         enum { N = 300 };
         prox_vec3 p[N];
         for (int i = 0; i < N; ++i) {
-            double c[3] = {prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)};
+            const double cx = prox_rng_uniform(&rng), cy = prox_rng_uniform(&rng), cz = prox_rng_uniform(&rng);
+            double c[3] = {cx, cy, cz};
             const int pinned = (int)(prox_rng_next(&rng) % 4); /* 0: inside, 1: face, 2: edge, 3: corner */
             for (int k = 0; k < pinned; ++k) c[(i + k) % 3] = (double)(prox_rng_next(&rng) % 2);
             p[i] = prox_vec3_make(c[0], c[1], c[2]);
@@ -957,7 +972,10 @@ PROX_TEST(hull, nearly_coplanar) {
         prox_hull_destroy(h);
     }
     /* All but one point exactly coplanar. */
-    for (int i = 0; i < n; ++i) p[i] = prox_vec3_make(floor(uniform(&rng, 0, 100)), floor(uniform(&rng, 0, 100)), 5);
+    for (int i = 0; i < n; ++i) {
+        const double y = floor(uniform(&rng, 0, 100)), x = floor(uniform(&rng, 0, 100));
+        p[i] = prox_vec3_make(x, y, 5);
+    }
     p[n / 2].z = 5 + 0x1p-40;
     prox_hull* h = build_checked(p, n);
     CHECK(h && h->dimension == 3);

@@ -40,7 +40,8 @@ PROX_TEST(kdop, combinations_rebuild_the_direction) {
     for (size_t k = 0; k < 3; ++k) {
         const int8_t(*d)[3] = prox_kdop_directions(kinds[k]);
         for (int it = 0; it < 100000; ++it) {
-            double w[3] = {random_component(&rng), random_component(&rng), random_component(&rng)};
+            const double w0 = random_component(&rng), w1 = random_component(&rng), w2 = random_component(&rng);
+            double w[3] = {w0, w1, w2};
             if (it % 5 == 0) w[1] = w[0]; /* ties in the sort */
             if (it % 7 == 0) w[2] = -w[0];
             prox_kdop_term t[PROX_KDOP_MAX_WAYS][PROX_KDOP_MAX_TERMS];
@@ -79,7 +80,9 @@ PROX_TEST(kdop, bounds_hold_for_random_point_sets) {
             }
             int count = 1 + set % 12;
             for (int i = 0; i < count; ++i) {
-                p[i] = prox_vec3_make(random_component(&rng), random_component(&rng), random_component(&rng));
+                /* drawn z, y, x: the order these point sets have always had */
+                const double z = random_component(&rng), y = random_component(&rng), x = random_component(&rng);
+                p[i] = prox_vec3_make(x, y, z);
                 for (int s = 0; s < n; ++s) {
                     double v = d[s][0] * p[i].x + d[s][1] * p[i].y + d[s][2] * p[i].z;
                     lo[s] = fmin(lo[s], v);
@@ -87,7 +90,9 @@ PROX_TEST(kdop, bounds_hold_for_random_point_sets) {
                 }
             }
             for (int it = 0; it < 50; ++it) {
-                double w[3] = {random_component(&rng), random_component(&rng), random_component(&rng)};
+                const double w0 = random_component(&rng), w1 = random_component(&rng);
+                const double w2 = random_component(&rng);
+                double w[3] = {w0, w1, w2};
                 double support = -INFINITY;
                 for (int i = 0; i < count; ++i) support = fmax(support, w[0] * p[i].x + w[1] * p[i].y + w[2] * p[i].z);
                 prox_kdop_term t[PROX_KDOP_MAX_WAYS][PROX_KDOP_MAX_TERMS];

@@ -76,14 +76,17 @@ PROX_TEST(math, inverse_and_composition) {
     prox_rng rng = prox_rng_seed(prox_test_seed(3));
     for (int n = 0; n < 10000; ++n) {
         prox_quat q = prox_rng_rotation(&rng);
-        prox_vec3 scale = {0.1 + 3 * prox_rng_uniform(&rng), 0.1 + 3 * prox_rng_uniform(&rng),
-                           (n % 2 ? -1 : 1) * (0.1 + 3 * prox_rng_uniform(&rng))};
-        prox_vec3 origin = {10 * prox_rng_uniform(&rng) - 5, 10 * prox_rng_uniform(&rng) - 5,
-                            10 * prox_rng_uniform(&rng) - 5};
+        const double sx = 0.1 + 3 * prox_rng_uniform(&rng), sy = 0.1 + 3 * prox_rng_uniform(&rng);
+        const double sz = (n % 2 ? -1 : 1) * (0.1 + 3 * prox_rng_uniform(&rng));
+        prox_vec3 scale = {sx, sy, sz};
+        const double ox = 10 * prox_rng_uniform(&rng) - 5, oy = 10 * prox_rng_uniform(&rng) - 5;
+        const double oz = 10 * prox_rng_uniform(&rng) - 5;
+        prox_vec3 origin = {ox, oy, oz};
         prox_transform t = prox_transform_make(q, scale, origin);
         prox_transform inv;
         REQUIRE(prox_transform_inverse(&t, &inv));
-        prox_vec3 p = {prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng)};
+        const double px = prox_rng_uniform(&rng), py = prox_rng_uniform(&rng), pz = prox_rng_uniform(&rng);
+        prox_vec3 p = {px, py, pz};
         prox_vec3 back = prox_transform_point(&inv, prox_transform_point(&t, p));
         CHECK(prox_vec3_length(prox_vec3_sub(back, p)) < 1e-12);
         prox_transform both = prox_transform_mul(&t, &inv);
@@ -194,8 +197,10 @@ PROX_TEST(math, stretch_bound_is_a_tight_upper_bound) {
         } else if (kind == 3) { /* a shear */
             m.m[0][1] += 2 * prox_rng_uniform(&rng) - 1;
         } else if (kind == 4) { /* nearly orthogonal, around the 2^-20 threshold */
-            const double eps = ldexp(prox_rng_uniform(&rng), -18 - (int)(prox_rng_next(&rng) % 6));
-            m.m[prox_rng_next(&rng) % 3][prox_rng_next(&rng) % 3] += eps;
+            const int exponent = -18 - (int)(prox_rng_next(&rng) % 6); /* drawn before the mantissa */
+            const double eps = ldexp(prox_rng_uniform(&rng), exponent);
+            const uint64_t row = prox_rng_next(&rng) % 3, column = prox_rng_next(&rng) % 3;
+            m.m[row][column] += eps;
         } else if (kind == 5) { /* singular: a column repeated or zero */
             for (int i = 0; i < 3; ++i) m.m[i][2] = n % 12 == 5 ? 0 : m.m[i][0];
         }

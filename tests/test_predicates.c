@@ -228,7 +228,9 @@ static int64_t rand_int(prox_rng* rng, int64_t lo, int64_t hi) {
 }
 
 static prox_vec3 rand_int_point(prox_rng* rng, int64_t r) {
-    return prox_vec3_make((double)rand_int(rng, -r, r), (double)rand_int(rng, -r, r), (double)rand_int(rng, -r, r));
+    /* drawn z, y, x: the order these tests' points have always had */
+    const double z = (double)rand_int(rng, -r, r), y = (double)rand_int(rng, -r, r), x = (double)rand_int(rng, -r, r);
+    return prox_vec3_make(x, y, z);
 }
 
 static prox_vec3 scale3(prox_vec3 p, int kx, int ky, int kz) {
@@ -415,8 +417,9 @@ PROX_TEST(predicates, orient3d_near_coplanar_where_naive_fails) {
         prox_vec3 p[4];
         const double scale = n % 2 ? 1.0 : 1000.0;
         for (int i = 0; i < 3; ++i) {
-            p[i] = prox_vec3_make(scale * prox_rng_uniform(&rng), scale * prox_rng_uniform(&rng),
-                                  scale * prox_rng_uniform(&rng));
+            const double z = scale * prox_rng_uniform(&rng), y = scale * prox_rng_uniform(&rng);
+            const double x = scale * prox_rng_uniform(&rng);
+            p[i] = prox_vec3_make(x, y, z);
         }
         const double s = 4 * prox_rng_uniform(&rng) - 1.5, t = 4 * prox_rng_uniform(&rng) - 1.5;
         p[3] = prox_vec3_add(p[0], prox_vec3_add(prox_vec3_scale(prox_vec3_sub(p[1], p[0]), s),
@@ -451,8 +454,12 @@ PROX_TEST(predicates, permutation_antisymmetry) {
     for (int n = 0; n < 3000; ++n) {
         prox_vec3 p[4];
         for (int i = 0; i < 3; ++i) {
-            p[i] = n % 2 ? rand_int_point(&rng, 2)
-                         : prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+            if (n % 2) {
+                p[i] = rand_int_point(&rng, 2);
+            } else {
+                const double z = prox_rng_uniform(&rng), y = prox_rng_uniform(&rng), x = prox_rng_uniform(&rng);
+                p[i] = prox_vec3_make(x, y, z);
+            }
         }
         p[3] = prox_vec3_add(p[0], prox_vec3_add(prox_vec3_scale(prox_vec3_sub(p[1], p[0]), 0.3),
                                                  prox_vec3_scale(prox_vec3_sub(p[2], p[0]), 0.6)));
@@ -554,8 +561,9 @@ PROX_TEST(predicates, filter_decides_easy_inputs) {
     for (int n = 0; n < 100000; ++n) {
         prox_vec3 p[4];
         for (int i = 0; i < 4; ++i) {
-            p[i] = prox_vec3_make(2 * prox_rng_uniform(&rng) - 1, 2 * prox_rng_uniform(&rng) - 1,
-                                  2 * prox_rng_uniform(&rng) - 1);
+            const double z = 2 * prox_rng_uniform(&rng) - 1, y = 2 * prox_rng_uniform(&rng) - 1;
+            const double x = 2 * prox_rng_uniform(&rng) - 1;
+            p[i] = prox_vec3_make(x, y, z);
         }
         unknown += prox_orient3d_filter(p[0], p[1], p[2], p[3]) == PROX_SIGN_UNKNOWN;
     }

@@ -93,9 +93,12 @@ PROX_TEST(ray, triangle_against_long_double) {
             const double a = prox_rng_uniform(&rng);
             t[2] = prox_vec3_add(prox_vec3_scale(t[0], 1 - a), prox_vec3_scale(t[1], a));
         }
-        prox_vec3 o = prox_vec3_make(3 * prox_rng_uniform(&rng) - 1, 3 * prox_rng_uniform(&rng) - 1,
-                                     3 * prox_rng_uniform(&rng) - 1);
-        prox_vec3 target = prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+        /* drawn z, y, x: the order these rays have always had */
+        const double oz = 3 * prox_rng_uniform(&rng) - 1, oy = 3 * prox_rng_uniform(&rng) - 1;
+        const double ox = 3 * prox_rng_uniform(&rng) - 1;
+        prox_vec3 o = prox_vec3_make(ox, oy, oz);
+        const double tz = prox_rng_uniform(&rng), ty = prox_rng_uniform(&rng), tx = prox_rng_uniform(&rng);
+        prox_vec3 target = prox_vec3_make(tx, ty, tz);
         prox_vec3 d = prox_vec3_scale(prox_vec3_sub(target, o), 0.25 + 4 * prox_rng_uniform(&rng));
         if (i % 7 == 0) d.y = 0; /* zero components */
         if (i % 11 == 0) d.x = d.z = 0;
@@ -142,7 +145,8 @@ PROX_TEST(ray, tiny_triangles_far_off) {
     int hits = 0, disagreements = 0;
     for (int i = 0; i < count; ++i) {
         const double size = pow(10.0, -3 - 9 * prox_rng_uniform(&rng));
-        const prox_vec3 centre = prox_vec3_scale(test_random_unit(&rng), 0.2 + prox_rng_uniform(&rng));
+        const double distance = 0.2 + prox_rng_uniform(&rng); /* the length before the direction */
+        const prox_vec3 centre = prox_vec3_scale(test_random_unit(&rng), distance);
         prox_vec3 tri[3];
         for (int c = 0; c < 3; ++c) tri[c] = prox_vec3_add(centre, prox_vec3_scale(test_random_unit(&rng), size));
         /* aimed at the triangle (within twice its size), or anywhere */
@@ -229,7 +233,8 @@ PROX_TEST(ray, needles_behind_the_origin) {
         const prox_vec3 side = prox_vec3_cross(u, n);
         const double length = pow(10.0, 3 + 13 * prox_rng_uniform(&rng));
         const double width = pow(10.0, -30 + 20 * prox_rng_uniform(&rng));
-        const double off = (prox_rng_uniform(&rng) < 0.5 ? -1 : 1) * pow(10.0, -25 + 13 * prox_rng_uniform(&rng));
+        const double off_sign = prox_rng_uniform(&rng) < 0.5 ? -1 : 1;
+        const double off = off_sign * pow(10.0, -25 + 13 * prox_rng_uniform(&rng));
         const prox_vec3 tri[3] = {prox_vec3_scale(side, -width), prox_vec3_scale(side, width),
                                   prox_vec3_scale(u, -length)};
         const prox_vec3 across = prox_vec3_scale(side, width * (prox_rng_uniform(&rng) - 0.5));
@@ -240,7 +245,8 @@ PROX_TEST(ray, needles_behind_the_origin) {
         if (i % 2 == 1) {
             const prox_vec3 r0 = test_random_unit(&rng);
             const prox_vec3 in_plane = prox_vec3_sub(r0, prox_vec3_scale(n, prox_vec3_dot(r0, n)));
-            const double tilt = (prox_rng_uniform(&rng) < 0.5 ? -1 : 1) * pow(10.0, -24 + 16 * prox_rng_uniform(&rng));
+            const double tilt_sign = prox_rng_uniform(&rng) < 0.5 ? -1 : 1;
+            const double tilt = tilt_sign * pow(10.0, -24 + 16 * prox_rng_uniform(&rng));
             dir = prox_vec3_add(in_plane, prox_vec3_scale(n, tilt * prox_vec3_length(in_plane)));
         }
         double t = NAN;
@@ -338,7 +344,8 @@ PROX_TEST(ray, triangle_bad_input_and_scale) {
         prox_vec3 tri[3];
         for (int c = 0; c < 3; ++c) tri[c] = random_point(&rng, 1.0);
         prox_vec3 oo = random_point(&rng, 2.0);
-        prox_vec3 dd = prox_vec3_sub(prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), 0.5), oo);
+        const double ty = prox_rng_uniform(&rng), tx = prox_rng_uniform(&rng);
+        prox_vec3 dd = prox_vec3_sub(prox_vec3_make(tx, ty, 0.5), oo);
         double t0 = -1;
         const bool hit = prox_ray_triangle(oo, dd, tri, INFINITY, &t0, NULL);
         const int exps[] = {-1000, -600, -300, 300, 600, 1000};
@@ -429,13 +436,15 @@ static void against_brute_force(const char* name, int count, bool scaled) {
         prox_vec3 s = {1, 1, 1};
         if (scaled) s = prox_vec3_add(prox_vec3_make(0.4, 0.4, 0.4), random_point(&rng, 1.0));
         if (scaled && i % 5 == 0) s.y = -s.y; /* a mirroring placement */
-        const prox_vec3 centre = prox_vec3_scale(test_random_unit(&rng), radius * prox_rng_uniform(&rng));
+        const double distance = radius * prox_rng_uniform(&rng);
+        const prox_vec3 centre = prox_vec3_scale(test_random_unit(&rng), distance);
         const prox_transform x = prox_transform_make(q, s, centre);
         /* origins around the model, aimed at a point near it; some rays
          * along the axes (zero components), some from inside */
         const double reach = radius * (0.2 + 2.5 * prox_rng_uniform(&rng));
         prox_vec3 o = prox_vec3_add(centre, prox_vec3_scale(test_random_unit(&rng), reach));
-        prox_vec3 aim = prox_vec3_add(centre, prox_vec3_scale(test_random_unit(&rng), radius * prox_rng_uniform(&rng)));
+        const double miss = radius * prox_rng_uniform(&rng);
+        prox_vec3 aim = prox_vec3_add(centre, prox_vec3_scale(test_random_unit(&rng), miss));
         prox_vec3 d = prox_vec3_scale(prox_vec3_sub(aim, o), 0.1 + 3 * prox_rng_uniform(&rng));
         if (i % 6 == 0) {
             const int axis = (int)(3 * prox_rng_uniform(&rng)) % 3;
@@ -708,8 +717,8 @@ PROX_TEST(ray, far_from_the_origin) {
         int hits = 0;
         for (int i = 0; i < 300; ++i) {
             const prox_vec3 o = prox_vec3_add(x.origin, prox_vec3_scale(test_random_unit(&rng), 3e-6));
-            const prox_vec3 aim =
-                prox_vec3_add(x.origin, prox_vec3_scale(test_random_unit(&rng), 2e-7 * prox_rng_uniform(&rng)));
+            const double miss = 2e-7 * prox_rng_uniform(&rng);
+            const prox_vec3 aim = prox_vec3_add(x.origin, prox_vec3_scale(test_random_unit(&rng), miss));
             const prox_vec3 d = prox_vec3_sub(aim, o);
             prox_ray_def def = prox_default_ray_def();
             double bt;
@@ -808,10 +817,12 @@ PROX_TEST(ray, origins_exactly_inside_a_triangle) {
          * weights in eighths, kept only when exactly in the plane */
         const double scale = ldexp(1.0, (int)(60 * prox_rng_uniform(&rng)) - 30);
         prox_vec3 c[3];
-        for (int k = 0; k < 3; ++k)
-            c[k] = prox_vec3_make(scale * floor(2000 * prox_rng_uniform(&rng) - 1000),
-                                  scale * floor(2000 * prox_rng_uniform(&rng) - 1000),
-                                  scale * floor(2000 * prox_rng_uniform(&rng) - 1000));
+        for (int k = 0; k < 3; ++k) {
+            const double z = scale * floor(2000 * prox_rng_uniform(&rng) - 1000);
+            const double y = scale * floor(2000 * prox_rng_uniform(&rng) - 1000);
+            const double x = scale * floor(2000 * prox_rng_uniform(&rng) - 1000);
+            c[k] = prox_vec3_make(x, y, z);
+        }
         if (i % 3 == 0) c[1] = prox_vec3_scale(c[1], 1e6);
         const double a = (1 + floor(6 * prox_rng_uniform(&rng))) / 8;
         const double b = (1 + floor((7 - 8 * a) * prox_rng_uniform(&rng))) / 8;
@@ -852,10 +863,12 @@ PROX_TEST(ray, origins_exactly_on_edges_and_corners) {
          * at scales from 2^-30 to 2^30 */
         const double scale = ldexp(1.0, (int)(60 * prox_rng_uniform(&rng)) - 30);
         prox_vec3 c[3];
-        for (int k = 0; k < 3; ++k)
-            c[k] = prox_vec3_make(2 * scale * floor(1000 * prox_rng_uniform(&rng) - 500),
-                                  2 * scale * floor(1000 * prox_rng_uniform(&rng) - 500),
-                                  2 * scale * floor(1000 * prox_rng_uniform(&rng) - 500));
+        for (int k = 0; k < 3; ++k) {
+            const double z = 2 * scale * floor(1000 * prox_rng_uniform(&rng) - 500);
+            const double y = 2 * scale * floor(1000 * prox_rng_uniform(&rng) - 500);
+            const double x = 2 * scale * floor(1000 * prox_rng_uniform(&rng) - 500);
+            c[k] = prox_vec3_make(x, y, z);
+        }
         const prox_vec3 area = prox_vec3_cross(prox_vec3_sub(c[1], c[0]), prox_vec3_sub(c[2], c[0]));
         if (prox_vec3_dot(area, area) == 0) continue;
         /* a corner, an edge's midpoint, or a point at an eighth along an edge */

@@ -150,20 +150,25 @@ static void deform(const prox_mesh* mesh, int round, prox_rng* rng, bool huge, p
             out[i] = prox_vec3_make(cos(a) * p.x - sin(a) * p.y, sin(a) * p.x + cos(a) * p.y, p.z + 0.1 * r * sin(p.x));
             break;
         }
-        case 1:
-            out[i] = prox_vec3_make(p.x + 0.05 * r * (prox_rng_uniform(rng) - 0.5),
-                                    p.y + 0.05 * r * (prox_rng_uniform(rng) - 0.5),
-                                    p.z + 0.05 * r * (prox_rng_uniform(rng) - 0.5));
+        case 1: {
+            /* drawn z, y, x: the order these deformations have always had */
+            const double z = p.z + 0.05 * r * (prox_rng_uniform(rng) - 0.5);
+            const double y = p.y + 0.05 * r * (prox_rng_uniform(rng) - 0.5);
+            const double x = p.x + 0.05 * r * (prox_rng_uniform(rng) - 0.5);
+            out[i] = prox_vec3_make(x, y, z);
             break;
+        }
         case 2:
             out[i] = p;
             if (prox_rng_uniform(rng) < 0.2) out[i].x = special_value(rng, huge);
             if (prox_rng_uniform(rng) < 0.2) out[i].y = special_value(rng, huge);
             if (prox_rng_uniform(rng) < 0.2) out[i].z = special_value(rng, huge);
             break;
-        case 3:
-            out[i] = prox_vec3_make(special_value(rng, huge), special_value(rng, huge), special_value(rng, huge));
+        case 3: {
+            const double z = special_value(rng, huge), y = special_value(rng, huge), x = special_value(rng, huge);
+            out[i] = prox_vec3_make(x, y, z);
             break;
+        }
         default:
             out[i] = prox_vec3_make(0x1p-140, -0.0, 3.0); /* every triangle a point */
             break;
@@ -191,8 +196,11 @@ static void random_soup(prox_rng* rng, int triangles, prox_mesh_data* out) {
     out->vertices = malloc(sizeof(prox_vec3) * (size_t)out->vertex_count);
     out->indices = malloc(sizeof(uint32_t) * 3 * (size_t)triangles);
     REQUIRE(out->vertices && out->indices);
-    for (int i = 0; i < out->vertex_count; ++i)
-        out->vertices[i] = prox_vec3_make(prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng));
+    /* drawn z, y, x: the order these soups have always had */
+    for (int i = 0; i < out->vertex_count; ++i) {
+        const double z = prox_rng_uniform(rng), y = prox_rng_uniform(rng), x = prox_rng_uniform(rng);
+        out->vertices[i] = prox_vec3_make(x, y, z);
+    }
     for (int t = 0; t < triangles; ++t) {
         prox_vec3 c = out->vertices[3 * t];
         for (int k = 0; k < 3; ++k) {
@@ -200,10 +208,11 @@ static void random_soup(prox_rng* rng, int triangles, prox_mesh_data* out) {
             uint32_t index = (uint32_t)(3 * t + k);
             if (t > 0 && k == 0 && prox_rng_uniform(rng) < 0.5) index = (uint32_t)(3 * t - 1);
             out->indices[3 * t + k] = index;
-            if (index == (uint32_t)(3 * t + k) && k > 0)
-                out->vertices[index] = prox_vec3_add(c, prox_vec3_make(0.05 * prox_rng_uniform(rng),
-                                                                       0.05 * prox_rng_uniform(rng),
-                                                                       0.05 * prox_rng_uniform(rng)));
+            if (index == (uint32_t)(3 * t + k) && k > 0) {
+                const double z = 0.05 * prox_rng_uniform(rng), y = 0.05 * prox_rng_uniform(rng);
+                const double x = 0.05 * prox_rng_uniform(rng);
+                out->vertices[index] = prox_vec3_add(c, prox_vec3_make(x, y, z));
+            }
         }
     }
 }

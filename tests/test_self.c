@@ -281,10 +281,14 @@ static prox_transform random_placement(prox_rng* rng, int style) {
     prox_quat q = prox_rng_rotation(rng);
     prox_vec3 scale = {1, 1, 1};
     if (style == 2) { /* nonuniform scale and a mirror */
-        scale = prox_vec3_make(0.3 + 2 * prox_rng_uniform(rng), 0.3 + 2 * prox_rng_uniform(rng),
-                               -(0.3 + 2 * prox_rng_uniform(rng)));
+        /* drawn z, y, x: the order these placements have always had */
+        const double sz = -(0.3 + 2 * prox_rng_uniform(rng));
+        const double sy = 0.3 + 2 * prox_rng_uniform(rng), sx = 0.3 + 2 * prox_rng_uniform(rng);
+        scale = prox_vec3_make(sx, sy, sz);
     }
-    prox_vec3 origin = {4 * prox_rng_uniform(rng) - 2, 4 * prox_rng_uniform(rng) - 2, 4 * prox_rng_uniform(rng) - 2};
+    const double ox = 4 * prox_rng_uniform(rng) - 2, oy = 4 * prox_rng_uniform(rng) - 2;
+    const double oz = 4 * prox_rng_uniform(rng) - 2;
+    prox_vec3 origin = {ox, oy, oz};
     return prox_transform_make(q, scale, origin);
 }
 
@@ -341,7 +345,8 @@ static cloth_motion random_motion(prox_rng* rng) {
     }
     for (int i = 0; i < 2; ++i) {
         bend* b = &m.bends[i];
-        b->hinge = prox_vec3_make(uniform(rng, -0.2, 0.2), uniform(rng, -0.2, 0.2), 0);
+        const double hinge_y = uniform(rng, -0.2, 0.2), hinge_x = uniform(rng, -0.2, 0.2);
+        b->hinge = prox_vec3_make(hinge_x, hinge_y, 0);
         b->across = planar_direction(rng);
         b->up = prox_vec3_make(0, 0, prox_rng_uniform(rng) < 0.5 ? 1 : -1);
         b->length = uniform(rng, 0.08, 0.3);
@@ -674,7 +679,8 @@ PROX_TEST(self, random_degenerate_triangles) {
         if (v % 3 == 2) { /* the midpoint of two earlier vertices: collinear (up to rounding) triples */
             *p = prox_vec3_scale(prox_vec3_add(p[-1], p[-2]), 0.5);
         } else {
-            *p = prox_vec3_make(uniform(&rng, -0.6, 0.6), uniform(&rng, -0.6, 0.6), uniform(&rng, -0.4, 0.4));
+            const double z = uniform(&rng, -0.4, 0.4), y = uniform(&rng, -0.6, 0.6), x = uniform(&rng, -0.6, 0.6);
+            *p = prox_vec3_make(x, y, z);
         }
     }
     for (int t = 0; t < extra_t; ++t) {

@@ -11,7 +11,10 @@
 enum { MAX_POINTS = 4096 };
 
 static prox_vec3 random_in_cube(prox_rng* rng) {
-    return prox_vec3_make(2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1);
+    /* drawn z, y, x: the order these point sets have always had */
+    const double z = 2 * prox_rng_uniform(rng) - 1, y = 2 * prox_rng_uniform(rng) - 1;
+    const double x = 2 * prox_rng_uniform(rng) - 1;
+    return prox_vec3_make(x, y, z);
 }
 
 static prox_vec3 random_on_sphere(prox_rng* rng) {
@@ -171,16 +174,20 @@ PROX_TEST(sphere_fit, minimal_against_brute_force) {
                     p[i] = prox_vec3_sub(q, prox_vec3_scale(normal, prox_vec3_dot(q, normal)));
                     break;
                 }
-                case 4: /* a small integer lattice: exact degeneracies of every kind */
-                    p[i] = prox_vec3_make((double)(prox_rng_next(&rng) % 3), (double)(prox_rng_next(&rng) % 3),
-                                          (double)(prox_rng_next(&rng) % 2));
+                case 4: { /* a small integer lattice: exact degeneracies of every kind */
+                    const double z = (double)(prox_rng_next(&rng) % 2), y = (double)(prox_rng_next(&rng) % 3);
+                    const double x = (double)(prox_rng_next(&rng) % 3);
+                    p[i] = prox_vec3_make(x, y, z);
                     break;
+                }
                 case 5: /* few distinct points, repeated */
                     p[i] = i < 3 ? random_in_cube(&rng) : p[prox_rng_next(&rng) % 3];
                     break;
-                default: /* nearly cospherical: every point within 1e-8 of the boundary */
-                    p[i] = prox_vec3_scale(random_on_sphere(&rng), 1 + 1e-8 * prox_rng_uniform(&rng));
+                default: { /* nearly cospherical: every point within 1e-8 of the boundary */
+                    const double radius = 1 + 1e-8 * prox_rng_uniform(&rng); /* before the direction */
+                    p[i] = prox_vec3_scale(random_on_sphere(&rng), radius);
                     break;
+                }
                 }
             }
             static const char* kinds[] = {"cube",    "cospherical", "collinear", "coplanar",
@@ -270,7 +277,8 @@ PROX_TEST(sphere_fit, large_sets_of_every_kind) {
                         double a = 6.283185307179586 * i / n;
                         p[i] = prox_vec3_make(2 * cos(a), 2 * sin(a), 7);
                     } else {
-                        p[i] = prox_vec3_make(prox_rng_uniform(&rng), prox_rng_uniform(&rng), 7);
+                        const double y = prox_rng_uniform(&rng), x = prox_rng_uniform(&rng);
+                        p[i] = prox_vec3_make(x, y, 7);
                     }
                     want = 2;
                     break;
@@ -282,9 +290,11 @@ PROX_TEST(sphere_fit, large_sets_of_every_kind) {
                     p[i] = prox_vec3_make(i % 2 ? 1 : -1, i % 4 < 2 ? 1 : -1, i % 8 < 4 ? 1 : -1);
                     want = sqrt(3.0);
                     break;
-                case 7: /* sorted by x: the order move-to-front handles worst */
-                    p[i] = prox_vec3_make(-1 + 2.0 * i / n, prox_rng_uniform(&rng), prox_rng_uniform(&rng));
+                case 7: { /* sorted by x: the order move-to-front handles worst */
+                    const double z = prox_rng_uniform(&rng), y = prox_rng_uniform(&rng);
+                    p[i] = prox_vec3_make(-1 + 2.0 * i / n, y, z);
                     break;
+                }
                 default: /* a tiny cluster far out: the center rounds to a coarse grid */
                     p[i] = prox_vec3_add(prox_vec3_make(1e6, -3e6, 2e6), prox_vec3_scale(random_in_cube(&rng), 1e-7));
                     break;

@@ -260,12 +260,16 @@ static int64_t rand_int(prox_rng* rng, int64_t lo, int64_t hi) {
     return lo + (int64_t)(prox_rng_next(rng) % (uint64_t)(hi - lo + 1));
 }
 
+/* Both draw z, y, x: the order these tests' points have always had. */
 static prox_vec3 rand_int_point(prox_rng* rng, int64_t r) {
-    return prox_vec3_make((double)rand_int(rng, -r, r), (double)rand_int(rng, -r, r), (double)rand_int(rng, -r, r));
+    const double z = (double)rand_int(rng, -r, r), y = (double)rand_int(rng, -r, r), x = (double)rand_int(rng, -r, r);
+    return prox_vec3_make(x, y, z);
 }
 
 static prox_vec3 rand_unit_box(prox_rng* rng) {
-    return prox_vec3_make(2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1, 2 * prox_rng_uniform(rng) - 1);
+    const double z = 2 * prox_rng_uniform(rng) - 1, y = 2 * prox_rng_uniform(rng) - 1;
+    const double x = 2 * prox_rng_uniform(rng) - 1;
+    return prox_vec3_make(x, y, z);
 }
 
 static const int corner_perms[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
@@ -598,7 +602,8 @@ static void gen_float_pair(prox_rng* rng, int mode, prox_vec3 a[3], prox_vec3 b[
         return;
     }
     /* A point x on a (rounded): inside, on an edge or at a corner. */
-    double w[3] = {prox_rng_uniform(rng), prox_rng_uniform(rng), prox_rng_uniform(rng)};
+    const double w0 = prox_rng_uniform(rng), w1 = prox_rng_uniform(rng), w2 = prox_rng_uniform(rng);
+    double w[3] = {w0, w1, w2};
     if (mode == 2) w[prox_rng_next(rng) % 3] = 0;
     if (mode == 3) w[0] = w[1] = 0;
     const double sum = w[0] + w[1] + w[2];

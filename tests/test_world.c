@@ -90,9 +90,9 @@ static void run_world_scene(uint64_t seed, prox_volume volume, int frames) {
             REQUIRE(id < MAX_OBJECTS);
             sc.shape[id] = def.shape, sc.pose[id] = def.pose, sc.live[id] = true;
             sc.group[id] = def.group, sc.mask[id] = def.mask;
-            sc.velocity[id] =
-                (prox_vec3){speed * (2 * prox_rng_uniform(&rng) - 1), speed * (2 * prox_rng_uniform(&rng) - 1),
-                            speed * (2 * prox_rng_uniform(&rng) - 1)};
+            const double vx = speed * (2 * prox_rng_uniform(&rng) - 1), vy = speed * (2 * prox_rng_uniform(&rng) - 1);
+            const double vz = speed * (2 * prox_rng_uniform(&rng) - 1);
+            sc.velocity[id] = (prox_vec3){vx, vy, vz};
         }
         if (frame > 0 && prox_rng_next(&rng) % 3 == 0) {
             uint32_t id = (uint32_t)(prox_rng_next(&rng) % MAX_OBJECTS);
@@ -696,8 +696,9 @@ PROX_TEST(world, convex_boxes_hold_their_shapes) {
     for (int shape = 0; shape < 64; shape++) {
         const bool cancel = shape % 2 == 0;
         for (int i = 0; i < POINTS; i++) {
-            const prox_vec3 jitter = {prox_rng_uniform(&rng) - 0.5, prox_rng_uniform(&rng) - 0.5,
-                                      prox_rng_uniform(&rng) - 0.5};
+            const double jx = prox_rng_uniform(&rng) - 0.5, jy = prox_rng_uniform(&rng) - 0.5;
+            const double jz = prox_rng_uniform(&rng) - 0.5;
+            const prox_vec3 jitter = {jx, jy, jz};
             points[shape][i] = cancel ? (prox_vec3){1e8 + jitter.x, 1e8 + jitter.y, jitter.z} : jitter;
         }
         prox_object_def def = prox_default_object_def();

@@ -182,8 +182,11 @@ typedef struct counts {
 static void check_box_queries(prox_world* world, prox_world* stepped, const scene* sc, prox_rng* rng,
                               double size, counts* n) {
     for (int q = 0; q < 12; q++) {
-        prox_vec3 c = {size * prox_rng_uniform(rng), size * prox_rng_uniform(rng), size * prox_rng_uniform(rng)};
-        prox_vec3 h = {2 * prox_rng_uniform(rng), 2 * prox_rng_uniform(rng), 2 * prox_rng_uniform(rng)};
+        const double cx = size * prox_rng_uniform(rng), cy = size * prox_rng_uniform(rng);
+        const double cz = size * prox_rng_uniform(rng);
+        prox_vec3 c = {cx, cy, cz};
+        const double hx = 2 * prox_rng_uniform(rng), hy = 2 * prox_rng_uniform(rng), hz = 2 * prox_rng_uniform(rng);
+        prox_vec3 h = {hx, hy, hz};
         prox_box box = {prox_vec3_sub(c, h), prox_vec3_add(c, h)};
         const prox_world_filter* f = random_filter(rng);
         found got = found_start(sc);
@@ -226,8 +229,9 @@ static void check_overlaps(prox_world* world, test_world_shapes* sh, const scene
 static void check_rays(prox_world* world, const test_world_shapes* sh, const scene* sc, prox_rng* rng, double size,
                        counts* n) {
     for (int q = 0; q < 30; q++) {
-        prox_vec3 o = {size * (1.4 * prox_rng_uniform(rng) - 0.2), size * (1.4 * prox_rng_uniform(rng) - 0.2),
-                       size * (1.4 * prox_rng_uniform(rng) - 0.2)};
+        const double ox = size * (1.4 * prox_rng_uniform(rng) - 0.2), oy = size * (1.4 * prox_rng_uniform(rng) - 0.2);
+        const double oz = size * (1.4 * prox_rng_uniform(rng) - 0.2);
+        prox_vec3 o = {ox, oy, oz};
         prox_vec3 d = test_random_unit(rng);
         // Half the rays aim at a live object's origin, with a length that is not 1.
         uint32_t aim = (uint32_t)(prox_rng_next(rng) % MAX_OBJECTS);
@@ -335,7 +339,8 @@ static void check_casts(prox_world* world, test_world_shapes* sh, const scene* s
         test_shape_kind k = (test_shape_kind)(TEST_BOX + prox_rng_next(rng) % 3);
         prox_convex shape = test_world_shape(sh, k).convex;
         prox_transform pose = test_random_pose(rng, size);
-        prox_vec3 move = prox_vec3_scale(test_random_unit(rng), size * prox_rng_uniform(rng));
+        const double distance = size * prox_rng_uniform(rng); /* the length before the direction */
+        prox_vec3 move = prox_vec3_scale(test_random_unit(rng), distance);
         prox_world_cast_def def = prox_default_world_cast_def();
         def.filter = random_filter(rng);
         prox_world_cast_hit hit;
@@ -735,7 +740,8 @@ PROX_TEST(world_query, reviewed_cases) {
             def.pose = prox_transform_identity();
             def.pose.origin = (prox_vec3){12, 1.5, 1.5};
             REQUIRE(prox_world_add(pair, &def, &id) == PROX_OK);
-            prox_vec3 o = {-5, 3 * prox_rng_uniform(&rng), 3 * prox_rng_uniform(&rng)};
+            const double oy = 3 * prox_rng_uniform(&rng), oz = 3 * prox_rng_uniform(&rng);
+            prox_vec3 o = {-5, oy, oz};
             prox_vec3 d = prox_vec3_sub(target, o);
             d.y += prox_rng_uniform(&rng) - 0.5;
             prox_world_ray_hit a, b;
@@ -958,13 +964,18 @@ PROX_TEST(world_query, threads_may_query_an_unchanged_world) {
     for (int j = 0; j < 3; j++) {
         jobs[j].world = world;
         for (int i = 0; i < JOB_RAYS; i++) {
-            jobs[j].origins[i] = (prox_vec3){-2, 6 * prox_rng_uniform(&rng), 6 * prox_rng_uniform(&rng)};
+            const double oy = 6 * prox_rng_uniform(&rng), oz = 6 * prox_rng_uniform(&rng);
+            jobs[j].origins[i] = (prox_vec3){-2, oy, oz};
             jobs[j].directions[i] = test_random_unit(&rng);
             jobs[j].directions[i].x = fabs(jobs[j].directions[i].x) + 0.5;
         }
         for (int i = 0; i < JOB_BOXES; i++) {
-            prox_vec3 c = {6 * prox_rng_uniform(&rng), 6 * prox_rng_uniform(&rng), 6 * prox_rng_uniform(&rng)};
-            prox_vec3 h = {3 * prox_rng_uniform(&rng), 3 * prox_rng_uniform(&rng), 3 * prox_rng_uniform(&rng)};
+            const double cx = 6 * prox_rng_uniform(&rng), cy = 6 * prox_rng_uniform(&rng);
+            const double cz = 6 * prox_rng_uniform(&rng);
+            prox_vec3 c = {cx, cy, cz};
+            const double hx = 3 * prox_rng_uniform(&rng), hy = 3 * prox_rng_uniform(&rng);
+            const double hz = 3 * prox_rng_uniform(&rng);
+            prox_vec3 h = {hx, hy, hz};
             jobs[j].boxes[i] = (prox_box){prox_vec3_sub(c, h), prox_vec3_add(c, h)};
         }
     }

@@ -44,9 +44,14 @@ prox_shape test_world_shape(test_world_shapes* s, test_shape_kind kind) {
 prox_transform test_random_pose(prox_rng* rng, double world) {
     prox_quat q = prox_rng_rotation(rng);
     prox_vec3 scale = {1, 1, 1};
-    if (prox_rng_next(rng) % 3 == 0)
-        scale = (prox_vec3){0.6 + prox_rng_uniform(rng), 0.6 + prox_rng_uniform(rng), 0.6 + prox_rng_uniform(rng)};
-    prox_vec3 origin = {world * prox_rng_uniform(rng), world * prox_rng_uniform(rng), world * prox_rng_uniform(rng)};
+    if (prox_rng_next(rng) % 3 == 0) {
+        const double sx = 0.6 + prox_rng_uniform(rng), sy = 0.6 + prox_rng_uniform(rng);
+        const double sz = 0.6 + prox_rng_uniform(rng);
+        scale = (prox_vec3){sx, sy, sz};
+    }
+    const double ox = world * prox_rng_uniform(rng), oy = world * prox_rng_uniform(rng);
+    const double oz = world * prox_rng_uniform(rng);
+    prox_vec3 origin = {ox, oy, oz};
     return prox_transform_make(q, scale, origin);
 }
 

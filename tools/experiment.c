@@ -29,8 +29,9 @@ void experiment_make_placements(uint64_t seed, double side, int count, experimen
     for (int i = 0; i < count; ++i) {
         for (int m = 0; m < 2; ++m) {
             prox_quat q = prox_rng_rotation(&rng);
-            prox_vec3 o = {side * (prox_rng_uniform(&rng) - 0.5), side * (prox_rng_uniform(&rng) - 0.5),
-                           side * (prox_rng_uniform(&rng) - 0.5)};
+            const double ox = side * (prox_rng_uniform(&rng) - 0.5), oy = side * (prox_rng_uniform(&rng) - 0.5);
+            const double oz = side * (prox_rng_uniform(&rng) - 0.5);
+            prox_vec3 o = {ox, oy, oz};
             prox_transform t = prox_transform_make(q, prox_vec3_make(1, 1, 1), o);
             if (m == 0) out[i].a = t;
             else out[i].b = t;
