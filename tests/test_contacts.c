@@ -602,15 +602,16 @@ PROX_TEST(contacts, points_far_from_the_origin) {
                         prox_inside in = prox_point_inside(bvh, &x, p);
                         prox_point_result r = prox_closest_point(bvh, &x, p, 0);
                         CHECK_MSG(in == PROX_ON_SURFACE && r.distance == 0 && !r.beyond_upper_bound,
-                                  "%s, scale %g, offset %g: corner %d gives %d, distance %g", prox_volume_name((prox_volume)kind),
-                                  s, o, v, (int)in, r.distance);
+                                  "%s, scale %g, offset %g: corner %d gives %d, distance %g",
+                                  prox_volume_name((prox_volume)kind), s, o, v, (int)in, r.distance);
                         surface++;
                     }
                     /* a quarter of the box's size in or out along each axis */
                     for (int k = 0; k < 4; ++k) {
                         const bool in_box = k < 2;
                         const double f = in_box ? 0.5 : 1.5;
-                        prox_vec3 corner = mesh.vertices[(int)(prox_rng_uniform(&rng) * mesh.vertex_count) % mesh.vertex_count];
+                        const int pick = (int)(prox_rng_uniform(&rng) * mesh.vertex_count) % mesh.vertex_count;
+                        prox_vec3 corner = mesh.vertices[pick];
                         prox_vec3 local = prox_vec3_scale(corner, f * (0.9 + 0.2 * prox_rng_uniform(&rng)));
                         prox_inside in = prox_point_inside(bvh, &x, prox_transform_point(&x, local));
                         CHECK_MSG(in == (in_box ? PROX_INSIDE : PROX_OUTSIDE), "%s, scale %g, offset %g: %d",

@@ -1004,7 +1004,8 @@ static prox_feature_pair nth_start(const prox_polyhedron* a, const prox_polyhedr
     for (int ka = 0; ka < 3; ++ka)
         for (int kb = 0; kb < 3; ++kb) {
             const int na = feature_count(a, ka), nb = feature_count(b, kb);
-            if (n < na * nb) return (prox_feature_pair){{(prox_feature_kind)ka, n / nb}, {(prox_feature_kind)kb, n % nb}};
+            if (n < na * nb)
+                return (prox_feature_pair){{(prox_feature_kind)ka, n / nb}, {(prox_feature_kind)kb, n % nb}};
             n -= na * nb;
         }
     return prox_feature_pair_default(); /* (n beyond start_count) */
@@ -1096,10 +1097,22 @@ typedef struct degenerate_case {
 } degenerate_case;
 
 static const degenerate_case degenerate_cases[] = {
-{4, {{-0x1.0000000000004p-18, -0x1.0000000000004p-18, -0x1.0000000000004p-18}, {-0x1.0000000000003p-18, -0x1.0000000000004p-18, -0x1.0000000000004p-18}, {-0x1.0000000000004p-18, -0x1.0000000000002p-18, -0x1.0000000000003p-18}, {0x1.ffffffffffffap-19, 0x1.ffffffffffffap-19, 0x1.ffffffffffff8p-19}},
- 4, {{-0x1.0000000000004p-18, -0x1.0000000000003p-18, 0x1.0000000000004p-19}, {0x1.8000000000004p-19, -0x1.7fffffffffffcp-19, 0x1.8000000000004p-19}, {0x1.8000000000004p-19, 0x1.8000000000004p-19, -0x1.0000000000004p-18}, {0x1.8000000000004p-19, 0x1.8000000000004p-19, 0x1.8000000000004p-19}},
- {{{{-0x1.999999999999ap-1, 0x0p+0, -0x1.3333333333333p-1}, {0x0p+0, -0x1p+0, 0x0p+0}, {-0x1.3333333333333p-1, 0x0p+0, 0x1.999999999999ap-1}}}, {0x1.8p-19, 0x1.8p-19, 0x1.8p-19}},
- {{{{-0x1.999999999999ap-1, 0x0p+0, -0x1.3333333333333p-1}, {0x0p+0, -0x1p+0, 0x0p+0}, {-0x1.3333333333333p-1, 0x0p+0, 0x1.999999999999ap-1}}}, {-0x1p-20, -0x1p-20, -0x1p-20}}},
+{4, {{-0x1.0000000000004p-18, -0x1.0000000000004p-18, -0x1.0000000000004p-18},
+      {-0x1.0000000000003p-18, -0x1.0000000000004p-18, -0x1.0000000000004p-18},
+      {-0x1.0000000000004p-18, -0x1.0000000000002p-18, -0x1.0000000000003p-18},
+      {0x1.ffffffffffffap-19, 0x1.ffffffffffffap-19, 0x1.ffffffffffff8p-19}},
+ 4, {{-0x1.0000000000004p-18, -0x1.0000000000003p-18, 0x1.0000000000004p-19},
+      {0x1.8000000000004p-19, -0x1.7fffffffffffcp-19, 0x1.8000000000004p-19},
+      {0x1.8000000000004p-19, 0x1.8000000000004p-19, -0x1.0000000000004p-18},
+      {0x1.8000000000004p-19, 0x1.8000000000004p-19, 0x1.8000000000004p-19}},
+ {{{{-0x1.999999999999ap-1, 0x0p+0, -0x1.3333333333333p-1},
+    {0x0p+0, -0x1p+0, 0x0p+0},
+    {-0x1.3333333333333p-1, 0x0p+0, 0x1.999999999999ap-1}}},
+  {0x1.8p-19, 0x1.8p-19, 0x1.8p-19}},
+ {{{{-0x1.999999999999ap-1, 0x0p+0, -0x1.3333333333333p-1},
+    {0x0p+0, -0x1p+0, 0x0p+0},
+    {-0x1.3333333333333p-1, 0x0p+0, 0x1.999999999999ap-1}}},
+  {-0x1p-20, -0x1p-20, -0x1p-20}}},
 };
 
 PROX_TEST(features, degenerate_solids_from_fuzzing) {

@@ -891,7 +891,8 @@ PROX_TEST(world_query, distance_reviewed_cases) {
     def.pose = there;
     REQUIRE(prox_world_add(world, &def, &second) == PROX_OK);
     REQUIRE(prox_world_set_pose(world, first, &there) == PROX_OK);
-    const prox_transform at = {prox_mat3_identity(), {0x1.2a05f1ff5832cp+33, -0x1.9f031b40437p-2, 0x1.99610007152aep+0}};
+    const prox_transform at = {prox_mat3_identity(),
+                               {0x1.2a05f1ff5832cp+33, -0x1.9f031b40437p-2, 0x1.99610007152aep+0}};
     const double own = prox_convex_mesh_distance(&ball, &at, box_tree, &there, INFINITY).distance;
     REQUIRE(prox_world_distance(world, &ball_shape, &at, NULL, &near) == PROX_OK);
     CHECK_MSG(near.found && near.object == first && near.distance == own, "object %u at %.17g, own %.17g",
