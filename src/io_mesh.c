@@ -8,13 +8,18 @@
  * bounded byte range, can check header counts against the bytes that are
  * really there before allocating, and prox_mesh_parse serves in-memory data
  * (and the fuzzers) with the same code. */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
 #include "io_internal.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
 
 /* ---- error report --------------------------------------------------------- */
 
@@ -317,8 +322,41 @@ static const char* system_error(int code, char* buffer, size_t size) {
     return buffer;
 }
 
-/* Reads a whole file. Works for pipes and files whose size changes while
- * they are read: the size is only a hint for the first allocation. */
+/* The most bytes a file is read to: half this machine's memory, where the
+ * system tells it. A larger file could not be parsed anyway (its mesh and its
+ * text together would not fit), and an endless stream (/dev/zero, `yes v 1 2
+ * 3 |`) grew the buffer until the system killed the process. */
+static size_t read_limit(void) {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) {
+        const uint64_t half = (uint64_t)pages / 2 * (uint64_t)page;
+        return half < SIZE_MAX ? (size_t)half : SIZE_MAX;
+    }
+#endif
+    return SIZE_MAX;
+}
+
+/* How many bytes a file that starts with data[0, size) can need. Text formats
+ * hold no NUL byte, and of the binary ones a PLY file starts with "ply"; so
+ * bytes with a NUL that are not PLY can only be a binary STL file, which is
+ * exactly 84 + 50 n bytes long (n at byte 80). One byte more is read: a file
+ * that has it is no mesh (/dev/zero: after 85 bytes, not a gigabyte).
+ * SIZE_MAX when the start does not tell. */
+static size_t needed_size(const unsigned char* data, size_t size) {
+    const unsigned char* p = data;
+    if (size >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3; /* UTF-8 byte order mark */
+    if ((size_t)(p - data) + 3 <= size && memcmp(p, "ply", 3) == 0) return SIZE_MAX;
+    if (size < 84 || !memchr(data, 0, size)) return SIZE_MAX;
+    const uint64_t n =
+        (uint64_t)data[80] | (uint64_t)data[81] << 8 | (uint64_t)data[82] << 16 | (uint64_t)data[83] << 24;
+    const uint64_t bytes = 84 + 50 * n + 1;
+    return bytes < SIZE_MAX ? (size_t)bytes : SIZE_MAX;
+}
+
+/* Reads a whole file, or as much of it as could be a mesh (needed_size,
+ * read_limit). Works for pipes and files whose size changes while they are
+ * read: the size is only a hint for the first allocation. */
 static prox_result read_file(const prox_io_ctx* ctx, FILE* file, unsigned char** out_data, size_t* out_size) {
     /* The size hint is trusted only up to 1 GB: a directory, for one,
      * reports a size near 2^63 on some file systems. Bigger files grow. */
@@ -330,10 +368,28 @@ static prox_result read_file(const prox_io_ctx* ctx, FILE* file, unsigned char**
         if (length > 0 && length < most) capacity = (size_t)length + 1;
         rewind(file);
     }
+    const size_t limit = read_limit();
+    size_t needed = SIZE_MAX; /* decided by the first 84 bytes or more */
+    bool decided = false;
     unsigned char* data = malloc(capacity);
     if (!data) return prox_io_fail(ctx, PROX_ERROR_OUT_OF_MEMORY, 0, -1, "out of memory for %zu bytes", capacity);
     size_t size = 0;
     for (;;) {
+        if (size >= needed) { /* a byte more than a binary STL file can hold */
+            const unsigned char* nul = memchr(data, 0, size);
+            const long at = (long)(nul - data);
+            const unsigned long long triangles = (unsigned long long)(needed - 85) / 50;
+            free(data);
+            return prox_io_fail(ctx, PROX_ERROR_PARSE, 0, at,
+                                "binary data (a NUL byte) not starting with \"ply\", and longer than the %zu bytes of "
+                                "a binary STL file of %llu triangles (its count at byte 80): not a mesh file",
+                                needed - 1, triangles);
+        }
+        if (size >= limit) {
+            free(data);
+            return prox_io_fail(ctx, PROX_ERROR_OUT_OF_MEMORY, 0, -1,
+                                "more than %zu bytes (half of this machine's memory): not read further", limit);
+        }
         if (size == capacity) {
             size_t next = capacity > SIZE_MAX / 2 ? SIZE_MAX : capacity * 2;
             unsigned char* bigger = next > capacity ? realloc(data, next) : NULL;
@@ -345,9 +401,19 @@ static prox_result read_file(const prox_io_ctx* ctx, FILE* file, unsigned char**
             data = bigger;
             capacity = next;
         }
-        size_t got = fread(data + size, 1, capacity - size, file);
+        /* (never past the limits: a read of the whole room would take a
+         * gigabyte of /dev/zero before the check) */
+        size_t room = capacity - size;
+        if (needed != SIZE_MAX && needed - size < room) room = needed - size;
+        if (limit - size < room) room = limit - size;
+        if (!decided && size < 84 && room > 84 - size) room = 84 - size;
+        size_t got = fread(data + size, 1, room, file);
         size += got;
         if (got == 0) break;
+        if (!decided && size >= 84) {
+            needed = needed_size(data, size);
+            decided = true;
+        }
     }
     if (ferror(file)) {
         char buffer[32];

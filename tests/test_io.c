@@ -480,6 +480,66 @@ PROX_TEST(io, invalid_arguments_and_missing_files) {
     CHECK(prox_mesh_load(PROX_SOURCE_DIR "/tests", PROX_FORMAT_OBJ, &m, &e) == PROX_ERROR_IO);
 }
 
+static void write_bytes(const char* path, const void* data, size_t size) {
+    FILE* f = fopen(path, "wb");
+    if (!f) return;
+    fwrite(data, 1, size, f);
+    fclose(f);
+}
+
+/* A file is read only as far as it can be a mesh: bytes with a NUL that do
+ * not start with "ply" can only be a binary STL file, 84 + 50 n bytes long,
+ * and one byte more ends the read with an error. /dev/zero (an endless
+ * stream) was read until the buffer could not grow: the system killed the
+ * process first. */
+PROX_TEST(io, binary_data_is_read_no_further_than_a_binary_stl) {
+    prox_mesh_data m;
+    prox_io_error e;
+    FILE* zero = fopen("/dev/zero", "rb");
+    if (zero) {
+        fclose(zero);
+        for (int format = PROX_FORMAT_AUTO; format <= PROX_FORMAT_OFF; ++format) {
+            CHECK(prox_mesh_load("/dev/zero", (prox_mesh_format)format, &m, &e) == PROX_ERROR_PARSE);
+            CHECK_MSG(e.offset == 0 && strstr(e.message, "/dev/zero: at byte 0: ") &&
+                          strstr(e.message, "84 bytes of a binary STL file of 0 triangles"),
+                      "format %d: %.300s", format, e.message);
+            CHECK(m.vertices == NULL && m.triangle_count == 0);
+        }
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/test_io_binary_tail.stl", PROX_BINARY_DIR);
+    bytes b;
+    binary_stl(&b, 2);
+    write_bytes(path, b.data, b.size); /* exactly a binary STL file: read whole */
+    prox_result r = prox_mesh_load(path, PROX_FORMAT_AUTO, &m, &e);
+    CHECK_MSG(r == PROX_OK && m.triangle_count == 2, "%.300s", e.message);
+    if (r == PROX_OK) prox_mesh_data_free(&m);
+    b.size += 1; /* a byte more: no mesh, said at the first NUL byte */
+    write_bytes(path, b.data, b.size);
+    CHECK(prox_mesh_load(path, PROX_FORMAT_AUTO, &m, &e) == PROX_ERROR_PARSE);
+    CHECK_MSG(e.offset == 25 && strstr(e.message, "184 bytes of a binary STL file of 2 triangles"), "%.300s",
+              e.message);
+    /* a PLY file's binary body is not bounded so: read whole, then parsed */
+    static const char ply[] = "ply\nformat binary_little_endian 1.0\nelement vertex 1\nproperty float x\n"
+                              "property float y\nproperty float z\nend_header\n";
+    memset(b.data, 0, sizeof b.data);
+    memcpy(b.data, ply, sizeof ply - 1);
+    write_bytes(path, b.data, sizeof ply - 1 + 200);
+    CHECK(prox_mesh_load(path, PROX_FORMAT_PLY, &m, &e) == PROX_ERROR_PARSE);
+    CHECK_MSG(strstr(e.message, "binary data") == NULL, "%.300s", e.message);
+    /* text with NUL bytes after byte 84 is read whole, and fails where the reader finds them */
+    char text[256];
+    const int length = snprintf(text, sizeof text, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n# %s\n",
+                                "a comment long enough to reach past the eighty-fourth byte of the file");
+    REQUIRE(length > 90);
+    text[length - 2] = '\0';
+    write_bytes(path, text, (size_t)length);
+    r = prox_mesh_load(path, PROX_FORMAT_OBJ, &m, &e);
+    CHECK_MSG(strstr(e.message, "binary data") == NULL, "%.300s", e.message);
+    if (r == PROX_OK) prox_mesh_data_free(&m);
+    remove(path);
+}
+
 PROX_TEST(io, load_from_file) {
     char path[1024];
     snprintf(path, sizeof path, "%s/test_io_tmp.OFF", PROX_BINARY_DIR);

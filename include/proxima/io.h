@@ -60,8 +60,12 @@ typedef enum prox_mesh_format {
 /// NULL) says what was wrong and where. Returns PROX_ERROR_IO when the file
 /// cannot be opened or read, PROX_ERROR_PARSE when it is malformed,
 /// PROX_ERROR_UNSUPPORTED for variants that are not read (binary or 4D OFF,
-/// PLY triangle strips), PROX_ERROR_OUT_OF_MEMORY, and
-/// PROX_ERROR_INVALID_ARGUMENT for a NULL path or out.
+/// PLY triangle strips), PROX_ERROR_OUT_OF_MEMORY (also for a file larger
+/// than half of the machine's memory, which is not read past that: an endless
+/// stream ends there), and PROX_ERROR_INVALID_ARGUMENT for a NULL path or out.
+/// Data that can only be a binary STL file (a NUL byte in its first bytes,
+/// no "ply") is read no further than the size its triangle count gives, so
+/// /dev/zero fails at once.
 /// Coordinates that are not finite are rejected with their position.
 PROX_API prox_result prox_mesh_load(const char* path, prox_mesh_format format, prox_mesh_data* out,
                                     prox_io_error* out_error);
