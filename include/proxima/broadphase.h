@@ -144,7 +144,10 @@ PROX_API prox_result prox_broadphase_move(prox_broadphase* broadphase, uint32_t 
 /// calls of prox_broadphase_move would, checked first as a whole: when any id
 /// is not live or any box is invalid, nothing changes and the call fails.
 /// Where most objects move every frame it costs less than a call per object
-/// (the sweep kind's moves take about half the time: BENCHMARKS.md). An id
+/// (the sweep kind's moves take about half the time: BENCHMARKS.md), as long
+/// as the caller has the two arrays anyway: copying tens of thousands of
+/// boxes into them each frame can cost more than the calls it saves (it did
+/// on an Intel Xeon from 10,000 boxes up, BENCHMARKS.md). An id
 /// given twice gets its last box. With def.threads > 1 the sweep kind splits
 /// a large batch whose ids increase (give the moved objects in id order).
 PROX_API prox_result prox_broadphase_move_many(prox_broadphase* broadphase, const uint32_t* ids,
