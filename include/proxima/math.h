@@ -104,7 +104,12 @@ PROX_API bool prox_transform_inverse(const prox_transform* t, prox_transform* ou
 PROX_API bool prox_transform_is_valid(const prox_transform* t);
 
 /// Small, fast, seedable generator (splitmix64 seeding xoshiro256**), for
-/// tests, benchmarks and examples. Not for cryptography.
+/// tests, benchmarks and examples. Not for cryptography. Draws that feed one
+/// expression (the arguments of one call, the operands of one operator, one
+/// initializer list) come in an order C leaves to the compiler: draw them into
+/// named variables first, one declarator or statement each, so that every
+/// compiler draws the same numbers into the same places (proxima's tests and
+/// benchmarks do; GCC and Clang once drew different placements from one seed).
 typedef struct prox_rng {
     uint64_t s[4];
 } prox_rng;
