@@ -71,6 +71,20 @@ typedef struct prox_io_text {
 
 void prox_io_text_init(prox_io_text* text, const prox_io_ctx* ctx);
 
+/// Binary STL: an 80-byte header, the triangle count (32 bits, little-endian),
+/// then 50 bytes a triangle.
+enum { STL_HEADER = 80, STL_PREAMBLE = 84, STL_RECORD = 50 };
+
+static inline uint32_t prox_io_u32_le(const unsigned char* p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/// The size of a binary STL file whose first STL_PREAMBLE bytes are `data`:
+/// 84 + 50 n for the count n at byte 80.
+static inline uint64_t prox_io_binary_stl_size(const unsigned char* data) {
+    return STL_PREAMBLE + (uint64_t)STL_RECORD * prox_io_u32_le(data + STL_HEADER);
+}
+
 /// Blanks inside a line (the line terminators are handled separately).
 static inline bool prox_io_is_blank(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
 static inline bool prox_io_is_digit(char c) { return c >= '0' && c <= '9'; }

@@ -215,10 +215,8 @@ static bool starts_with(const unsigned char* p, size_t n, const char* prefix, bo
 /* Recognises a format from its first bytes, for names without a known
  * extension. Each test is one the matching reader would accept as a start. */
 static prox_mesh_format sniff_format(const unsigned char* data, size_t size) {
-    if (size >= 84) { /* binary STL: the size matches the triangle count exactly */
-        uint64_t n = (uint64_t)data[80] | (uint64_t)data[81] << 8 | (uint64_t)data[82] << 16 | (uint64_t)data[83] << 24;
-        if (84 + 50 * n == size) return PROX_FORMAT_STL;
-    }
+    /* binary STL: the size matches the triangle count exactly */
+    if (size >= STL_PREAMBLE && prox_io_binary_stl_size(data) == size) return PROX_FORMAT_STL;
     const unsigned char* p = data;
     const unsigned char* end = data + size;
     if (starts_with(p, size, "\xEF\xBB\xBF", false)) p += 3; /* UTF-8 byte order mark */
@@ -347,10 +345,8 @@ static size_t needed_size(const unsigned char* data, size_t size) {
     const unsigned char* p = data;
     if (size >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3; /* UTF-8 byte order mark */
     if ((size_t)(p - data) + 3 <= size && memcmp(p, "ply", 3) == 0) return SIZE_MAX;
-    if (size < 84 || !memchr(data, 0, size)) return SIZE_MAX;
-    const uint64_t n =
-        (uint64_t)data[80] | (uint64_t)data[81] << 8 | (uint64_t)data[82] << 16 | (uint64_t)data[83] << 24;
-    const uint64_t bytes = 84 + 50 * n + 1;
+    if (size < STL_PREAMBLE || !memchr(data, 0, size)) return SIZE_MAX;
+    const uint64_t bytes = prox_io_binary_stl_size(data) + 1;
     return bytes < SIZE_MAX ? (size_t)bytes : SIZE_MAX;
 }
 
@@ -369,8 +365,7 @@ static prox_result read_file(const prox_io_ctx* ctx, FILE* file, unsigned char**
         rewind(file);
     }
     const size_t limit = read_limit();
-    size_t needed = SIZE_MAX; /* decided by the first 84 bytes or more */
-    bool decided = false;
+    size_t needed = SIZE_MAX; /* set once the first 84 bytes are in */
     unsigned char* data = malloc(capacity);
     if (!data) return prox_io_fail(ctx, PROX_ERROR_OUT_OF_MEMORY, 0, -1, "out of memory for %zu bytes", capacity);
     size_t size = 0;
@@ -378,7 +373,7 @@ static prox_result read_file(const prox_io_ctx* ctx, FILE* file, unsigned char**
         if (size >= needed) { /* a byte more than a binary STL file can hold */
             const unsigned char* nul = memchr(data, 0, size);
             const long at = (long)(nul - data);
-            const unsigned long long triangles = (unsigned long long)(needed - 85) / 50;
+            const unsigned long long triangles = (unsigned long long)(needed - 1 - STL_PREAMBLE) / STL_RECORD;
             free(data);
             return prox_io_fail(ctx, PROX_ERROR_PARSE, 0, at,
                                 "binary data (a NUL byte) not starting with \"ply\", and longer than the %zu bytes of "
@@ -406,14 +401,11 @@ static prox_result read_file(const prox_io_ctx* ctx, FILE* file, unsigned char**
         size_t room = capacity - size;
         if (needed != SIZE_MAX && needed - size < room) room = needed - size;
         if (limit - size < room) room = limit - size;
-        if (!decided && size < 84 && room > 84 - size) room = 84 - size;
+        if (size < STL_PREAMBLE && room > STL_PREAMBLE - size) room = STL_PREAMBLE - size;
         size_t got = fread(data + size, 1, room, file);
         size += got;
         if (got == 0) break;
-        if (!decided && size >= 84) {
-            needed = needed_size(data, size);
-            decided = true;
-        }
+        if (size - got < STL_PREAMBLE && size >= STL_PREAMBLE) needed = needed_size(data, size);
     }
     if (ferror(file)) {
         char buffer[32];

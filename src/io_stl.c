@@ -25,14 +25,8 @@
 
 /* ---- binary ----------------------------------------------------------------- */
 
-enum { STL_HEADER = 80, STL_PREAMBLE = 84, STL_RECORD = 50 };
-
-static uint32_t read_u32_le(const unsigned char* p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static float read_f32_le(const unsigned char* p) {
-    uint32_t bits = read_u32_le(p);
+    uint32_t bits = prox_io_u32_le(p);
     float value;
     memcpy(&value, &bits, sizeof value);
     return value;
@@ -42,8 +36,8 @@ static prox_result read_binary(const prox_io_ctx* ctx, prox_io_mesh* mesh) {
     if (ctx->size < STL_PREAMBLE)
         return prox_io_fail(ctx, PROX_ERROR_PARSE, 0, (long)ctx->size,
                             "truncated binary STL: %zu bytes, shorter than the 84-byte header and count", ctx->size);
-    uint64_t count = read_u32_le(ctx->data + STL_HEADER);
-    uint64_t expected = STL_PREAMBLE + STL_RECORD * count;
+    uint64_t count = prox_io_u32_le(ctx->data + STL_HEADER);
+    uint64_t expected = prox_io_binary_stl_size(ctx->data);
     if (ctx->size < expected)
         return prox_io_fail(ctx, PROX_ERROR_PARSE, 0, (long)ctx->size,
                             "truncated binary STL: the header says %llu triangles (%llu bytes) but the file has "
@@ -230,8 +224,7 @@ static bool starts_with_solid(const unsigned char* p, size_t n) {
 
 prox_result prox_io_read_stl(const prox_io_ctx* ctx, prox_mesh_data* out) {
     bool binary;
-    if (ctx->size >= STL_PREAMBLE &&
-        (uint64_t)STL_PREAMBLE + (uint64_t)STL_RECORD * read_u32_le(ctx->data + STL_HEADER) == (uint64_t)ctx->size)
+    if (ctx->size >= STL_PREAMBLE && prox_io_binary_stl_size(ctx->data) == (uint64_t)ctx->size)
         binary = true;
     else if (starts_with_solid(ctx->data, ctx->size) && is_text(ctx->data, ctx->size))
         binary = false;
