@@ -204,7 +204,7 @@ static bool manifold_normal(contact_state* st, const prox_collide_def* cd, prox_
          * is its main face) would be measured twice and never picked */
         bool repeated = false;
         for (int k = 0; k < st->axis_count; ++k)
-            repeated |= u.x == st->axis[k].x && u.y == st->axis[k].y && u.z == st->axis[k].z;
+            repeated |= prox_same_point(u, st->axis[k]);
         if (repeated) continue;
         const int k = st->axis_count++;
         st->axis[k] = u;

@@ -840,6 +840,20 @@ PROX_TEST(convex, distance_exact) {
  * exact oracle to the documented accuracy (relative to the scene size). */
 static bool is_unit(prox_vec3 n) { return fabs(prox_vec3_length(n) - 1) <= 1e-12; }
 
+/* n points: the first `far` on the unit sphere, the others within `tiny` of
+ * the origin (each one's length drawn before its direction: the order these
+ * sets have always had). */
+static void far_and_tiny(prox_rng* rng, int n, int far, double tiny, prox_vec3* out) {
+    for (int i = 0; i < n; ++i) {
+        if (i < far) {
+            out[i] = on_sphere(rng);
+        } else {
+            const double r = tiny * prox_rng_uniform(rng);
+            out[i] = prox_vec3_scale(on_sphere(rng), r);
+        }
+    }
+}
+
 /* Unit spheres' points mixed with points 10^-digits_lo..10^-digits_hi
  * small: GJK and EPA meet features many orders of magnitude apart. */
 static void mixed_magnitudes(uint64_t seed, int cases, double digits_lo, double digits_hi) {
@@ -850,23 +864,8 @@ static void mixed_magnitudes(uint64_t seed, int cases, double digits_lo, double 
         s.ka = s.kb = K_BALL;
         const int na = 4 + (int)(prox_rng_next(&rng) % 12), nb = 4 + (int)(prox_rng_next(&rng) % 12);
         const double tiny = pow(10, -uni(&rng, digits_lo, digits_hi));
-        /* a point's length before its direction: the order these sets have always had */
-        for (int i = 0; i < na; ++i) {
-            if (i < 3) {
-                s.pa[i] = on_sphere(&rng);
-            } else {
-                const double r = tiny * prox_rng_uniform(&rng);
-                s.pa[i] = prox_vec3_scale(on_sphere(&rng), r);
-            }
-        }
-        for (int i = 0; i < nb; ++i) {
-            if (i < 2) {
-                s.pb[i] = on_sphere(&rng);
-            } else {
-                const double r = tiny * prox_rng_uniform(&rng);
-                s.pb[i] = prox_vec3_scale(on_sphere(&rng), r);
-            }
-        }
+        far_and_tiny(&rng, na, 3, tiny, s.pa);
+        far_and_tiny(&rng, nb, 2, tiny, s.pb);
         if (k % 3 == 0) s.pb[nb - 1] = s.pa[na - 1]; /* a shared point: touching or overlapping */
         s.a = prox_convex_make(s.pa, na, 0);
         s.b = prox_convex_make(s.pb, nb, 0);
