@@ -127,6 +127,14 @@ static prox_mat3 next_basis(reader* r, bool any) {
     return m;
 }
 
+/* A pose of any basis (next_basis) at a fuzzed point, read in that order
+ * (an initializer list's order of evaluation is unspecified). */
+static prox_transform next_pose(reader* r, int scale) {
+    const prox_mat3 basis = next_basis(r, true);
+    const prox_transform pose = {basis, next_small_vec3_scaled(r, scale)};
+    return pose;
+}
+
 static prox_shape shape_of(const scene* s, int shape) {
     if (shape < MESHES) return prox_shape_mesh(s->lib->meshes[shape]);
     if (shape < MESHES + CONVEXES) return prox_shape_convex(s->lib->convexes[shape - MESHES]);
@@ -276,7 +284,7 @@ static void query(scene* s, reader* r) {
     if (how % 4 == 3) { /* a shape: the nearest object and its distance */
         const int shape = next_byte(r) % (SHAPES - 1);
         const prox_shape sh = shape_of(s, shape);
-        const prox_transform pose = {next_basis(r, true), next_small_vec3_scaled(r, s->scale)};
+        const prox_transform pose = next_pose(r, s->scale);
         prox_world_distance_def ddef = prox_default_world_distance_def();
         ddef.filter = &filter;
         prox_world_distance_result got;
@@ -304,7 +312,7 @@ static void query(scene* s, reader* r) {
     } else if (how % 3 == 0) { /* a shape: the objects it touches, in id order */
         const int shape = next_byte(r) % (SHAPES - 1);
         const prox_shape sh = shape_of(s, shape);
-        const prox_transform pose = {next_basis(r, true), next_small_vec3_scaled(r, s->scale)};
+        const prox_transform pose = next_pose(r, s->scale);
         static uint32_t listed[1 + MAX_OBJECTS];
         listed[0] = 0;
         check(prox_world_overlap(world, &sh, &pose, &filter, list_object, listed) == PROX_OK);
@@ -334,7 +342,7 @@ static void query(scene* s, reader* r) {
         for (uint32_t k = 1; k < listed[0] && k < MAX_OBJECTS; k++) check(listed[k] < listed[k + 1]);
     } else if (how % 3 == 1) { /* a convex shape swept by a translation */
         const prox_convex* shape = &s->lib->convexes[next_byte(r) % CONVEXES];
-        const prox_transform pose = {next_basis(r, true), next_small_vec3_scaled(r, s->scale)};
+        const prox_transform pose = next_pose(r, s->scale);
         const prox_vec3 move = prox_vec3_scale(next_small_vec3_scaled(r, s->scale), 2);
         prox_world_cast_def cdef = prox_default_world_cast_def();
         cdef.filter = &filter;
@@ -486,9 +494,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         case 7: /* deform: one vertex of the own box moves by a grid step */
             if (any && o->shape == SHAPES - 1) {
                 const int v = next_byte(&r) % 8;
-                s.deformed[v] = prox_vec3_add(s.deformed[v], prox_vec3_make(0.5 * next_small_integer(&r),
-                                                                            0.5 * next_small_integer(&r),
-                                                                            0.5 * next_small_integer(&r)));
+                s.deformed[v] = prox_vec3_add(s.deformed[v], prox_vec3_scale(next_small_vec3(&r), 0.5));
                 check(prox_world_refit(s.world[0], o->id[0], s.deformed, 8) == PROX_OK);
                 check(prox_world_refit(s.world[1], o->id[1], s.deformed, 8) == PROX_OK);
             }
