@@ -5,6 +5,7 @@
 #include <proxima/query.h>
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +13,49 @@
 #include "cli_run.h"
 #include "test.h"
 
+/* Room for a scratch file's path (PROX_BINARY_DIR and a name) and for a
+ * command (the CLI's path, its arguments and the scratch paths among them). */
+enum { SCRATCH_PATH = 512, COMMAND_SIZE = 2048 };
+
 static void write_file(const char* path, const char* text) {
     FILE* f = fopen(path, "w");
     if (!f) return;
     fputs(text, f);
     fclose(f);
+}
+
+/* PROX_BINARY_DIR/name in path, written with text unless text is NULL (for
+ * a test that writes or rewrites it itself); returns path. A path cut short
+ * would name another file, so that fails the calling test. */
+static const char* scratch_file(char path[SCRATCH_PATH], const char* name, const char* text) {
+    const int length = snprintf(path, SCRATCH_PATH, "%s/%s", PROX_BINARY_DIR, name);
+    const bool fits = length >= 0 && length < SCRATCH_PATH;
+    CHECK_MSG(fits, "scratch path longer than %d characters: %.200s", SCRATCH_PATH - 1, path);
+    if (fits && text) write_file(path, text);
+    return path;
+}
+
+/* Runs the CLI with the printf-style arguments after its path, through
+ * run(); returns its status. A command cut short would run something else
+ * and might still pass, so one that does not fit fails the calling test and
+ * returns -2, a status run() never gives, with out empty. */
+static int run_cli(char* out, size_t size, const char* format, ...) __attribute__((format(printf, 3, 4)));
+static int run_cli(char* out, size_t size, const char* format, ...) {
+    char command[COMMAND_SIZE];
+    const int used = snprintf(command, sizeof command, "%s ", cli());
+    int length = -1;
+    if (used >= 0 && (size_t)used < sizeof command) {
+        va_list args;
+        va_start(args, format);
+        length = vsnprintf(command + used, sizeof command - (size_t)used, format, args);
+        va_end(args);
+    }
+    if (length < 0 || (size_t)used + (size_t)length >= sizeof command) {
+        CHECK_MSG(false, "command longer than %zu characters: %.200s", sizeof command - 1, command);
+        out[0] = '\0';
+        return -2;
+    }
+    return run(command, out, size);
 }
 
 PROX_TEST(cli, batch_placements_match_the_library) {
@@ -27,9 +66,8 @@ PROX_TEST(cli, batch_placements_match_the_library) {
     prox_bvh_def def = prox_default_bvh_def();
     prox_bvh* bvh;
     REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
-    char path[256];
-    snprintf(path, sizeof path, "%s/cli_placements.txt", PROX_BINARY_DIR);
-    FILE* f = fopen(path, "w");
+    char path[SCRATCH_PATH];
+    FILE* f = fopen(scratch_file(path, "cli_placements.txt", NULL), "w");
     REQUIRE(f != NULL);
     fprintf(f, "# A's basis, A's translation, B's basis, B's translation\n\n");
     prox_rng rng = prox_rng_seed(prox_test_seed(31));
@@ -57,11 +95,9 @@ PROX_TEST(cli, batch_placements_match_the_library) {
     fclose(f);
     CHECK(hits > 20 && hits < N - 20);
     static char out[1 << 16];
-    char command[1024];
     for (int lite = 0; lite < 2; ++lite) {
-        snprintf(command, sizeof command, "%s collide builtin:torus builtin:torus --sat %s --placements %s", cli(),
-                 lite ? "lite" : "full", path);
-        REQUIRE(run(command, out, sizeof out) == 0);
+        REQUIRE(run_cli(out, sizeof out, "collide builtin:torus builtin:torus --sat %s --placements %s",
+                        lite ? "lite" : "full", path) == 0);
         char* line = out;
         int i = 0;
         for (; i < N && line && *line; ++i) {
@@ -76,9 +112,8 @@ PROX_TEST(cli, batch_placements_match_the_library) {
      * rounding (their pair may differ from the traversal's in the last bits) */
     const char* variants[3] = {"", " --contact-first", " --hull"};
     for (int v = 0; v < 3; ++v) {
-        snprintf(command, sizeof command, "%s distance builtin:torus builtin:torus --placements %s%s", cli(), path,
-                 variants[v]);
-        REQUIRE(run(command, out, sizeof out) == 0);
+        REQUIRE(run_cli(out, sizeof out, "distance builtin:torus builtin:torus --placements %s%s", path,
+                        variants[v]) == 0);
         char* line = out;
         int i = 0;
         for (; i < N && line && *line; ++i) {
@@ -99,12 +134,9 @@ PROX_TEST(cli, batch_placements_match_the_library) {
 PROX_TEST(cli, single_pose_all_pairs_and_info) {
     SKIP_WITHOUT_CLI();
     static char out[1 << 16];
-    char command[1024];
     /* two unit boxes, B moved by exactly 2 along x: they share a face */
-    snprintf(command, sizeof command,
-             "%s collide builtin:box builtin:box --all --pose-b \"1 0 0 0 1 0 0 0 1 2 0 0\" --stats 2>/dev/null",
-             cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    const char* touching = "--pose-b \"1 0 0 0 1 0 0 0 1 2 0 0\"";
+    REQUIRE(run_cli(out, sizeof out, "collide builtin:box builtin:box --all %s --stats 2>/dev/null", touching) == 0);
     CHECK(out[0] == '1');
     /* the shared face: A's two +x triangles against B's two -x triangles */
     int pairs = 0;
@@ -114,21 +146,16 @@ PROX_TEST(cli, single_pose_all_pairs_and_info) {
     }
     CHECK_MSG(pairs >= 4, "pairs listed: %d\n%.300s", pairs, out);
     /* the counters go to stderr */
-    snprintf(command, sizeof command,
-             "%s collide builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 2 0 0\" --stats 2>&1 >/dev/null", cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "collide builtin:box builtin:box %s --stats 2>&1 >/dev/null", touching) == 0);
     CHECK_MSG(strstr(out, "volume tests") && strstr(out, "triangle tests"), "%.300s", out);
-    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 2.000001 0 0\"",
-             cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out,
+                    "collide builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 2.000001 0 0\"") == 0);
     CHECK(out[0] == '0');
     /* blanks around a quoted value, as strtod allowed before the decimal reader */
-    snprintf(command, sizeof command,
-             "%s collide builtin:box builtin:box --pose-b \" 1 0 0 0 1 0 0 0 1 2.000001 0 0 \"", cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out,
+                    "collide builtin:box builtin:box --pose-b \" 1 0 0 0 1 0 0 0 1 2.000001 0 0 \"") == 0);
     CHECK(out[0] == '0');
-    snprintf(command, sizeof command, "%s info builtin:teapot", cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "info builtin:teapot") == 0);
     CHECK(strstr(out, "triangles   4032") != NULL);
     CHECK_MSG(strstr(out, "\nsurface     open") != NULL, "%.400s", out);
     /* one valid tree of every kind */
@@ -146,16 +173,13 @@ PROX_TEST(cli, single_pose_all_pairs_and_info) {
     const char* poses[] = {"1 0 0 0 1 0 0 0 1 2.01 0 0", "0 -1 0 1 0 0 0 0 1 1.2 0.9 0.3", "1 0 0 0 1 0 0 0 1 2 0 0"};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
         for (size_t p = 0; p < sizeof poses / sizeof poses[0]; ++p) {
-            snprintf(command, sizeof command, "%s collide builtin:box builtin:box --bv %s --pose-b \"%s\"", cli(),
-                     kinds[k], poses[p]);
-            REQUIRE(run(command, out, sizeof out) == 0);
+            REQUIRE(run_cli(out, sizeof out, "collide builtin:box builtin:box --bv %s --pose-b \"%s\"", kinds[k],
+                            poses[p]) == 0);
             CHECK_MSG(out[0] == (p == 0 ? '0' : '1'), "--bv %s pose %zu: %.100s", kinds[k], p, out);
         }
-    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --bv kdop7", cli());
-    CHECK(run(command, out, sizeof out) == 1);
+    CHECK(run_cli(out, sizeof out, "collide builtin:box builtin:box --bv kdop7") == 1);
     CHECK(strstr(out, "unknown volume 'kdop7'") != NULL);
-    snprintf(command, sizeof command, "%s info builtin:torus --bv rss", cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "info builtin:torus --bv rss") == 0);
     CHECK_MSG(strstr(out, "\nsurface     closed") != NULL, "%.400s", out);
 }
 
@@ -163,11 +187,9 @@ PROX_TEST(cli, single_pose_all_pairs_and_info) {
 PROX_TEST(cli, distance_points_and_tolerance) {
     SKIP_WITHOUT_CLI();
     static char out[1 << 16];
-    char command[1024];
     /* unit boxes (half side 1), B moved by 2.5 along x: 0.5 apart, face to face */
     const char* pose = "--pose-b \"1 0 0 0 1 0 0 0 1 2.5 0 0\"";
-    snprintf(command, sizeof command, "%s distance builtin:box builtin:box %s --points", cli(), pose);
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "distance builtin:box builtin:box %s --points", pose) == 0);
     double d, pa[3], pb[3];
     int ta, tb;
     REQUIRE(sscanf(out, "%lf %d %d %lf %lf %lf %lf %lf %lf", &d, &ta, &tb, &pa[0], &pa[1], &pa[2], &pb[0], &pb[1],
@@ -175,16 +197,13 @@ PROX_TEST(cli, distance_points_and_tolerance) {
     CHECK(d == 0.5 && pa[0] == 1 && pb[0] == 1.5 && pa[1] == pb[1] && pa[2] == pb[2]);
     CHECK(ta >= 0 && ta < 12 && tb >= 0 && tb < 12);
     for (int kind = 0; kind < 2; ++kind) {
-        snprintf(command, sizeof command, "%s distance builtin:box builtin:box %s --tolerance %s --bv %s", cli(),
-                 pose, kind ? "0.5" : "0.49999", kind ? "obb" : "sphere");
-        REQUIRE(run(command, out, sizeof out) == 0);
+        REQUIRE(run_cli(out, sizeof out, "distance builtin:box builtin:box %s --tolerance %s --bv %s", pose,
+                        kind ? "0.5" : "0.49999", kind ? "obb" : "sphere") == 0);
         CHECK_MSG(out[0] == (kind ? '1' : '0'), "%.200s", out);
     }
-    snprintf(command, sizeof command, "%s distance builtin:box builtin:box %s --upper-bound 0.25", cli(), pose);
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "distance builtin:box builtin:box %s --upper-bound 0.25", pose) == 0);
     CHECK(strtod(out, NULL) > 0.25);
-    snprintf(command, sizeof command, "%s distance builtin:box builtin:box %s --tolerance -1", cli(), pose);
-    CHECK(run(command, out, sizeof out) != 0);
+    CHECK(run_cli(out, sizeof out, "distance builtin:box builtin:box %s --tolerance -1", pose) != 0);
     CHECK_MSG(strstr(out, "--tolerance") != NULL, "%.200s", out);
 }
 
@@ -196,32 +215,25 @@ PROX_TEST(cli, distance_points_and_tolerance) {
 PROX_TEST(cli, upper_bound_prints_inf_beyond_it) {
     SKIP_WITHOUT_CLI();
     static char out[1 << 14];
-    char command[1024], path[256];
     const char* models = "builtin:teapot builtin:torus";
     const char* pose = "1 0 0 0 1 0 0 0 1 -4.16 3.15 2.41";
-    snprintf(command, sizeof command, "%s distance %s --pose-b \"%s\" --points", cli(), models, pose);
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "distance %s --pose-b \"%s\" --points", models, pose) == 0);
     const double d = strtod(out, NULL);
     CHECK_MSG(d > 2 && d < 2.01, "%.200s", out);
     static const char beyond[] = "inf -1 -1 0 0 0 0 0 0\n";
-    snprintf(command, sizeof command, "%s distance %s --pose-b \"%s\" --upper-bound 2 --points", cli(), models, pose);
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "distance %s --pose-b \"%s\" --upper-bound 2 --points", models, pose) == 0);
     CHECK_MSG(strcmp(out, beyond) == 0, "%.200s", out);
-    snprintf(command, sizeof command, "%s distance %s --pose-b \"%s\" --upper-bound 2", cli(), models, pose);
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "distance %s --pose-b \"%s\" --upper-bound 2", models, pose) == 0);
     CHECK_MSG(strcmp(out, "inf\n") == 0, "%.200s", out);
     /* within the bound: the distance itself */
-    snprintf(command, sizeof command, "%s distance %s --pose-b \"%s\" --upper-bound 2.01", cli(), models, pose);
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "distance %s --pose-b \"%s\" --upper-bound 2.01", models, pose) == 0);
     CHECK_MSG(strtod(out, NULL) == d, "%.200s", out);
-    snprintf(path, sizeof path, "%s/cli_upper_bound.txt", PROX_BINARY_DIR);
-    char text[256];
+    char path[SCRATCH_PATH], text[256];
     snprintf(text, sizeof text, "1 0 0 0 1 0 0 0 1 0 0 0 %s\n1 0 0 0 1 0 0 0 1 0 0 0 %s\n", pose, pose);
-    write_file(path, text);
+    scratch_file(path, "cli_upper_bound.txt", text);
     for (int hull = 0; hull < 2; ++hull) {
-        snprintf(command, sizeof command, "%s distance %s --placements %s --upper-bound 2 --points%s", cli(), models,
-                 path, hull ? " --hull" : "");
-        REQUIRE(run(command, out, sizeof out) == 0);
+        REQUIRE(run_cli(out, sizeof out, "distance %s --placements %s --upper-bound 2 --points%s", models, path,
+                        hull ? " --hull" : "") == 0);
         CHECK_MSG(strncmp(out, beyond, strlen(beyond)) == 0 && strcmp(out + strlen(beyond), beyond) == 0,
                   "%s: %.300s", hull ? "--hull" : "", out);
     }
@@ -235,35 +247,33 @@ PROX_TEST(cli, upper_bound_prints_inf_beyond_it) {
 PROX_TEST(cli, unmeasurable_placements_are_errors) {
     SKIP_WITHOUT_CLI();
     static char out[1 << 14];
-    char command[1024], path[256];
     const char* poses = "--pose-a \"1 0 0 0 1 0 0 0 1 -1.7e308 0 0\" --pose-b \"1e-90 0 0 0 1e-90 0 0 0 1e-90 0 0 0\"";
     static const char* const modes[] = {"collide", "collide --all", "distance --points", "distance --tolerance 1",
                                         "contacts"};
     for (size_t m = 0; m < sizeof modes / sizeof *modes; ++m) {
-        snprintf(command, sizeof command, "%s %s builtin:box builtin:torus %s", cli(), modes[m], poses);
-        CHECK_MSG(run(command, out, sizeof out) == 1, "%s: %.300s", modes[m], out);
+        CHECK_MSG(run_cli(out, sizeof out, "%s builtin:box builtin:torus %s", modes[m], poses) == 1, "%s: %.300s",
+                  modes[m], out);
         CHECK_MSG(strncmp(out, "proxima: ", 9) == 0 && strstr(out, "--pose-a") && strstr(out, "cannot be measured"),
                   "%s: %.300s", modes[m], out);
     }
     /* in a placements file: the answer before it (as that line alone gives
      * it), then an error naming the line, and nothing after it */
     static const char first[] = "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 5 0 0\n";
-    snprintf(path, sizeof path, "%s/cli_unmeasurable.txt", PROX_BINARY_DIR);
+    char path[SCRATCH_PATH];
+    scratch_file(path, "cli_unmeasurable.txt", NULL);
     for (size_t m = 0; m < sizeof modes / sizeof *modes; ++m) {
         static char alone[1 << 12];
         write_file(path, first);
-        snprintf(command, sizeof command, "%s %s builtin:box builtin:torus --placements %s", cli(), modes[m], path);
-        REQUIRE(run(command, alone, sizeof alone) == 0);
+        REQUIRE(run_cli(alone, sizeof alone, "%s builtin:box builtin:torus --placements %s", modes[m], path) == 0);
         char text[256];
         snprintf(text, sizeof text, "%s1 0 0 0 1 0 0 0 1 -1.7e308 0 0 1e-90 0 0 0 1e-90 0 0 0 1e-90 0 0 0\n%s", first,
                  first);
         write_file(path, text);
-        snprintf(command, sizeof command, "%s %s builtin:box builtin:torus --placements %s 2>/dev/null", cli(),
-                 modes[m], path);
-        CHECK_MSG(run(command, out, sizeof out) == 1 && strcmp(out, alone) == 0, "%s: %.300s", modes[m], out);
-        snprintf(command, sizeof command, "%s %s builtin:box builtin:torus --placements %s 2>&1 >/dev/null", cli(),
-                 modes[m], path);
-        CHECK(run(command, out, sizeof out) == 1);
+        const int status =
+            run_cli(out, sizeof out, "%s builtin:box builtin:torus --placements %s 2>/dev/null", modes[m], path);
+        CHECK_MSG(status == 1 && strcmp(out, alone) == 0, "%s: %.300s", modes[m], out);
+        CHECK(run_cli(out, sizeof out, "%s builtin:box builtin:torus --placements %s 2>&1 >/dev/null", modes[m],
+                      path) == 1);
         const char* end = strchr(out, '\n');
         CHECK_MSG(strncmp(out, "proxima: ", 9) == 0 && strstr(out, "cli_unmeasurable.txt:2: ") &&
                       strstr(out, "cannot be measured") && end && end[1] == '\0',
@@ -272,9 +282,8 @@ PROX_TEST(cli, unmeasurable_placements_are_errors) {
     /* a basis the library cannot invert: its limit is about 1e+-102 (math.h), not 1e+-100 */
     for (int large = 0; large < 2; ++large) {
         const char* s = large ? "1e103" : "1e101";
-        snprintf(command, sizeof command, "%s collide builtin:box builtin:box --pose-a \"%s 0 0 0 %s 0 0 0 %s 0 0 0\"",
-                 cli(), s, s, s);
-        CHECK(run(command, out, sizeof out) == large);
+        CHECK(run_cli(out, sizeof out, "collide builtin:box builtin:box --pose-a \"%s 0 0 0 %s 0 0 0 %s 0 0 0\"",
+                      s, s, s) == large);
         CHECK_MSG(!large || (strstr(out, "--pose-a: the basis does not invert") && strstr(out, "about 1e+-102")),
                   "%.300s", out);
     }
@@ -287,17 +296,15 @@ PROX_TEST(cli, unmeasurable_placements_are_errors) {
 PROX_TEST(cli, scene_says_which_pairs_are_unmeasured) {
     SKIP_WITHOUT_CLI();
     static char out[1 << 14];
-    char command[1024], path[256];
-    snprintf(path, sizeof path, "%s/cli_unmeasured.scene", PROX_BINARY_DIR);
-    write_file(path, "frames 2\nmesh box builtin:box\nconvex huge sphere 9e307\nconvex ball sphere 1\n"
-                     "object a box\nobject b huge at 4.5e307 0 0\nobject c ball at 1.5 0 0\n");
-    snprintf(command, sizeof command, "%s scene %s --pairs 2>/dev/null", cli(), path);
-    REQUIRE(run(command, out, sizeof out) == 0);
+    char path[SCRATCH_PATH];
+    scratch_file(path, "cli_unmeasured.scene",
+                 "frames 2\nmesh box builtin:box\nconvex huge sphere 9e307\nconvex ball sphere 1\n"
+                 "object a box\nobject b huge at 4.5e307 0 0\nobject c ball at 1.5 0 0\n");
+    REQUIRE(run_cli(out, sizeof out, "scene %s --pairs 2>/dev/null", path) == 0);
     CHECK_MSG(strstr(out, "\n  a b unmeasured\n") && strstr(out, "\n  a c points 1 "), "%.400s", out);
     CHECK_MSG(strstr(out, "2 unmeasured") != NULL, "%.400s", out);
     /* without --pairs, on stderr */
-    snprintf(command, sizeof command, "%s scene %s --quiet 2>&1 >/dev/null", cli(), path);
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "scene %s --quiet 2>&1 >/dev/null", path) == 0);
     CHECK_MSG(strstr(out, "a and b") && strstr(out, "unmeasured"), "%.400s", out);
 }
 
@@ -309,7 +316,6 @@ PROX_TEST(cli, scene_says_which_pairs_are_unmeasured) {
 PROX_TEST(cli, options_a_command_does_not_use_are_refused) {
     SKIP_WITHOUT_CLI();
     static char out[1 << 14];
-    char command[1024];
     const char* ray = "--ray \"0 0 3 0 0 -1\"";
     const char* pose = "\"1 0 0 0 1 0 0 0 1 0 0 0\"";
     const struct {
@@ -338,53 +344,44 @@ PROX_TEST(cli, options_a_command_does_not_use_are_refused) {
     for (size_t i = 0; i < sizeof refused / sizeof *refused; ++i)
         for (const char* const* options = refused[i].options; *options; ++options) {
             const char* c = refused[i].command;
-            /* a pose option takes the pose */
-            snprintf(command, sizeof command, "%s %s %s %s %s", cli(), c, refused[i].models, *options,
-                     strncmp(*options, "--pose", 6) == 0 ? pose : "");
             char option[32], expected[96];
             sscanf(*options, "%31s", option);
             snprintf(expected, sizeof expected, "proxima: option %s does not apply to %s", option, c);
-            CHECK_MSG(run(command, out, sizeof out) == 2 && strstr(out, expected), "%s %s: %.300s", c, *options,
-                      out);
+            /* a pose option takes the pose */
+            const int status = run_cli(out, sizeof out, "%s %s %s %s", c, refused[i].models, *options,
+                                       strncmp(*options, "--pose", 6) == 0 ? pose : "");
+            CHECK_MSG(status == 2 && strstr(out, expected), "%s %s: %.300s", c, *options, out);
         }
     /* --tolerance answers within or not: no bound, error or collision pass to apply */
     const char* with_tolerance[] = {"--upper-bound 2", "--rel-error 0.1", "--abs-error 0.1", "--contact-first"};
     for (size_t i = 0; i < sizeof with_tolerance / sizeof *with_tolerance; ++i) {
-        snprintf(command, sizeof command, "%s distance builtin:box builtin:box --tolerance 1 %s", cli(),
-                 with_tolerance[i]);
         char option[32], expected[96];
         sscanf(with_tolerance[i], "%31s", option);
         snprintf(expected, sizeof expected, "option %s does not apply with --tolerance", option);
-        CHECK_MSG(run(command, out, sizeof out) == 2 && strstr(out, expected), "%s: %.300s", with_tolerance[i],
-                  out);
+        const int status =
+            run_cli(out, sizeof out, "distance builtin:box builtin:box --tolerance 1 %s", with_tolerance[i]);
+        CHECK_MSG(status == 2 && strstr(out, expected), "%s: %.300s", with_tolerance[i], out);
     }
     /* a placements file gives both poses on each line: --pose-a and --pose-b
      * beside it were dropped */
-    char path[256];
-    snprintf(path, sizeof path, "%s/cli_options.txt", PROX_BINARY_DIR);
-    write_file(path, "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 5 0 0\n");
+    char path[SCRATCH_PATH];
+    scratch_file(path, "cli_options.txt", "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 5 0 0\n");
     static const char* const with_placements[] = {"collide --pose-a", "distance --pose-b", "contacts --pose-a"};
     for (size_t i = 0; i < sizeof with_placements / sizeof *with_placements; ++i) {
-        snprintf(command, sizeof command, "%s %s \"1 0 0 0 1 0 0 0 1 0 0 0\" builtin:box builtin:box --placements %s",
-                 cli(), with_placements[i], path);
-        CHECK_MSG(run(command, out, sizeof out) == 2 && strstr(out, "does not apply with --placements"), "%s: %.300s",
-                  with_placements[i], out);
+        const int status =
+            run_cli(out, sizeof out, "%s %s builtin:box builtin:box --placements %s", with_placements[i], pose, path);
+        CHECK_MSG(status == 2 && strstr(out, "does not apply with --placements"), "%s: %.300s", with_placements[i],
+                  out);
     }
     /* what --tolerance does take */
-    snprintf(command, sizeof command,
-             "%s distance builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 2.5 0 0\" --tolerance 0.5 --hull "
-             "--points --stats --bv obb --leaf 4 2>/dev/null",
-             cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out,
+                    "distance builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 2.5 0 0\" --tolerance 0.5 --hull "
+                    "--points --stats --bv obb --leaf 4 2>/dev/null") == 0);
     CHECK_MSG(strncmp(out, "1 0.5 ", 6) == 0, "%.300s", out);
-    snprintf(command, sizeof command, "%s scene --demo --objects 5 --frames 1 --quiet", cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
-    snprintf(path, sizeof path, "%s/cli_options.scene", PROX_BINARY_DIR);
-    write_file(path, "frames 1\nconvex ball sphere 1\nobject a ball\n");
-    snprintf(command, sizeof command, "%s scene %s --quiet", cli(), path);
-    REQUIRE(run(command, out, sizeof out) == 0);
-    snprintf(command, sizeof command, "%s scene %s --quiet --objects 5", cli(), path);
-    CHECK(run(command, out, sizeof out) == 2);
+    REQUIRE(run_cli(out, sizeof out, "scene --demo --objects 5 --frames 1 --quiet") == 0);
+    scratch_file(path, "cli_options.scene", "frames 1\nconvex ball sphere 1\nobject a ball\n");
+    REQUIRE(run_cli(out, sizeof out, "scene %s --quiet", path) == 0);
+    CHECK(run_cli(out, sizeof out, "scene %s --quiet --objects 5", path) == 2);
     CHECK_MSG(strstr(out, "proxima: scene: option --objects does not apply to a scene file (only to --demo)"),
               "%.300s", out);
     /* an unknown option, last or with '=', is unknown (it "needed a value") */
@@ -392,24 +389,18 @@ PROX_TEST(cli, options_a_command_does_not_use_are_refused) {
                                           "collide builtin:box builtin:box --frob=1",
                                           "collide builtin:box builtin:box --frob 1", "info builtin:box --frob",
                                           "scene --demo --frob", "scene --demo --frob=1"};
-    for (size_t i = 0; i < sizeof unknown / sizeof *unknown; ++i) {
-        snprintf(command, sizeof command, "%s %s", cli(), unknown[i]);
-        CHECK_MSG(run(command, out, sizeof out) == 2 && strstr(out, "unknown option --frob\n"), "%s: %.300s",
-                  unknown[i], out);
-    }
+    for (size_t i = 0; i < sizeof unknown / sizeof *unknown; ++i)
+        CHECK_MSG(run_cli(out, sizeof out, "%s", unknown[i]) == 2 && strstr(out, "unknown option --frob\n"),
+                  "%s: %.300s", unknown[i], out);
     /* a known option with '=': the value goes in the next argument */
-    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --bv=obb", cli());
-    CHECK(run(command, out, sizeof out) == 2);
+    CHECK(run_cli(out, sizeof out, "collide builtin:box builtin:box --bv=obb") == 2);
     CHECK_MSG(strstr(out, "--bv obb"), "%.300s", out);
-    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --bv", cli());
-    CHECK(run(command, out, sizeof out) == 2);
+    CHECK(run_cli(out, sizeof out, "collide builtin:box builtin:box --bv") == 2);
     CHECK_MSG(strstr(out, "option --bv needs a value"), "%.300s", out);
-    snprintf(command, sizeof command, "%s scene --demo --frames", cli());
-    CHECK(run(command, out, sizeof out) == 2);
+    CHECK(run_cli(out, sizeof out, "scene --demo --frames") == 2);
     CHECK_MSG(strstr(out, "option --frames needs a value"), "%.300s", out);
     /* demo's count: the range it takes */
-    snprintf(command, sizeof command, "%s demo --placements 1e12", cli());
-    CHECK(run(command, out, sizeof out) == 1);
+    CHECK(run_cli(out, sizeof out, "demo --placements 1e12") == 1);
     CHECK_MSG(strstr(out, "--placements takes 1..10000000 for demo, not '1e12'"), "%.300s", out);
 }
 
@@ -423,7 +414,7 @@ PROX_TEST(cli, options_a_command_does_not_use_are_refused) {
 PROX_TEST(cli, input_lines_are_bounded) {
     SKIP_WITHOUT_CLI();
     static char out[1 << 14];
-    char command[1024], path[256];
+    char path[SCRATCH_PATH];
     /* the longest line taken: 65536 characters, blanks then a placement */
     static char line[65536 + 1 + 2]; /* (one character past the longest, then "\n" and its '\0') */
     static const char placement[] = "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 5 0 0";
@@ -432,13 +423,11 @@ PROX_TEST(cli, input_lines_are_bounded) {
         memset(line, ' ', blanks);
         memcpy(line + blanks, placement, strlen(placement));
         memcpy(line + length, "\n", 2);
-        snprintf(path, sizeof path, "%s/cli_long_line.txt", PROX_BINARY_DIR);
-        FILE* f = fopen(path, "w");
+        FILE* f = fopen(scratch_file(path, "cli_long_line.txt", NULL), "w");
         REQUIRE(f != NULL);
         fprintf(f, "%s\n%s", placement, line);
         fclose(f);
-        snprintf(command, sizeof command, "%s collide builtin:box builtin:box --placements %s", cli(), path);
-        const int status = run(command, out, sizeof out);
+        const int status = run_cli(out, sizeof out, "collide builtin:box builtin:box --placements %s", path);
         if (!extra) CHECK_MSG(status == 0 && strcmp(out, "0\n0\n") == 0, "%.300s", out);
         else
             CHECK_MSG(status == 1 && strstr(out, "proxima: ") && strstr(out, "cli_long_line.txt:2: ") &&
@@ -452,6 +441,8 @@ PROX_TEST(cli, input_lines_are_bounded) {
     static const char* const fills[] = {"| tr '\\0' ' '", "| tr '\\0' '1'", ""};
     for (size_t i = 0; i < sizeof readers / sizeof *readers; ++i)
         for (size_t k = 0; k < sizeof fills / sizeof *fills; ++k) {
+            /* the CLI is not first in the command: run_cli cannot build it */
+            char command[COMMAND_SIZE];
             snprintf(command, sizeof command, "head -c 2000000 /dev/zero %s | %s %s", fills[k], cli(), readers[i]);
             CHECK_MSG(run(command, out, sizeof out) == 1 && strstr(out, "proxima: -:1: ") &&
                           strstr(out, fills[k][0] ? "longer than 65536 characters" : "a NUL byte"),
@@ -460,21 +451,18 @@ PROX_TEST(cli, input_lines_are_bounded) {
     /* a directory */
     static const char* const directories[] = {"collide builtin:box builtin:box --placements", "ray builtin:box --rays",
                                               "scene"};
-    for (size_t i = 0; i < sizeof directories / sizeof *directories; ++i) {
-        snprintf(command, sizeof command, "%s %s %s", cli(), directories[i], PROX_BINARY_DIR);
-        CHECK_MSG(run(command, out, sizeof out) == 1 && strstr(out, "cannot read ") && strstr(out, "s a directory"),
+    for (size_t i = 0; i < sizeof directories / sizeof *directories; ++i)
+        CHECK_MSG(run_cli(out, sizeof out, "%s %s", directories[i], PROX_BINARY_DIR) == 1 &&
+                      strstr(out, "cannot read ") && strstr(out, "s a directory"),
                   "%s: %.300s", directories[i], out);
-    }
 }
 
 PROX_TEST(cli, contacts_lists_points_on_both_models) {
     SKIP_WITHOUT_CLI();
     static char out[1 << 16];
-    char command[1024];
     /* unit boxes, B moved by 1.5 along x: they cross */
-    snprintf(command, sizeof command,
-             "%s contacts builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 1.5 0.25 0.125\"", cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out,
+                    "contacts builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 1.5 0.25 0.125\"") == 0);
     long n = strtol(out, NULL, 10);
     CHECK(n > 0);
     int lines = 0;
@@ -490,9 +478,7 @@ PROX_TEST(cli, contacts_lists_points_on_both_models) {
     }
     CHECK(lines == n);
     CHECK(strstr(out, "manifold ") != NULL);
-    snprintf(command, sizeof command, "%s contacts builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 3 0 0\"",
-             cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "contacts builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 3 0 0\"") == 0);
     CHECK(out[0] == '0');
 }
 
@@ -519,40 +505,33 @@ static int records(const char* text, int* first, int capacity) {
 PROX_TEST(cli, every_contacts_and_all_pairs_record_ends_with_an_empty_line) {
     SKIP_WITHOUT_CLI();
     static char out[1 << 16];
-    char command[1024], path[256];
-    snprintf(command, sizeof command, "%s contacts builtin:box builtin:box --pose-b \"1 0 0 0 1 0 0 0 1 3 0 0\"",
-             cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    const char* apart = "--pose-b \"1 0 0 0 1 0 0 0 1 3 0 0\"";
+    REQUIRE(run_cli(out, sizeof out, "contacts builtin:box builtin:box %s", apart) == 0);
     CHECK_MSG(strcmp(out, "0\nmanifold 0 0 0 0\n\n") == 0, "%.300s", out);
-    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --all --pose-b \"1 0 0 0 1 0 0 0 1 3 0 0\"",
-             cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "collide builtin:box builtin:box --all %s", apart) == 0);
     CHECK_MSG(strcmp(out, "0\n\n") == 0, "%.300s", out);
-    snprintf(path, sizeof path, "%s/cli_records.txt", PROX_BINARY_DIR);
-    write_file(path, "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 1.5 0.25 0.125\n"
-                     "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 3 0 0\n"
-                     "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 2 0 0\n");
+    char path[SCRATCH_PATH];
+    scratch_file(path, "cli_records.txt",
+                 "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 1.5 0.25 0.125\n"
+                 "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 3 0 0\n"
+                 "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 2 0 0\n");
     static const char* const modes[] = {"contacts", "collide --all"};
     for (size_t m = 0; m < sizeof modes / sizeof *modes; ++m) {
-        snprintf(command, sizeof command, "%s %s builtin:box builtin:box --placements %s", cli(), modes[m], path);
-        REQUIRE(run(command, out, sizeof out) == 0);
+        REQUIRE(run_cli(out, sizeof out, "%s builtin:box builtin:box --placements %s", modes[m], path) == 0);
         int first[3];
         const int n = records(out, first, 3);
         CHECK_MSG(n == 3 && first[0] > 0 && first[1] == 0 && first[2] > 0, "%s: %d records\n%.400s", modes[m], n,
                   out);
     }
     /* plain collide: one line per placement, no records */
-    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --placements %s", cli(), path);
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "collide builtin:box builtin:box --placements %s", path) == 0);
     CHECK_MSG(strcmp(out, "1\n0\n1\n") == 0, "%.300s", out);
 }
 
 PROX_TEST(cli, demo_runs_every_kind) {
     SKIP_WITHOUT_CLI();
     static char out[1 << 16];
-    char command[1024];
-    snprintf(command, sizeof command, "%s demo --placements 200", cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "demo --placements 200") == 0);
     const char* rows[] = {"| torus | aabb |", "| torus | obb |", "| torus | obb-sphere |", "| teapot | sphere |",
                           "| teapot | kdop14 |", "| teapot | kdop18 |", "| teapot | kdop26 |"};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
@@ -562,9 +541,8 @@ PROX_TEST(cli, demo_runs_every_kind) {
 PROX_TEST(cli, errors_say_what_and_where) {
     SKIP_WITHOUT_CLI();
     static char out[1 << 14];
-    char command[1024], path[256];
-    snprintf(path, sizeof path, "%s/cli_bad_placements.txt", PROX_BINARY_DIR);
-    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --placements %s", cli(), path);
+    char path[SCRATCH_PATH];
+    scratch_file(path, "cli_bad_placements.txt", NULL);
     /* each file fails at the line and with the words given */
     static const struct {
         const char *text, *line, *words;
@@ -591,32 +569,27 @@ PROX_TEST(cli, errors_say_what_and_where) {
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         write_file(path, bad[i].text);
-        CHECK(run(command, out, sizeof out) != 0);
+        CHECK(run_cli(out, sizeof out, "collide builtin:box builtin:box --placements %s", path) != 0);
         CHECK_MSG(strstr(out, bad[i].line) && strstr(out, bad[i].words), "%zu: %.300s", i, out);
     }
     write_file(path, "1,0,0,0,1,0,0,0,1,0,0,0,1,0,0,0,1,0,0,0,1,0,0,3\n");
-    CHECK(run(command, out, sizeof out) == 0);
+    CHECK(run_cli(out, sizeof out, "collide builtin:box builtin:box --placements %s", path) == 0);
     /* a NUL byte in a line: the rest of the line was dropped unread */
     FILE* nul = fopen(path, "wb");
     REQUIRE(nul != NULL);
     static const char with_nul[] = "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 3\0garbage\n";
     fwrite(with_nul, 1, sizeof with_nul - 1, nul);
     fclose(nul);
-    CHECK(run(command, out, sizeof out) != 0);
+    CHECK(run_cli(out, sizeof out, "collide builtin:box builtin:box --placements %s", path) != 0);
     CHECK_MSG(strstr(out, ":1:") && strstr(out, "NUL byte"), "%.300s", out);
-    snprintf(path, sizeof path, "%s/cli_bad_mesh.obj", PROX_BINARY_DIR);
-    write_file(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n");
-    snprintf(command, sizeof command, "%s info %s", cli(), path);
-    CHECK(run(command, out, sizeof out) != 0);
+    scratch_file(path, "cli_bad_mesh.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n");
+    CHECK(run_cli(out, sizeof out, "info %s", path) != 0);
     CHECK_MSG(strstr(out, "cli_bad_mesh.obj") && strstr(out, ":4:"), "%.300s", out);
-    snprintf(command, sizeof command, "%s collide builtin:box %s/does-not-exist.stl", cli(), PROX_BINARY_DIR);
-    CHECK(run(command, out, sizeof out) != 0);
+    CHECK(run_cli(out, sizeof out, "collide builtin:box %s/does-not-exist.stl", PROX_BINARY_DIR) != 0);
     CHECK_MSG(strstr(out, "does-not-exist.stl") != NULL, "%.300s", out);
-    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --sat medium", cli());
-    CHECK(run(command, out, sizeof out) == 1);
+    CHECK(run_cli(out, sizeof out, "collide builtin:box builtin:box --sat medium") == 1);
     CHECK(strstr(out, "--sat takes full or lite") != NULL);
-    snprintf(command, sizeof command, "%s frobnicate", cli());
-    CHECK(run(command, out, sizeof out) == 2);
+    CHECK(run_cli(out, sizeof out, "frobnicate") == 2);
 }
 
 /* A model some volume kinds cannot be built over (coordinates beyond float
@@ -624,12 +597,11 @@ PROX_TEST(cli, errors_say_what_and_where) {
  * only a kind asked for by --bv that cannot be built is an error. */
 PROX_TEST(cli, info_lists_the_kinds_a_model_cannot_build) {
     SKIP_WITHOUT_CLI();
-    char path[256], command[1024];
+    char path[SCRATCH_PATH];
     static char out[1 << 14];
-    snprintf(path, sizeof path, "%s/cli_huge_tetrahedron.obj", PROX_BINARY_DIR);
-    write_file(path, "v 0 0 0\nv 1e31 0 0\nv 0 1e31 0\nv 0 0 1e31\nf 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n");
-    snprintf(command, sizeof command, "%s info %s", cli(), path);
-    CHECK_MSG(run(command, out, sizeof out) == 0, "%.400s", out);
+    scratch_file(path, "cli_huge_tetrahedron.obj",
+                 "v 0 0 0\nv 1e31 0 0\nv 0 1e31 0\nv 0 0 1e31\nf 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n");
+    CHECK_MSG(run_cli(out, sizeof out, "info %s", path) == 0, "%.400s", out);
     for (int kind = 0; kind < PROX_VOLUME_COUNT; ++kind) {
         char row[64];
         snprintf(row, sizeof row, "\n  %-11s ", prox_volume_name((prox_volume)kind));
@@ -641,12 +613,10 @@ PROX_TEST(cli, info_lists_the_kinds_a_model_cannot_build) {
         if (!built) CHECK_MSG(strstr(at, "beyond 2^100") != NULL, "%.200s", at + 1);
     }
     CHECK_MSG(strstr(out, "surface     closed") != NULL, "%.400s", out);
-    snprintf(command, sizeof command, "%s info %s --bv obb", cli(), path);
-    CHECK(run(command, out, sizeof out) == 1);
+    CHECK(run_cli(out, sizeof out, "info %s --bv obb", path) == 1);
     CHECK_MSG(strstr(out, "obb         not built") && strstr(out, "proxima: ") && strstr(out, "beyond 2^100"),
               "%.400s", out);
-    snprintf(command, sizeof command, "%s info %s --bv aabb", cli(), path);
-    CHECK(run(command, out, sizeof out) == 0);
+    CHECK(run_cli(out, sizeof out, "info %s --bv aabb", path) == 0);
 }
 
 /* Results and an error written to one pipe (2>&1) come out in the order the
@@ -654,14 +624,13 @@ PROX_TEST(cli, info_lists_the_kinds_a_model_cannot_build) {
  * error (stdout was buffered and came out after stderr's message). */
 PROX_TEST(cli, an_error_follows_the_results_before_it) {
     SKIP_WITHOUT_CLI();
-    char path[256], command[1024];
+    char path[SCRATCH_PATH];
     static char out[1 << 14];
-    snprintf(path, sizeof path, "%s/cli_placements_then_bad.txt", PROX_BINARY_DIR);
-    write_file(path, "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 5\n"
-                     "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0.5\n"
-                     "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0\n");
-    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --placements %s", cli(), path);
-    CHECK(run(command, out, sizeof out) == 1);
+    scratch_file(path, "cli_placements_then_bad.txt",
+                 "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 5\n"
+                 "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0 1 0 0 0.5\n"
+                 "1 0 0 0 1 0 0 0 1 0 0 0 1 0 0\n");
+    CHECK(run_cli(out, sizeof out, "collide builtin:box builtin:box --placements %s", path) == 1);
     CHECK_MSG(strncmp(out, "0\n1\nproxima: ", 13) == 0 && strstr(out, ":3:"), "%.500s", out);
 }
 
@@ -677,9 +646,8 @@ PROX_TEST(cli, rays_match_the_library) {
     REQUIRE(prox_bvh_create(&def, &mesh, &bvh, NULL, 0) == PROX_OK);
     /* the tool's --pose: a turn about z by 90 degrees and a shift */
     const prox_transform x = {{{{0, -1, 0}, {1, 0, 0}, {0, 0, 1}}}, {0.5, 0, 0.25}};
-    char path[256];
-    snprintf(path, sizeof path, "%s/cli_rays.txt", PROX_BINARY_DIR);
-    FILE* f = fopen(path, "w");
+    char path[SCRATCH_PATH];
+    FILE* f = fopen(scratch_file(path, "cli_rays.txt", NULL), "w");
     REQUIRE(f != NULL);
     prox_rng rng = prox_rng_seed(prox_test_seed(17));
     enum { N = 100 };
@@ -700,10 +668,8 @@ PROX_TEST(cli, rays_match_the_library) {
     fclose(f);
     CHECK(hits > 10 && hits < N - 10);
     static char out[1 << 16];
-    char command[1024];
-    snprintf(command, sizeof command,
-             "%s ray builtin:torus --bv obb --pose \"0 -1 0 1 0 0 0 0 1 0.5 0 0.25\" --rays %s", cli(), path);
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "ray builtin:torus --bv obb --pose \"0 -1 0 1 0 0 0 0 1 0.5 0 0.25\" --rays %s",
+                    path) == 0);
     const char* p = out;
     for (int i = 0; i < N; ++i) {
         int hit = -1, tri = -1, front = -1;
@@ -723,38 +689,27 @@ PROX_TEST(cli, rays_match_the_library) {
         ++p;
     }
     /* one ray, options: straight down at the box's top face from above */
-    snprintf(command, sizeof command, "%s ray builtin:box --ray \"0.5 0.25 3 0 0 -1\"", cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "ray builtin:box --ray \"0.5 0.25 3 0 0 -1\"") == 0);
     CHECK_MSG(strncmp(out, "1 2 ", 4) == 0 && strstr(out, " 0 0 1 1\n"), "%.200s", out);
-    snprintf(command, sizeof command, "%s ray builtin:box --ray \"0.5 0.25 3 0 0 -1\" --max-t 1.5", cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "ray builtin:box --ray \"0.5 0.25 3 0 0 -1\" --max-t 1.5") == 0);
     CHECK(strcmp(out, "0\n") == 0);
-    snprintf(command, sizeof command, "%s ray builtin:box --ray \"0.5 0.25 0 0 0 1\" --cull-back-faces", cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "ray builtin:box --ray \"0.5 0.25 0 0 0 1\" --cull-back-faces") == 0);
     CHECK(strcmp(out, "0\n") == 0);
     /* a subnormal number is a number (strtod flags it with ERANGE) */
-    snprintf(command, sizeof command, "%s ray builtin:box --ray \"0 0 3 1e-310 0 -1\"", cli());
-    REQUIRE(run(command, out, sizeof out) == 0);
+    REQUIRE(run_cli(out, sizeof out, "ray builtin:box --ray \"0 0 3 1e-310 0 -1\"") == 0);
     CHECK_MSG(strncmp(out, "1 2 ", 4) == 0, "%.200s", out);
-    snprintf(command, sizeof command, "%s ray builtin:box --ray \"0 0 3 0 0 0\"", cli());
-    CHECK(run(command, out, sizeof out) == 1);
+    CHECK(run_cli(out, sizeof out, "ray builtin:box --ray \"0 0 3 0 0 0\"") == 1);
     CHECK_MSG(strstr(out, "direction is zero") != NULL, "%.200s", out);
-    snprintf(command, sizeof command, "%s ray builtin:box --ray \"0 0 3 0 0\"", cli());
-    CHECK(run(command, out, sizeof out) != 0);
+    CHECK(run_cli(out, sizeof out, "ray builtin:box --ray \"0 0 3 0 0\"") != 0);
     CHECK_MSG(strstr(out, "too few numbers") != NULL, "%.200s", out);
-    snprintf(command, sizeof command, "%s ray builtin:box --ray \"0 0 3 0 0 -1\" --pose-b \"1 0 0 0 1 0 0 0 1 0 0 0\"",
-             cli());
-    CHECK(run(command, out, sizeof out) == 2);
+    CHECK(run_cli(out, sizeof out, "ray builtin:box --ray \"0 0 3 0 0 -1\" --pose-b \"1 0 0 0 1 0 0 0 1 0 0 0\"") == 2);
     CHECK_MSG(strstr(out, "with --pose") != NULL, "%.200s", out);
-    snprintf(command, sizeof command, "%s collide builtin:box builtin:box --pose \"1 0 0 0 1 0 0 0 1 0 0 0\"", cli());
-    CHECK(run(command, out, sizeof out) == 2);
+    CHECK(run_cli(out, sizeof out, "collide builtin:box builtin:box --pose \"1 0 0 0 1 0 0 0 1 0 0 0\"") == 2);
     CHECK_MSG(strstr(out, "--pose-a") != NULL, "%.200s", out);
-    snprintf(command, sizeof command, "%s ray builtin:box --rays %s", cli(), PROX_BINARY_DIR);
-    CHECK(run(command, out, sizeof out) == 1);
+    CHECK(run_cli(out, sizeof out, "ray builtin:box --rays %s", PROX_BINARY_DIR) == 1);
     CHECK_MSG(strstr(out, "cannot read") != NULL, "%.200s", out);
     write_file(path, "0 0 3 0 0 -1\n0 0 3 0 nan -1\n");
-    snprintf(command, sizeof command, "%s ray builtin:box --rays %s", cli(), path);
-    CHECK(run(command, out, sizeof out) != 0);
+    CHECK(run_cli(out, sizeof out, "ray builtin:box --rays %s", path) != 0);
     CHECK_MSG(strstr(out, ":2:") && strstr(out, "not finite"), "%.300s", out);
     prox_bvh_destroy(bvh);
     prox_mesh_data_free(&data);
