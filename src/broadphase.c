@@ -332,7 +332,7 @@ prox_result prox_broadphase_add(prox_broadphase* bp, const prox_box* box, uint32
     if (!bp->free_count && bp->id_limit == bp->capacity && !grow_ids(bp)) return PROX_ERROR_OUT_OF_MEMORY;
     uint32_t id = bp->free_count ? bp->free_ids[bp->free_count - 1] : bp->id_limit;
     uint32_t id_limit = bp->id_limit;
-    bp->boxes[id] = *box;
+    bp_box_copy(&bp->boxes[id], box);
     bp->live[id] = 1;
     if (id == bp->id_limit) bp->id_limit++;
     bp_state state = state_of(bp);
@@ -360,7 +360,7 @@ prox_result prox_broadphase_remove(prox_broadphase* bp, uint32_t id) {
 
 prox_result prox_broadphase_move(prox_broadphase* bp, uint32_t id, const prox_box* box) {
     if (!bp || !box || !is_live(bp, id) || !bp_box_is_valid(box)) return PROX_ERROR_INVALID_ARGUMENT;
-    bp->boxes[id] = *box;
+    bp_box_copy(&bp->boxes[id], box);
     bp_state state = state_of(bp);
     bp->ops->move(bp->impl, &state, id);
     return PROX_OK;

@@ -1418,6 +1418,58 @@ PROX_TEST(broadphase, removed_beside_a_box_beyond_float_range) {
             }
 }
 
+PROX_TEST(broadphase, given_boxes_are_kept_bit_for_bit) {
+    // prox_broadphase_add and _move copy the caller's box one double at a
+    // time (bp_box_copy): every coordinate must land in its own place. Boxes
+    // of six different draws (a swapped pair of coordinates would often still
+    // be a valid box, and the pair tests might not notice), with signed zeros
+    // and subnormals among them, added and moved on every kind, read back.
+    // (It fails with any two loads of the copy exchanged.)
+    const double special[] = {-0.0, 0.0, 5e-324, -5e-324, 1e-310, 1e300, -1e300};
+    for (size_t k = 0; k < sizeof all_kinds / sizeof *all_kinds; k++) {
+        prox_broadphase_def def = prox_default_broadphase_def();
+        def.kind = all_kinds[k];
+        prox_broadphase* bp;
+        REQUIRE(prox_broadphase_create(&def, &bp) == PROX_OK);
+        prox_rng rng = prox_rng_seed(prox_test_seed(2026));
+        enum { BOXES = 64 };
+        prox_box given[BOXES];
+        uint32_t ids[BOXES];
+        for (int step = 0; step < 2; step++) { // added, then moved
+            for (int i = 0; i < BOXES; i++) {
+                double v[6];
+                for (int c = 0; c < 6; c++) {
+                    const uint64_t pick = prox_rng_next(&rng);
+                    const double draw = (double)(c + 1) + prox_rng_uniform(&rng); // distinct across c
+                    v[c] = pick % 3 == 0 ? special[pick / 3 % (sizeof special / sizeof *special)] : draw;
+                }
+                // min below max on each axis (a tie pushed apart)
+                for (int a = 0; a < 3; a++) {
+                    if (v[a] == v[a + 3]) v[a + 3] = v[a] + 0.5 + a;
+                    if (v[a] > v[a + 3]) {
+                        const double t = v[a];
+                        v[a] = v[a + 3], v[a + 3] = t;
+                    }
+                }
+                given[i] = (prox_box){{v[0], v[1], v[2]}, {v[3], v[4], v[5]}};
+                if (step == 0) REQUIRE(prox_broadphase_add(bp, &given[i], &ids[i]) == PROX_OK);
+                else REQUIRE(prox_broadphase_move(bp, ids[i], &given[i]) == PROX_OK);
+            }
+            prox_pair_events ev;
+            REQUIRE(prox_broadphase_update(bp, &ev) == PROX_OK);
+            int differ = 0;
+            for (int i = 0; i < BOXES; i++) {
+                prox_box kept;
+                REQUIRE(prox_broadphase_box(bp, ids[i], &kept));
+                differ += memcmp(&kept, &given[i], sizeof kept) != 0;
+            }
+            CHECK_MSG(differ == 0, "%s, %s: %d boxes not kept as given", prox_broadphase_kind_name(def.kind),
+                      step ? "moved" : "added", differ);
+        }
+        prox_broadphase_destroy(bp);
+    }
+}
+
 PROX_TEST(broadphase, float_boxes_round_outward) {
     // The sweep's float copy of a box: each bound the nearest float on the
     // outside (min down, max up), by the vector path where the CPU has one
