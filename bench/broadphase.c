@@ -37,14 +37,16 @@
  *
  *   broadphase [--sizes 1000,10000,100000] [--frames F] [--warmup W]
  *              [--seed S] [--moving F] [--jumping F] [--threads 1,2]
- *              [--kinds sap,tree,sweep,brute] [--moves each,many]
+ *              [--kinds sap,tree,sweep,brute] [--moves each,many,baseline]
  *              [--peers | --no-peers] [--max-seconds S] [--csv FILE] [--quick]
  *
  * --jumping F: at each frame each moving box jumps to a random place with
  * probability F (default 0), as a respawned or teleported object does.
  * --moves: proxima variants give the moved boxes one prox_broadphase_move
  * call each (each, the default), or all in one prox_broadphase_move_many
- * call per frame (many), or both as separate variants.
+ * call per frame (many), or a call each from a loop built for the baseline
+ * ISA, as a distribution builds a program (baseline: broadphase_baseline.c),
+ * or several of these as separate variants.
  * Default frames: 100 for n <= 30000, else 3,000,000 / n, at least 10.
  * --quick: sizes 1000,10000, 20 frames, 2 warm-up frames, 20 s per variant.
  */
@@ -57,6 +59,7 @@
 #include <string.h>
 
 #include "bench_models.h"
+#include "broadphase_baseline.h"
 #include "experiment.h"
 #include "peers_broadphase.h"
 #include "scene_boxes.h"
@@ -79,6 +82,7 @@ typedef struct options {
     int lookaheads[MAX_THREADS]; /* the sweep kind's def.lookahead_frames, one variant each */
     int lookahead_count;         /* 0: the default only */
     bool moves_each, moves_many; /* proxima variants: one prox_broadphase_move per box, and/or move_many */
+    bool moves_baseline;         /* and/or a move per box from the baseline ISA's loop */
     bool kinds[4]; /* indexed by prox_broadphase_kind */
     bool peers;
     const char* peer_list; /* NULL: every peer */
@@ -92,7 +96,8 @@ typedef struct variant {
     prox_broadphase_kind kind;
     int threads;
     int lookahead;
-    bool many; /* the moved boxes given by one prox_broadphase_move_many per frame */
+    bool many;     /* the moved boxes given by one prox_broadphase_move_many per frame */
+    bool baseline; /* the moves made by bench_move_each_baseline */
     int peer;
 } variant;
 
@@ -247,7 +252,8 @@ static bool parse_options(int argc, char** argv, options* o) {
         } else if (strcmp(a, "--moves") == 0) {
             o->moves_each = bench_name_in_list(v, "each");
             o->moves_many = bench_name_in_list(v, "many");
-            if (!o->moves_each && !o->moves_many) return false;
+            o->moves_baseline = bench_name_in_list(v, "baseline");
+            if (!o->moves_each && !o->moves_many && !o->moves_baseline) return false;
         } else if (strcmp(a, "--max-seconds") == 0) {
             o->max_seconds = strtod(v, &end);
             if (*end || !(o->max_seconds > 0)) return false;
@@ -640,6 +646,11 @@ static bool run_variant(run* r) {
                     ok = false;
                     goto done;
                 }
+            } else if (r->v->baseline) {
+                if (!bench_move_each_baseline(bp, r->boxes, movers, mover_count, id_of)) {
+                    ok = false;
+                    goto done;
+                }
             } else {
                 for (size_t m = 0; m < mover_count; ++m) {
                     const prox_box box = box_at(r->boxes + 6 * (size_t)movers[m]);
@@ -779,18 +790,20 @@ int main(int argc, char** argv) {
         const bool looks = order[k] == PROX_BROADPHASE_SWEEP && o.lookahead_count > 0;
         for (int la = 0; la < (looks ? o.lookahead_count : 1); ++la)
             for (int t = 0; t < copies; ++t)
-                for (int many = 0; many < 2 && variant_count < MAX_VARIANTS; ++many) {
-                    if (!(many ? o.moves_many : o.moves_each)) continue;
+                for (int mode = 0; mode < 3 && variant_count < MAX_VARIANTS; ++mode) {
+                    const bool many = mode == 1, baseline = mode == 2;
+                    if (!(baseline ? o.moves_baseline : many ? o.moves_many : o.moves_each)) continue;
                     variant* v = &variants[variant_count++];
                     v->proxima = true;
                     v->kind = order[k];
                     v->threads = threaded ? o.threads[t] : 1;
                     v->lookahead = looks ? o.lookaheads[la] : -1;
                     v->many = many;
+                    v->baseline = baseline;
                     v->peer = -1;
                     char ahead[24] = "";
                     if (looks) snprintf(ahead, sizeof ahead, " k=%d", v->lookahead);
-                    const char* moves = many ? ", move_many" : "";
+                    const char* moves = baseline ? ", baseline caller" : many ? ", move_many" : "";
                     if (threaded)
                         snprintf(v->name, sizeof v->name, "proxima %s%s (%d thread%s%s)",
                                  prox_broadphase_kind_name(order[k]), ahead, v->threads, v->threads > 1 ? "s" : "",
@@ -805,6 +818,7 @@ int main(int argc, char** argv) {
         v->proxima = false;
         v->lookahead = -1;
         v->many = false;
+        v->baseline = false;
         v->peer = p;
         v->threads = 1;
         snprintf(v->name, sizeof v->name, "%s", prox_broadphase_peer_name(p));
@@ -835,7 +849,8 @@ int main(int argc, char** argv) {
     printf(" thread(s).\n");
     printf("Moves: a proxima name without `move_many` gives each moved box by its own prox_broadphase_move call; "
            "with it, the frame's moved boxes go in one prox_broadphase_move_many call (the ids and boxes gathered "
-           "into arrays inside the timed frame).\n");
+           "into arrays inside the timed frame); with `baseline caller`, the calls come from a loop compiled "
+           "without -march=native (bench/broadphase_baseline.c), as a distribution builds a program.\n");
     printf("Sweeps / updates: for the sweep kind with a lookahead, the updates that swept grown boxes (the others "
            "only tested the candidate pairs of the last sweep; \"+N exact\": N updates swept the exact boxes instead, "
            "the kind's fallback when candidates keep failing), of all updates including the build and warm-up; the "
