@@ -136,7 +136,7 @@ static int failures; /* proxima mismatches */
 static void usage(const char* program) {
     fprintf(stderr,
             "usage: %s [--sizes 1000,10000,100000] [--frames F] [--warmup W] [--seed S] [--moving F] [--jumping F]\n"
-            "       [--threads 1,2] [--lookahead 0,4] [--kinds sap,tree,sweep,brute] [--moves each,many]\n"
+            "       [--threads 1,2] [--lookahead 0,4] [--kinds sap,tree,sweep,brute] [--moves each,many,baseline]\n"
             "       [--peers | --peers=NAME,... | --no-peers]\n"
             "       [--max-seconds S]\n"
             "       [--csv FILE] [--quick]\n",
